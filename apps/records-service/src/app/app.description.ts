@@ -1,0 +1,7 @@
+import type { AppDescription } from '@vault/platform';
+
+export const APP_DESCRIPTION: AppDescription = {
+  title: 'Vault Records API',
+  description: 'Records module of the vault platform.',
+  publicHost: 'records-api.localhost:8443',
+};

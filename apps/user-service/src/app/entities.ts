@@ -1,0 +1,2 @@
+/** Every TypeORM entity of user-service, imported as classes (the app is bundled). */
+export const ENTITIES: Function[] = [];

@@ -1,0 +1,49 @@
+import { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import {
+  badTokens,
+  bootTestApp,
+  createTestDatabase,
+  TestDatabase,
+  TestIdentityProvider,
+} from '@vault/platform/testing';
+import { AppModule } from '../src/app/app.module';
+
+describe('user-service platform wiring', () => {
+  let db: TestDatabase;
+  let idp: TestIdentityProvider;
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('user_platform');
+    idp = await TestIdentityProvider.start();
+    app = await bootTestApp(AppModule, { DATABASE_URL: db.url, ...idp.env() });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await idp?.stop();
+    await db?.drop();
+  });
+
+  it('reports live and ready', async () => {
+    await request(app.getHttpServer()).get('/health/live').expect(200, { status: 'ok' });
+    const ready = await request(app.getHttpServer()).get('/health/ready').expect(200);
+    expect(ready.body.info).toMatchObject({ database: { status: 'up' }, nats: { status: 'up' } });
+  });
+
+  it('answers unknown routes with a problem body', async () => {
+    const res = await request(app.getHttpServer()).get('/api/v1/nope').expect(404);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 404, code: 'not_found' });
+    expect(res.body.requestId).toEqual(res.headers['x-request-id']);
+  });
+
+  it('serves its OpenAPI description', async () => {
+    const res = await request(app.getHttpServer()).get('/api/v1/openapi.json').expect(200);
+    expect(res.body.openapi).toMatch(/^3\./);
+  });
+
+  it('has bad tokens', async () => {
+    expect(Object.keys(await badTokens(idp))).toHaveLength(6);
+  });
+});

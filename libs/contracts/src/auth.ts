@@ -1,0 +1,33 @@
+/** Claims of a platform access token (DESIGN §3). */
+export interface AccessTokenClaims {
+  iss: string;
+  aud: string | string[];
+  /** Identity's openId, shaped `<provider>|<id>`. */
+  sub: string;
+  tid: string;
+  cid: string;
+  scope: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  /** Organisation username the token was issued to. */
+  preferred_username?: string;
+}
+
+/** The authenticated caller as seen by every service after token verification. */
+export interface Principal {
+  openId: string;
+  tenantId: string;
+  clientId: string;
+  username?: string;
+  scopes: string[];
+  tokenId: string;
+  expiresAt: number;
+}
+
+/** Identity provider prefix of openIds issued by the developer module. */
+export const OPEN_ID_PROVIDER = 'vault';
+
+export const DEFAULT_TOKEN_AUDIENCE = 'vault-api';
+export const TOKEN_SIGNING_ALGORITHM = 'ES256';
+export const JWKS_PATH = '.well-known/jwks.json';

@@ -1,0 +1,39 @@
+/**
+ * Event subjects, versioned. A breaking payload change gets a new version suffix;
+ * consumers may subscribe to several versions while producers move.
+ */
+export const EVENT_STREAMS = {
+  /** Durable stream of vault activity (records-service outbox → activity log writer). */
+  vaultEvents: { name: 'VAULT_EVENTS', subjects: ['vault.>'] },
+  /** Account lifecycle events from user-service. */
+  accountEvents: { name: 'ACCOUNT_EVENTS', subjects: ['account.>'] },
+} as const;
+
+export const SUBJECTS = {
+  tokenRevoked: 'auth.token.revoked.v1',
+  accountCreated: 'account.created.v1',
+  accountUpdated: 'account.updated.v1',
+  vaultCreated: 'vault.vault.created.v1',
+  vaultUpdated: 'vault.vault.updated.v1',
+  vaultDeleted: 'vault.vault.deleted.v1',
+  licenseCreated: 'vault.license.created.v1',
+  recordCreated: 'vault.record.created.v1',
+  recordUpdated: 'vault.record.updated.v1',
+  recordDeleted: 'vault.record.deleted.v1',
+  recordTransferred: 'vault.record.transferred.v1',
+  fileUploaded: 'vault.file.uploaded.v1',
+  fileUpdated: 'vault.file.updated.v1',
+  fileDeleted: 'vault.file.deleted.v1',
+} as const;
+export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
+
+/** JetStream key-value bucket holding revoked token ids until they expire. */
+export const REVOCATION_BUCKET = 'revoked_tokens';
+
+/** Payload of a token revocation (value stored in the revocation bucket). */
+export interface TokenRevokedEvent {
+  jti: string;
+  /** Token expiry, seconds since epoch: the entry is useless after it. */
+  exp: number;
+  revokedAt: string;
+}

@@ -1,0 +1,5 @@
+export * from './enums';
+export * from './roles';
+export * from './problem';
+export * from './auth';
+export * from './events';

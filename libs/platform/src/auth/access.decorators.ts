@@ -1,0 +1,22 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Principal } from '@vault/contracts';
+
+/** Metadata key holding the access rule every route must declare (deny by default). */
+export const ACCESS_RULE = 'vault:access-rule';
+
+/**
+ * A route's access rule. `public`: no token. `authenticated`: any valid token, the
+ * service checks ownership itself. Other strings name a domain rule (for example
+ * `vault:editor`) enforced by that service's own guard after authentication.
+ */
+export type AccessRule = 'public' | 'authenticated' | `${string}:${string}`;
+
+export const Access = (rule: AccessRule) => SetMetadata(ACCESS_RULE, rule);
+export const Public = () => Access('public');
+export const Authenticated = () => Access('authenticated');
+
+/** The verified caller of the current request. */
+export const CurrentPrincipal = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext): Principal =>
+    ctx.switchToHttp().getRequest().user as Principal,
+);

@@ -1,0 +1,42 @@
+import { INestApplication, RequestMethod } from '@nestjs/common';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Express } from 'express';
+
+export const API_PREFIX = 'api/v1';
+
+export interface AppDescription {
+  title: string;
+  description: string;
+  /** Host the module is reached at through the gateway, for the OpenAPI servers list. */
+  publicHost?: string;
+}
+
+/**
+ * Applies what main.ts and the integration tests share: the version prefix
+ * (health stays outside it), the OpenAPI description at /api/v1/openapi.json
+ * (and /api/v1/docs), and express hardening.
+ */
+export function configureApp(app: INestApplication, desc: AppDescription): void {
+  app.setGlobalPrefix(API_PREFIX, {
+    exclude: [
+      { path: 'health/live', method: RequestMethod.GET },
+      { path: 'health/ready', method: RequestMethod.GET },
+    ],
+  });
+  const express = app.getHttpAdapter().getInstance() as Express;
+  express.disable('x-powered-by');
+  express.set('trust proxy', 'loopback, linklocal, uniquelocal');
+  express.set('etag', false);
+
+  const builder = new DocumentBuilder()
+    .setTitle(desc.title)
+    .setDescription(desc.description)
+    .setVersion('1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  if (desc.publicHost) builder.addServer(`https://${desc.publicHost}/${API_PREFIX}`);
+  const document = SwaggerModule.createDocument(app, builder.build());
+  SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
+    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
+    useGlobalPrefix: false,
+  });
+}

@@ -1,0 +1,61 @@
+import { HttpException } from '@nestjs/common';
+import { ERROR_CODES, FieldProblem } from '@vault/contracts';
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  411: 'Length Required',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+export function titleFor(status: number): string {
+  return TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Request Error');
+}
+
+/** An error that renders as a problem+json body with a stable machine code. */
+export class ProblemException extends HttpException {
+  constructor(
+    status: number,
+    readonly code: string,
+    detail: string,
+    readonly errors?: FieldProblem[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail, status);
+  }
+
+  static badRequest(detail: string, errors?: FieldProblem[]) {
+    return new ProblemException(400, ERROR_CODES.validationFailed, detail, errors);
+  }
+  static unauthorized(detail = 'A valid access token is required.') {
+    return new ProblemException(401, ERROR_CODES.unauthorized, detail);
+  }
+  static forbidden(detail = 'Your role does not allow this operation.') {
+    return new ProblemException(403, ERROR_CODES.forbidden, detail);
+  }
+  static notFound(detail = 'The resource does not exist.') {
+    return new ProblemException(404, ERROR_CODES.notFound, detail);
+  }
+  static conflict(code: string, detail: string) {
+    return new ProblemException(409, code, detail);
+  }
+  static tooManyRequests(retryAfterSeconds: number, detail = 'Too many requests; retry later.') {
+    return new ProblemException(429, ERROR_CODES.tooManyRequests, detail, undefined, {
+      'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import { Controller, Get, Inject, Optional } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import {
+  HealthCheck,
+  HealthIndicatorFunction,
+  HealthCheckService,
+  HealthIndicatorService,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Public } from '../auth/access.decorators';
+import { NATS_CONNECTION } from '../nats/nats.module';
+import { ShutdownState } from './shutdown-state';
+import { HEALTH_OPTIONS, HealthOptions } from './health.options';
+
+/** `/health/live` answers while the process runs; `/health/ready` while it can serve. */
+@ApiExcludeController()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
+    private readonly shutdown: ShutdownState,
+    @Inject(HEALTH_OPTIONS) private readonly options: HealthOptions,
+    @Optional() private readonly db?: TypeOrmHealthIndicator,
+    @Optional() @Inject(NATS_CONNECTION) private readonly nc?: NatsConnection,
+  ) {}
+
+  @Public()
+  @Get('live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Public()
+  @Get('ready')
+  @HealthCheck()
+  ready() {
+    const checks: HealthIndicatorFunction[] = [
+      () => {
+        const s = this.indicators.check('lifecycle');
+        return this.shutdown.draining ? s.down('draining') : s.up();
+      },
+    ];
+    if (this.options.database && this.db) {
+      checks.push(() => this.db!.pingCheck('database', { timeout: 1500 }));
+    }
+    if (this.options.nats && this.nc) {
+      checks.push(() => {
+        const s = this.indicators.check('nats');
+        return this.nc!.isClosed() || this.nc!.isDraining() ? s.down('disconnected') : s.up();
+      });
+    }
+    return this.health.check(checks);
+  }
+}

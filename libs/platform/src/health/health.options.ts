@@ -1,0 +1,5 @@
+export const HEALTH_OPTIONS = Symbol('HEALTH_OPTIONS');
+export interface HealthOptions {
+  database: boolean;
+  nats: boolean;
+}

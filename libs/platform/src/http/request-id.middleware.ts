@@ -1,0 +1,28 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Returns the caller's request id when it is safe to echo, a new one otherwise. */
+export function acceptRequestId(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && SAFE_ID.test(value) ? value : randomUUID();
+}
+
+export function requestIdOf(req: Request): string | undefined {
+  return (req as Request & { id?: string }).id;
+}
+
+/** Adopts or creates the request id, exposes it on the request and echoes it in the response. */
+@Injectable()
+export class RequestIdMiddleware implements NestMiddleware {
+  use(req: Request, res: Response, next: NextFunction): void {
+    const id = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
+    (req as Request & { id?: string }).id = id;
+    req.headers[REQUEST_ID_HEADER] = id;
+    res.setHeader(REQUEST_ID_HEADER, id);
+    next();
+  }
+}

@@ -1,0 +1,77 @@
+import {
+  DynamicModule,
+  Global,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+} from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { BaseEnv, loadEnv, ServiceEnv } from './config/env';
+import { ProblemFilter } from './errors/problem.filter';
+import { createValidationPipe } from './errors/validation';
+import { RequestIdMiddleware } from './http/request-id.middleware';
+import { ShutdownState } from './health/shutdown-state';
+import { HealthModule } from './health/health.module';
+import { NatsModule } from './nats/nats.module';
+import { AccessGuard } from './auth/access.guard';
+import { JwtStrategy } from './auth/jwt.strategy';
+import { RevocationService } from './auth/revocation.service';
+
+export interface PlatformOptions<E extends BaseEnv> {
+  /** Service name, used for the NATS connection name and logs. */
+  name: string;
+  /** Env class validated at boot; injectable by its class and as BaseEnv/ServiceEnv. */
+  env: new () => E;
+  /**
+   * `service`: database + NATS + token verification (user, records).
+   * `identity`: database + NATS, public routes only, no token verification.
+   * `edge`: no database, no NATS (the gateway).
+   */
+  kind: 'service' | 'identity' | 'edge';
+}
+
+/**
+ * Shared plumbing of every app: validated config, problem+json errors, strict
+ * validation, request ids, health, graceful shutdown and (for services) NATS,
+ * token verification with revocation, and the deny-by-default access guard.
+ */
+@Global()
+@Module({})
+export class PlatformModule implements NestModule {
+  static forRoot<E extends BaseEnv>(opts: PlatformOptions<E>): DynamicModule {
+    const hasBackends = opts.kind !== 'edge';
+    const verifiesTokens = opts.kind === 'service';
+    const envProviders = [
+      { provide: opts.env, useFactory: () => loadEnv(opts.env) },
+      { provide: BaseEnv, useExisting: opts.env },
+      ...(hasBackends ? [{ provide: ServiceEnv, useExisting: opts.env }] : []),
+    ];
+    return {
+      module: PlatformModule,
+      imports: [
+        DiscoveryModule,
+        HealthModule.forRoot({ database: hasBackends, nats: hasBackends }),
+        ...(hasBackends ? [NatsModule.forRoot(opts.name)] : []),
+        ...(verifiesTokens ? [PassportModule] : []),
+      ],
+      providers: [
+        ...envProviders,
+        ShutdownState,
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_GUARD, useClass: AccessGuard },
+        ...(verifiesTokens ? [RevocationService, JwtStrategy] : []),
+      ],
+      exports: [
+        ...envProviders.map((p) => p.provide),
+        ShutdownState,
+        ...(verifiesTokens ? [RevocationService] : []),
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RequestIdMiddleware).forRoutes('*path');
+  }
+}

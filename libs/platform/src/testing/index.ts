@@ -1,0 +1,3 @@
+export * from './database';
+export * from './identity-provider';
+export * from './test-app';

@@ -1,0 +1,21 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { AppDescription, configureApp } from '../bootstrap/configure-app';
+
+/**
+ * Boots an app module the way main.ts does (prefix, OpenAPI, pipes, filters),
+ * with the given env variables applied first. Listens on an ephemeral port.
+ */
+export async function bootTestApp(
+  module: Type<unknown>,
+  env: Record<string, string>,
+  desc: AppDescription = { title: 'test', description: 'test' },
+): Promise<INestApplication> {
+  Object.assign(process.env, { NODE_ENV: 'test', LOG_LEVEL: 'error', ...env });
+  const ref = await Test.createTestingModule({ imports: [module] }).compile();
+  const app = ref.createNestApplication({ logger: ['error'] });
+  configureApp(app, desc);
+  app.enableShutdownHooks();
+  await app.listen(0, '127.0.0.1');
+  return app;
+}
