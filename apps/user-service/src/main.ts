@@ -1,5 +1,9 @@
 import { runService } from '@vault/platform';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
+import { ENTITIES } from './app/entities';
+import { MIGRATIONS } from './migrations';
 
-void runService(AppModule, APP_DESCRIPTION);
+void runService(AppModule, APP_DESCRIPTION, {
+  database: { entities: ENTITIES, migrations: MIGRATIONS },
+});

@@ -1,7 +1,9 @@
 import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { BaseEnv, EnvValidationError } from '../config/env';
+import { DataSource } from 'typeorm';
+import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv } from '../config/env';
+import { DatabaseOptions, dataSourceOptions } from '../database/database.module';
 import { AppDescription, configureApp } from './configure-app';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -10,16 +12,31 @@ const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose']
  * Boots a service: validated config (fails fast naming the variable), shared
  * app configuration, shutdown hooks for SIGTERM/SIGINT, then listens on PORT.
  */
+export interface RunOptions {
+  /** The service's entities and migrations: enables `node main.js migrate`. */
+  database?: DatabaseOptions;
+  /** Extra setup on the app before it listens (body limits, raw parsers...). */
+  configure?: (app: NestExpressApplication) => void | Promise<void>;
+  /** Passed to NestFactory.create (for example `bodyParser: false`). */
+  bodyParser?: boolean;
+}
+
 export async function runService(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   module: any,
   desc: AppDescription,
-  configure?: (app: NestExpressApplication) => void | Promise<void>,
-): Promise<INestApplication> {
+  options: RunOptions = {},
+): Promise<INestApplication | undefined> {
+  if (process.argv[2] === 'migrate') {
+    await runMigrations(options.database);
+    return undefined;
+  }
+  const configure = options.configure;
   try {
     const app = await NestFactory.create<NestExpressApplication>(module, {
       bufferLogs: false,
       forceCloseConnections: false,
+      bodyParser: options.bodyParser ?? true,
     });
     const env = app.get(BaseEnv);
     app.useLogger(LEVELS.slice(0, LEVELS.indexOf(env.LOG_LEVEL) + 1));
@@ -47,4 +64,27 @@ function findEnvError(err: unknown): EnvValidationError | undefined {
     e = (e as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/**
+ * `node main.js migrate`: applies pending migrations to DATABASE_URL and exits
+ * (used by the deploy migration jobs and the `migrate` Nx target).
+ */
+async function runMigrations(database: DatabaseOptions | undefined): Promise<void> {
+  if (!database) {
+    console.error('This app has no database to migrate.');
+    process.exit(1);
+  }
+  try {
+    const env = loadEnv(ServiceEnv);
+    const ds = new DataSource(dataSourceOptions(env.DATABASE_URL, database, false));
+    await ds.initialize();
+    const applied = await ds.runMigrations({ transaction: 'each' });
+    console.log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ') || 'none pending'}`);
+    await ds.destroy();
+    process.exit(0);
+  } catch (err) {
+    console.error(err instanceof EnvValidationError ? err.message : err);
+    process.exit(1);
+  }
 }
