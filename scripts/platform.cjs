@@ -1,0 +1,225 @@
+'use strict';
+/**
+ * Starts and stops the four apps of the platform as child processes from their
+ * build output. Shared by `npm start` (scripts/start.mjs) and the platform e2e suite.
+ */
+const { spawn } = require('node:child_process');
+const net = require('node:net');
+const path = require('node:path');
+const { Client } = require('pg');
+
+const ROOT = path.resolve(__dirname, '..');
+const SERVICES = ['developer-service', 'user-service', 'records-service'];
+const APPS = [...SERVICES, 'gateway'];
+const DATABASES = {
+  'developer-service': 'vault_developer',
+  'user-service': 'vault_user',
+  'records-service': 'vault_records',
+};
+
+/** Resolves when a TCP connection to host:port succeeds, false after timeoutMs. */
+function canConnect(host, port, timeoutMs = 1000) {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Port 0 trick: asks the OS for a free loopback port. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** True when a PostgreSQL server answers at `serverUrl`. */
+async function postgresAnswers(serverUrl) {
+  const client = new Client({ connectionString: serverUrl, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Creates each database that does not exist yet on the server. */
+async function ensureDatabases(serverUrl, names) {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    for (const name of names) {
+      const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (rowCount === 0) await client.query(`CREATE DATABASE "${name}"`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropDatabases(serverUrl, names) {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    for (const name of names) await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+function databaseUrl(serverUrl, name) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** One GET; resolves to the status code, or 0 when nothing answers (self-signed TLS accepted). */
+function statusOf(url) {
+  const lib = url.startsWith('https:') ? require('node:https') : require('node:http');
+  return new Promise((resolve) => {
+    const req = lib.get(url, { rejectUnauthorized: false, timeout: 2000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}
+
+/** Polls `url` until it answers 200, failing after timeoutMs or when the process died. */
+async function waitForReady(url, timeoutMs, isAlive) {
+  const started = Date.now();
+  for (;;) {
+    if (isAlive && !isAlive()) throw new Error(`process for ${url} exited before it was ready`);
+    if ((await statusOf(url)) === 200) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`${url} not ready after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Launches the built apps (dist/apps/<app>/main.js) with the given ports and
+ * backends, waits until each is ready, and returns their addresses and a stop().
+ *
+ * opts: { postgresUrl, natsUrl, databases?, ports?, env?, onOutput?(app, line) }
+ */
+async function launchPlatform(opts) {
+  const ports = {
+    'developer-service': opts.ports?.['developer-service'] ?? (await freePort()),
+    'user-service': opts.ports?.['user-service'] ?? (await freePort()),
+    'records-service': opts.ports?.['records-service'] ?? (await freePort()),
+    https: opts.ports?.https ?? (await freePort()),
+    http: opts.ports?.http ?? (await freePort()),
+  };
+  const databases = { ...DATABASES, ...(opts.databases ?? {}) };
+  const jwks = `http://127.0.0.1:${ports['developer-service']}/api/v1/.well-known/jwks.json`;
+  const domain = opts.env?.GATEWAY_DOMAIN ?? 'localhost';
+  const issuer = `https://developer-api.${domain}:${ports.https}/api/v1`;
+  const common = {
+    NODE_ENV: 'development',
+    NATS_URL: opts.natsUrl,
+    AUTH_JWKS_URL: jwks,
+    AUTH_ISSUER: issuer,
+    TOKEN_ISSUER: issuer,
+    GATEWAY_DOMAIN: domain,
+    ...(opts.env ?? {}),
+  };
+  const perApp = {
+    'developer-service': { PORT: ports['developer-service'] },
+    'user-service': { PORT: ports['user-service'] },
+    'records-service': { PORT: ports['records-service'] },
+    gateway: {
+      HTTPS_PORT: ports.https,
+      HTTP_PORT: ports.http,
+      DEVELOPER_SERVICE_URL: `http://127.0.0.1:${ports['developer-service']}`,
+      USER_SERVICE_URL: `http://127.0.0.1:${ports['user-service']}`,
+      RECORDS_SERVICE_URL: `http://127.0.0.1:${ports['records-service']}`,
+    },
+  };
+  const children = new Map();
+  const stop = async () => {
+    await Promise.all(
+      [...children.values()].reverse().map(
+        (child) =>
+          new Promise((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            const kill = setTimeout(() => child.kill('SIGKILL'), 10000);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+  };
+  const start = async (app) => {
+    const env = { ...process.env, ...common, ...perApp[app] };
+    if (databases[app]) env.DATABASE_URL = databaseUrl(opts.postgresUrl, databases[app]);
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', app, 'main.js')], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.set(app, child);
+    const forward = (chunk) => {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) opts.onOutput?.(app, line);
+    };
+    child.stdout.on('data', forward);
+    child.stderr.on('data', forward);
+    const readyUrl =
+      app === 'gateway'
+        ? `https://127.0.0.1:${ports.https}/health/ready`
+        : `http://127.0.0.1:${perApp[app].PORT}/health/ready`;
+    await waitForReady(readyUrl, opts.readyTimeoutMs ?? 60000, () => child.exitCode === null);
+  };
+  try {
+    await ensureDatabases(opts.postgresUrl, Object.values(databases));
+    await start('developer-service');
+    await Promise.all([start('user-service'), start('records-service')]);
+    await start('gateway');
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    ports,
+    domain,
+    issuer,
+    databases,
+    gatewayUrl: `https://127.0.0.1:${ports.https}`,
+    plainHttpUrl: `http://127.0.0.1:${ports.http}`,
+    children,
+    stop,
+  };
+}
+
+module.exports = {
+  ROOT,
+  APPS,
+  SERVICES,
+  DATABASES,
+  canConnect,
+  freePort,
+  postgresAnswers,
+  ensureDatabases,
+  dropDatabases,
+  databaseUrl,
+  waitForReady,
+  launchPlatform,
+};

