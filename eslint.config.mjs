@@ -14,7 +14,7 @@ export default [
         'error',
         {
           enforceBuildableLibDependency: true,
-          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$'],
+          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$', '^.*/scripts/platform\\.cjs$'],
           depConstraints: [
             // Apps never import apps: they share code only through libs.
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },

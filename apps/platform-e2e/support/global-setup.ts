@@ -4,7 +4,6 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { E2E_BOOTSTRAP } from './bootstrap-file';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const platform = require('../../../scripts/platform.cjs');
 
 const ADMIN_URL = process.env['TEST_DATABASE_ADMIN_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';

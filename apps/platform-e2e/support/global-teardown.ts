@@ -1,6 +1,5 @@
 import { rmSync } from 'node:fs';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const platform = require('../../../scripts/platform.cjs');
 
 export default async function globalTeardown(): Promise<void> {
