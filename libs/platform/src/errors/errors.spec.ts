@@ -1,0 +1,119 @@
+import { BadRequestException, HttpException, Logger, NotFoundException } from '@nestjs/common';
+import { IsEmail, IsInt, ValidateNested } from 'class-validator';
+import { Type, plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { ProblemFilter } from './problem.filter';
+import { ProblemException } from './problem.exception';
+import { flattenValidationErrors } from './validation';
+import { codeForStatus, problemBody } from './problem-body';
+import { acceptRequestId } from '../http/request-id.middleware';
+
+function run(exception: unknown, headersSent = false) {
+  const res = {
+    headersSent,
+    statusCode: 0,
+    headers: {} as Record<string, string>,
+    contentType: '',
+    body: '',
+    destroyed: false,
+    set(h: Record<string, string>) { Object.assign(this.headers, h); return this; },
+    status(s: number) { this.statusCode = s; return this; },
+    type(t: string) { this.contentType = t; return this; },
+    send(b: string) { this.body = b; return this; },
+    destroy() { this.destroyed = true; },
+  };
+  const req = { id: 'req-1', method: 'GET', originalUrl: '/x' };
+  const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) };
+  new ProblemFilter().catch(exception, host as never);
+  return { res, body: res.body ? JSON.parse(res.body) : undefined };
+}
+
+describe('ProblemFilter', () => {
+  beforeAll(() => Logger.overrideLogger(false));
+  it('renders a ProblemException with its code, fields and headers', () => {
+    const { res, body } = run(ProblemException.tooManyRequests(2.2));
+    expect(res.statusCode).toBe(429);
+    expect(res.contentType).toBe('application/problem+json');
+    expect(res.headers['Retry-After']).toBe('3');
+    expect(body).toEqual({
+      type: expect.stringMatching(/too_many_requests$/),
+      title: 'Too Many Requests',
+      status: 429,
+      detail: expect.any(String),
+      code: 'too_many_requests',
+      requestId: 'req-1',
+    });
+  });
+
+  it('maps Nest HTTP exceptions and hides route internals', () => {
+    expect(run(new NotFoundException('Cannot GET /api/v1/x')).body).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      detail: 'No such resource.',
+    });
+    expect(run(new BadRequestException(['a is bad', 'b is bad'])).body.detail).toBe('a is bad; b is bad');
+  });
+
+  it('maps body-parser errors to 400 and 413', () => {
+    expect(run({ status: 400, type: 'entity.parse.failed', message: 'Unexpected token' }).body).toMatchObject({
+      status: 400,
+      detail: 'The request body is not valid JSON.',
+    });
+    expect(run({ statusCode: 413, type: 'entity.too.large' }).body.code).toBe('payload_too_large');
+  });
+
+  it('never leaks the message of an unexpected error', () => {
+    const { res, body } = run(new Error('password=hunter2 at db.ts:12'));
+    expect(res.statusCode).toBe(500);
+    expect(JSON.stringify(body)).not.toMatch(/hunter2|db\.ts/);
+    expect(body.code).toBe('internal_error');
+  });
+
+  it('destroys the socket when the response already started', () => {
+    const { res } = run(new HttpException('late', 500), true);
+    expect(res.destroyed).toBe(true);
+    expect(res.body).toBe('');
+  });
+});
+
+class Inner {
+  @IsEmail()
+  address!: string;
+}
+class Outer {
+  @IsInt()
+  count!: number;
+  @ValidateNested({ each: true })
+  @Type(() => Inner)
+  emails!: Inner[];
+}
+
+describe('validation errors', () => {
+  it('flattens nested errors into dotted field paths', () => {
+    const obj = plainToInstance(Outer, { count: 'x', emails: [{ address: 'ok@example.com' }, { address: 'nope' }] });
+    const fields = flattenValidationErrors(validateSync(obj));
+    expect(fields.map((f) => f.field).sort()).toEqual(['count', 'emails.1.address']);
+  });
+});
+
+describe('problem bodies and request ids', () => {
+  it('builds bodies without empty optional members', () => {
+    expect(problemBody(404, 'not_found', 'gone')).toEqual({
+      type: expect.any(String),
+      title: 'Not Found',
+      status: 404,
+      detail: 'gone',
+      code: 'not_found',
+    });
+    expect(codeForStatus(418)).toMatch(/^[a-z_]+$/);
+    expect(codeForStatus(503)).toBe('service_unavailable');
+  });
+
+  it('echoes safe request ids and replaces unsafe ones', () => {
+    expect(acceptRequestId('abc-123')).toBe('abc-123');
+    const replaced = acceptRequestId('bad id\r\nX-Injected: 1');
+    expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
+    expect(acceptRequestId('x'.repeat(129))).not.toBe('x'.repeat(129));
+    expect(acceptRequestId(undefined)).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
