@@ -3,3 +3,6 @@ export * from './roles';
 export * from './problem';
 export * from './auth';
 export * from './events';
+export * from './developer';
+export * from './records';
+export * from './user';

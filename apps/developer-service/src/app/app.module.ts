@@ -1,0 +1,21 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule, PlatformModule } from '@vault/platform';
+import { AuthModule } from '../auth/auth.module';
+import { BootstrapModule } from '../bootstrap/bootstrap.module';
+import { DeveloperEnv } from '../config/developer.env';
+import { KeysModule } from '../keys/keys.module';
+import { MIGRATIONS } from '../migrations';
+import { TestTokensModule } from '../test-tokens/test-tokens.module';
+import { ENTITIES } from './entities';
+
+@Module({
+  imports: [
+    PlatformModule.forRoot({ name: 'developer-service', env: DeveloperEnv, kind: 'identity' }),
+    DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS }),
+    BootstrapModule,
+    KeysModule,
+    AuthModule,
+    TestTokensModule,
+  ],
+})
+export class AppModule {}

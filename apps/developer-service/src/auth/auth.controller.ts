@@ -1,0 +1,46 @@
+import { Body, Controller, Header, HttpCode, Ip, Param, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { TokenRequestDto, TokenResponseDto } from '@vault/contracts';
+import { Public } from '@vault/platform';
+import { APPLICATION_PATH } from '../directory/application-path';
+import { AuthService } from './auth.service';
+
+@ApiTags('tokens')
+@Public()
+@Controller(APPLICATION_PATH)
+export class AuthController {
+  constructor(private readonly auth: AuthService) {}
+
+  @Post('auth')
+  @HttpCode(200)
+  @Header('Cache-Control', 'no-store')
+  @Header('Pragma', 'no-cache')
+  @ApiOperation({
+    summary: 'Issue an access token for an organisation user of the tenant, through one of its client applications.',
+  })
+  @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
+  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiBadRequestResponse({ description: 'A field is missing or blank (listed in `errors`).' })
+  @ApiUnauthorizedResponse({
+    description:
+      'Code `invalid_credentials`, identical for an unknown tenant or client, a client of another tenant, ' +
+      'a wrong secret, an unknown user and a wrong password.',
+  })
+  @ApiTooManyRequestsResponse({ description: 'Too many failed attempts; see Retry-After.' })
+  issue(
+    @Param('tenantId') tenantId: string,
+    @Param('clientId') clientId: string,
+    @Body() body: TokenRequestDto,
+    @Ip() ip: string,
+  ): Promise<TokenResponseDto> {
+    return this.auth.issueToken(tenantId, clientId, body, ip);
+  }
+}

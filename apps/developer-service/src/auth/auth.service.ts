@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { ERROR_CODES, TokenRequestDto, TokenResponseDto } from '@vault/contracts';
+import { ProblemException } from '@vault/platform';
+import { DirectoryService } from '../directory/directory.service';
+import { PasswordHasher } from '../directory/password-hasher';
+import { TokenSigner } from '../keys/token-signer.service';
+import { LoginThrottle, loginKey } from './login-throttle.service';
+
+/** The one answer to every credential failure, so none of them reveals which part was wrong. */
+export function invalidCredentials(): ProblemException {
+  return new ProblemException(
+    401,
+    ERROR_CODES.invalidCredentials,
+    'The client credentials or the user credentials are not valid.',
+  );
+}
+
+/**
+ * Exchanges client secret + organisation user credentials for an access token.
+ * Unknown tenant, unknown client, a client of another tenant, wrong secret,
+ * unknown user and wrong password all end in the same 401, after the same work:
+ * two argon2 verifications (against a dummy hash for whatever is unknown).
+ */
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly directory: DirectoryService,
+    private readonly hasher: PasswordHasher,
+    private readonly throttle: LoginThrottle,
+    private readonly signer: TokenSigner,
+  ) {}
+
+  async issueToken(
+    tenantId: string,
+    clientId: string,
+    body: TokenRequestDto,
+    ip: string,
+  ): Promise<TokenResponseDto> {
+    const attempt = { userKey: loginKey(tenantId, clientId, body.username), ip };
+    await this.throttle.begin(attempt);
+    const [app, user] = await Promise.all([
+      this.directory.findApplication(tenantId, clientId),
+      this.directory.findUser(tenantId, body.username),
+    ]);
+    const secretOk = await this.hasher.verify(app?.secretHash, body.clientSecret);
+    const passwordOk = await this.hasher.verify(user?.passwordHash, body.password);
+    if (!app || !user || !secretOk || !passwordOk) throw invalidCredentials();
+    await this.throttle.succeeded(attempt);
+    return this.signer.issue({
+      userId: user.id,
+      username: user.username,
+      tenantId,
+      clientId: app.clientId,
+    });
+  }
+}

@@ -1,0 +1,82 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  MaxLength,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
+
+/** Tenant ids and client ids appear in URL paths: unreserved characters only. */
+export const IDENTIFIER = /^[A-Za-z0-9._~-]{1,128}$/;
+
+export class BootstrapApplication {
+  @Matches(IDENTIFIER, { message: 'clientId must be 1-128 characters of A-Z a-z 0-9 . _ ~ -' })
+  clientId!: string;
+
+  @IsString()
+  @MinLength(8)
+  @MaxLength(1024)
+  clientSecret!: string;
+
+  @IsOptional()
+  @IsBoolean()
+  testMode?: boolean;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @IsUrl(
+    { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+    { each: true, message: 'redirectUris must hold absolute http(s) URLs' },
+  )
+  redirectUris?: string[];
+}
+
+export class BootstrapUser {
+  @IsString()
+  @MinLength(1)
+  @MaxLength(320)
+  @Matches(/^\S(.*\S)?$/, { message: 'username must not start or end with spaces' })
+  username!: string;
+
+  @IsString()
+  @MinLength(8)
+  @MaxLength(1024)
+  password!: string;
+}
+
+export class BootstrapTenant {
+  @Matches(IDENTIFIER, { message: 'id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -' })
+  id!: string;
+
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  name!: string;
+
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => BootstrapApplication)
+  applications?: BootstrapApplication[];
+
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => BootstrapUser)
+  users?: BootstrapUser[];
+}
+
+/** `VAULT_BOOTSTRAP_FILE`: `{"tenants":[{"id","name","applications":[...],"users":[...]}]}`. */
+export class BootstrapFile {
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => BootstrapTenant)
+  tenants!: BootstrapTenant[];
+}

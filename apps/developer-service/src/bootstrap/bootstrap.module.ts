@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { DirectoryModule } from '../directory/directory.module';
+import { BootstrapService } from './bootstrap.service';
+
+/** Loads tenants, applications and users from VAULT_BOOTSTRAP_FILE (or the demo tenant) at start. */
+@Module({
+  imports: [DirectoryModule],
+  providers: [BootstrapService],
+  exports: [BootstrapService],
+})
+export class BootstrapModule {}

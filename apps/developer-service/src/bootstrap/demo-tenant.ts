@@ -1,0 +1,28 @@
+import { plainToInstance } from 'class-transformer';
+import { BootstrapFile } from './bootstrap-file.dto';
+
+/** Credentials of the demo tenant created outside production when no bootstrap file is given. */
+export const DEMO_CREDENTIALS = {
+  tenantId: 'demo',
+  clientId: 'demo-app',
+  clientSecret: 'demo-secret',
+  username: 'demo@vault.local',
+  password: 'demo-password',
+  redirectUri: 'https://localhost:8443/callback',
+} as const;
+
+export function demoBootstrap(): BootstrapFile {
+  const d = DEMO_CREDENTIALS;
+  return plainToInstance(BootstrapFile, {
+    tenants: [
+      {
+        id: d.tenantId,
+        name: 'Demo organisation',
+        applications: [
+          { clientId: d.clientId, clientSecret: d.clientSecret, testMode: true, redirectUris: [d.redirectUri] },
+        ],
+        users: [{ username: d.username, password: d.password }],
+      },
+    ],
+  });
+}

@@ -1,0 +1,67 @@
+import { ServiceEnv, ToInt } from '@vault/platform';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+
+/** Configuration of developer-service, validated at boot. */
+export class DeveloperEnv extends ServiceEnv {
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  override PORT = 3001;
+
+  /** JSON file of tenants, applications and organisation users applied at start. */
+  @IsOptional()
+  @IsString()
+  VAULT_BOOTSTRAP_FILE?: string;
+
+  /** `iss` of issued tokens; when unset, AUTH_ISSUER (what the services verify against). */
+  @IsOptional()
+  @IsString()
+  TOKEN_ISSUER?: string;
+
+  /** `aud` of issued tokens; when unset, AUTH_AUDIENCE. */
+  @IsOptional()
+  @IsString()
+  TOKEN_AUDIENCE?: string;
+
+  @ToInt()
+  @IsInt()
+  @Min(60)
+  @Max(3600)
+  TOKEN_TTL_SECONDS = 900;
+
+  /** When set, the private signing key is stored encrypted (AES-256-GCM) with a key derived from it. */
+  @IsOptional()
+  @IsString()
+  @MinLength(16)
+  @MaxLength(1024)
+  KEY_ENCRYPTION_SECRET?: string;
+
+  /** Failed logins per (tenant, client, username) within the window before 429. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  AUTH_MAX_FAILURES = 5;
+
+  /** Failed logins per client IP address within the window before 429. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(100000)
+  AUTH_MAX_FAILURES_PER_IP = 100;
+
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  AUTH_FAILURE_WINDOW_SECONDS = 900;
+}
+
+/** Issuer and audience written into tokens (falling back to what verifiers are configured with). */
+export function tokenIdentity(env: DeveloperEnv): { issuer: string; audience: string } {
+  return {
+    issuer: env.TOKEN_ISSUER ?? env.AUTH_ISSUER,
+    audience: env.TOKEN_AUDIENCE ?? env.AUTH_AUDIENCE,
+  };
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApplicationEntity } from './application.entity';
+import { DirectoryService } from './directory.service';
+import { OrganisationUserEntity } from './organisation-user.entity';
+import { PasswordHasher } from './password-hasher';
+import { TenantEntity } from './tenant.entity';
+
+/** Tenants, client applications and organisation users, with their credential hashing. */
+@Module({
+  imports: [TypeOrmModule.forFeature([TenantEntity, ApplicationEntity, OrganisationUserEntity])],
+  providers: [DirectoryService, PasswordHasher],
+  exports: [DirectoryService, PasswordHasher, TypeOrmModule],
+})
+export class DirectoryModule {}

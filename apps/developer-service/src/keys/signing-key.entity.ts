@@ -1,0 +1,28 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { JWK } from 'jose';
+
+/** A token signing key pair; at most one is active (partial unique index). */
+@Entity({ name: 'signing_keys' })
+export class SigningKeyEntity {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  kid!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  alg!: string;
+
+  @Column({ name: 'public_jwk', type: 'jsonb' })
+  publicJwk!: JWK;
+
+  /** The private JWK as JSON, or its AES-256-GCM envelope when `encrypted`. */
+  @Column({ name: 'private_jwk', type: 'text' })
+  privateJwk!: string;
+
+  @Column({ type: 'boolean', default: false })
+  encrypted!: boolean;
+
+  @Column({ type: 'boolean', default: true })
+  active!: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

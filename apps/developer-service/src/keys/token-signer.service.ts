@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import {
+  ACCESS_TOKEN_SCOPE,
+  OPEN_ID_PROVIDER,
+  TOKEN_SIGNING_ALGORITHM,
+  TokenResponseDto,
+} from '@vault/contracts';
+import { SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { DeveloperEnv, tokenIdentity } from '../config/developer.env';
+import { SigningKeysService } from './signing-keys.service';
+
+/** Who a token is issued to. */
+export interface TokenSubject {
+  /** Organisation user id (uuid); the token's sub is `vault|<userId>`. */
+  userId: string;
+  username: string;
+  tenantId: string;
+  clientId: string;
+}
+
+/** Signs access tokens (ES256, kid + typ JWT in the header) with the active key. */
+@Injectable()
+export class TokenSigner {
+  constructor(
+    private readonly env: DeveloperEnv,
+    private readonly keys: SigningKeysService,
+  ) {}
+
+  async issue(subject: TokenSubject): Promise<TokenResponseDto> {
+    const { kid, privateKey } = this.keys.activeKey();
+    const { issuer, audience } = tokenIdentity(this.env);
+    const ttl = this.env.TOKEN_TTL_SECONDS;
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({
+      tid: subject.tenantId,
+      cid: subject.clientId,
+      scope: ACCESS_TOKEN_SCOPE,
+      preferred_username: subject.username,
+    })
+      .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
+      .setIssuer(issuer)
+      .setAudience(audience)
+      .setSubject(`${OPEN_ID_PROVIDER}|${subject.userId}`)
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttl)
+      .setJti(randomUUID())
+      .sign(privateKey);
+    return { access_token: token, expires_in: ttl, token_type: 'Bearer' };
+  }
+}

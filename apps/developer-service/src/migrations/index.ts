@@ -1,0 +1,5 @@
+import { DeveloperSchema1763800000000 } from './1763800000000-developer-schema';
+
+/** Migrations of developer-service in order, imported as classes (the app is bundled). */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const MIGRATIONS: Function[] = [DeveloperSchema1763800000000];
