@@ -1,21 +1,18 @@
-/**
- * This is not a production server yet!
- * This is only a minimal backend to get started.
- */
-
 import { Logger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { AppModule } from './app/app.module';
+import { EnvValidationError } from '@vault/platform';
+import { startGateway } from './app/start-gateway';
 
-async function bootstrap() {
-  const app = await NestFactory.create(AppModule);
-  const globalPrefix = 'api';
-  app.setGlobalPrefix(globalPrefix);
-  const port = process.env.PORT || 3000;
-  await app.listen(port);
-  Logger.log(
-    `🚀 Application is running on: http://localhost:${port}/${globalPrefix}`,
-  );
-}
-
-bootstrap();
+startGateway()
+  .then(({ env, httpsPort, httpPort, tls }) => {
+    const d = env.GATEWAY_DOMAIN;
+    Logger.log(
+      `gateway on https://{developer-api,user-api,records-api}.${d}:${httpsPort} ` +
+        `(certificate: ${tls.source}${tls.certFile ? ` ${tls.certFile}` : ''}); ` +
+        `plain HTTP on port ${httpPort} is refused`,
+      'Bootstrap',
+    );
+  })
+  .catch((err) => {
+    console.error(err instanceof EnvValidationError ? err.message : err);
+    process.exit(1);
+  });

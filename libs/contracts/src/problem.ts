@@ -32,5 +32,6 @@ export const ERROR_CODES = {
   unknownHost: 'unknown_host',
   badGateway: 'bad_gateway',
   serviceUnavailable: 'service_unavailable',
+  gatewayTimeout: 'gateway_timeout',
   internal: 'internal_error',
 } as const;

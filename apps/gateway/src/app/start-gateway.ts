@@ -1,0 +1,71 @@
+import { Logger, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { loadEnv } from '@vault/platform';
+import type { Server } from 'node:https';
+import { AddressInfo } from 'node:net';
+import { GatewayEnv } from '../config/gateway.env';
+import { routeRequests } from '../edge/edge-listener';
+import { PlainHttpListener } from '../plain-http/plain-http.listener';
+import { ProxyService } from '../proxy/proxy.service';
+import { MODULE_HOSTS } from '../routing/host-router';
+import { loadTlsMaterial, TlsMaterial } from '../tls/tls-material';
+import { AppModule } from './app.module';
+
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+export interface RunningGateway {
+  app: NestExpressApplication;
+  env: GatewayEnv;
+  tls: TlsMaterial;
+  httpsPort: number;
+  httpPort: number;
+}
+
+export interface StartOptions {
+  /** Close both servers on SIGTERM/SIGINT (main.ts); tests close the app themselves. */
+  shutdownHooks?: boolean;
+}
+
+/**
+ * Boots the gateway: validated config, the certificate (configured files or
+ * a self-signed one kept in CERT_DIR), the HTTPS server with the proxy in
+ * front of Nest, and the plain-HTTP server that only refuses. Both servers
+ * close with the application.
+ */
+export async function startGateway(options: StartOptions = {}): Promise<RunningGateway> {
+  const env = loadEnv(GatewayEnv);
+  const levels = LEVELS.slice(0, LEVELS.indexOf(env.LOG_LEVEL) + 1);
+  Logger.overrideLogger(levels);
+  const tls = await loadTlsMaterial({
+    certFile: env.TLS_CERT_FILE,
+    keyFile: env.TLS_KEY_FILE,
+    certDir: env.CERT_DIR,
+    domain: env.GATEWAY_DOMAIN,
+    hosts: MODULE_HOSTS.map((m) => `${m}.${env.GATEWAY_DOMAIN}`),
+  });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    httpsOptions: { key: tls.key, cert: tls.cert },
+    bodyParser: false,
+    logger: levels,
+    forceCloseConnections: false,
+  });
+  try {
+    app.getHttpAdapter().getInstance().disable('x-powered-by');
+    if (options.shutdownHooks !== false) app.enableShutdownHooks();
+    await app.init();
+    const server = app.getHttpServer() as Server;
+    // Uploads of several gigabytes take longer than Node's default 5 minutes.
+    server.requestTimeout = 0;
+    server.headersTimeout = 30_000;
+    const proxy = app.get(ProxyService);
+    routeRequests(server, (req, res) => proxy.handle(req, res));
+    await app.listen(env.HTTPS_PORT, env.HOST);
+    const httpPort = await app.get(PlainHttpListener).listen(env.HTTP_PORT, env.HOST);
+    const httpsPort = (server.address() as AddressInfo).port;
+    return { app, env, tls, httpsPort, httpPort };
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+}

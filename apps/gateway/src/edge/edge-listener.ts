@@ -1,0 +1,29 @@
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+
+const HEALTH_PATHS = ['/health/live', '/health/ready'];
+
+/** The gateway's own endpoints, answered for any Host and never proxied. */
+export function isHealthPath(url: string | undefined): boolean {
+  if (!url) return false;
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  return HEALTH_PATHS.includes(path);
+}
+
+/**
+ * Puts the proxy in front of Nest on the server: health requests go to the
+ * Nest application (which only serves health), every other request goes
+ * straight to the proxy without passing through express routing.
+ */
+export function routeRequests(
+  server: Server,
+  proxy: (req: IncomingMessage, res: ServerResponse) => void,
+): void {
+  const nest = server.listeners('request')[0] as RequestListener | undefined;
+  if (!nest) throw new Error('the Nest request listener is not attached to the server');
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (isHealthPath(req.url)) nest(req, res);
+    else proxy(req, res);
+  });
+}
