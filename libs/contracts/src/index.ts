@@ -6,3 +6,4 @@ export * from './events';
 export * from './developer';
 export * from './records';
 export * from './user';
+export * from './activity-log';

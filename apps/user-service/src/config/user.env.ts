@@ -1,5 +1,5 @@
 import { ServiceEnv, ToInt } from '@vault/platform';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
 
 /** Configuration of user-service, validated at boot. */
 export class UserEnv extends ServiceEnv {
@@ -8,4 +8,35 @@ export class UserEnv extends ServiceEnv {
   @Min(0)
   @Max(65535)
   override PORT = 3002;
+
+  /** SMTP server for outgoing mail (`smtp://user:pass@host:587`, `smtps://...`). Unset: mail goes to MAIL_DIR. */
+  @IsOptional()
+  @IsUrl({ protocols: ['smtp', 'smtps'], require_tld: false, require_protocol: true })
+  SMTP_URL?: string;
+
+  /** Sender address of outgoing mail. */
+  @IsString()
+  MAIL_FROM = 'Vault <no-reply@vault.localhost>';
+
+  /** Folder where mail is written as .eml files when SMTP_URL is unset. */
+  @IsString()
+  MAIL_DIR = '.data/mail';
+
+  /** Folder where the local SMS adapter writes text messages as .json files. */
+  @IsString()
+  SMS_DIR = '.data/sms';
+
+  /** Least number of seconds between two MFA codes sent for one account. */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  MFA_RESEND_INTERVAL_SECONDS = 30;
+
+  /** Hours an invitation code stays valid. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(24 * 90)
+  INVITATION_TTL_HOURS = 168;
 }

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AccountProfileDto,
+  EmailEntryDto,
+  parseDayMonthYear,
+  PhoneEntryDto,
+  ResidenceDto,
+} from '@vault/contracts';
+import { AccountEntity, StoredEmail, StoredPhone, StoredResidence } from './account.entity';
+
+/** The first and last name of a body, the reference spellings firsName/LastName accepted. */
+export function namesOf(dto: Pick<AccountProfileDto, 'firstName' | 'firsName' | 'lastName' | 'LastName'>) {
+  return { firstName: dto.firstName ?? dto.firsName, lastName: dto.lastName ?? dto.LastName };
+}
+
+function residenceOf(dto: ResidenceDto | null | undefined, previous: StoredResidence | null): StoredResidence | null {
+  if (!dto) return null;
+  return {
+    id: previous?.id ?? randomUUID(),
+    buildingNumber: dto.buildingNumber ?? null,
+    streetName: dto.streetName ?? null,
+    unitNumber: dto.unitNumber ?? null,
+    city: dto.city ?? null,
+    provinceState: dto.provinceState ?? null,
+    postalZip: dto.postalZip ?? null,
+    country: dto.country ?? null,
+  };
+}
+
+/** Email entries; an address kept from before keeps its `_id`. */
+export function emailsOf(entries: EmailEntryDto[], previous: StoredEmail[] = []): StoredEmail[] {
+  return entries.map((e) => ({
+    _id: previous.find((p) => sameAddress(p.address, e.address))?._id ?? randomUUID(),
+    address: e.address,
+    primary: e.primary ?? false,
+    verified: e.verified ?? false,
+  }));
+}
+
+/** Phone entries; a number kept from before keeps its `_id`. */
+export function phonesOf(entries: PhoneEntryDto[], previous: StoredPhone[] = []): StoredPhone[] {
+  return entries.map((e) => ({
+    _id: previous.find((p) => p.number === e.number)?._id ?? randomUUID(),
+    number: e.number,
+    ext: e.ext,
+    mobile: e.mobile,
+    primary: e.primary ?? false,
+    verified: e.verified ?? false,
+  }));
+}
+
+export function sameAddress(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * Writes the profile fields of a create or update body onto an account: every
+ * updatable field is replaced (an absent optional field becomes null). Read-only
+ * echoes of the body are never read.
+ */
+export function applyProfile(target: AccountEntity, dto: AccountProfileDto): void {
+  const { firstName, lastName } = namesOf(dto);
+  target.firstName = firstName as string;
+  target.lastName = lastName as string;
+  target.profilePhoto = dto.profilePhoto ?? null;
+  target.dateOfBirth = dto.dateOfBirth ? parseDayMonthYear(dto.dateOfBirth) : null;
+  target.maritalStatus = dto.maritalStatus ?? null;
+  target.gender = dto.gender ?? null;
+  target.primaryResidence = residenceOf(dto.primaryResidence, target.primaryResidence ?? null);
+  target.phones = phonesOf(dto.phones ?? [], target.phones ?? []);
+  target.referralCode = dto.referralCode ?? null;
+  target.cobrandId = dto.cobrandId ?? null;
+  target.defaultTeam = dto.defaultTeam ?? null;
+}

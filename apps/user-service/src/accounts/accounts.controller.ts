@@ -1,0 +1,70 @@
+import { Body, Controller, Get, Param, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  AccountResponse,
+  Principal,
+  UpdateAccountDto,
+  UsernameCheckResponse,
+} from '@vault/contracts';
+import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { toAccountResponse } from './account.mapper';
+import { AccountsService } from './accounts.service';
+
+@ApiTags('accounts')
+@Controller('accounts')
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Get('account-id/:id')
+  @Authenticated()
+  @ApiOperation({ summary: 'The caller’s account by id (another account: 404).' })
+  @ApiOkResponse({ type: AccountResponse })
+  async byId(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<AccountResponse> {
+    return toAccountResponse(await this.accounts.ownById(p, id));
+  }
+
+  @Get('username/:username')
+  @Authenticated()
+  @ApiOperation({ summary: 'The caller’s account by username (URL-encoded; another account: 404).' })
+  @ApiOkResponse({ type: AccountResponse })
+  async byUsername(
+    @CurrentPrincipal() p: Principal,
+    @Param('username') username: string,
+  ): Promise<AccountResponse> {
+    return toAccountResponse(await this.accounts.ownByUsername(p, username));
+  }
+
+  @Get('open-id/:openId')
+  @Authenticated()
+  @ApiOperation({ summary: 'The caller’s account by openId (another account: 404).' })
+  @ApiOkResponse({ type: AccountResponse })
+  async byOpenId(
+    @CurrentPrincipal() p: Principal,
+    @Param('openId') openId: string,
+  ): Promise<AccountResponse> {
+    return toAccountResponse(await this.accounts.ownByOpenId(p, openId));
+  }
+
+  @Get('username/:username/check')
+  @Authenticated()
+  @ApiOperation({ summary: 'Whether an account of the tenant has this username; 200 either way.' })
+  @ApiOkResponse({ type: UsernameCheckResponse })
+  async check(
+    @CurrentPrincipal() p: Principal,
+    @Param('username') username: string,
+  ): Promise<UsernameCheckResponse> {
+    return { username, exists: await this.accounts.usernameExists(p, username) };
+  }
+
+  @Put('account-id/:id')
+  @Authenticated()
+  @ApiOperation({ summary: 'Replaces the updatable fields of the caller’s account.' })
+  @ApiOkResponse({ type: AccountResponse })
+  async update(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() dto: UpdateAccountDto,
+  ): Promise<AccountResponse> {
+    return toAccountResponse(await this.accounts.update(p, id, dto));
+  }
+}

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { isUUID } from 'class-validator';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import type { AccountUpdatePart, Principal, UpdateAccountDto } from '@vault/contracts';
+import { ProblemException } from '@vault/platform';
+import { AccountEntity } from './account.entity';
+import { AccountEvents } from './account-events';
+import { applyProfile, emailsOf } from './account-profile';
+import { rethrowAsConflict } from './duplicate-key';
+
+const NOT_FOUND = 'No such account.';
+
+/**
+ * The caller's own account. Every lookup is scoped to the caller's identity
+ * (tenant + openId): another identity's account, in any tenant, is 404.
+ */
+@Injectable()
+export class AccountsService {
+  constructor(
+    @InjectRepository(AccountEntity) private readonly repo: Repository<AccountEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly events: AccountEvents,
+  ) {}
+
+  async ownById(p: Principal, id: string): Promise<AccountEntity> {
+    if (!isUUID(id)) throw ProblemException.notFound(NOT_FOUND);
+    return this.found(await this.repo.findOneBy({ id, tenantId: p.tenantId, openId: p.openId }));
+  }
+
+  async ownByUsername(p: Principal, username: string): Promise<AccountEntity> {
+    const account = await this.repo
+      .createQueryBuilder('a')
+      .where('a.tenant_id = :t AND a.open_id = :o AND lower(a.username) = lower(:u)', {
+        t: p.tenantId,
+        o: p.openId,
+        u: username,
+      })
+      .getOne();
+    return this.found(account);
+  }
+
+  async ownByOpenId(p: Principal, openId: string): Promise<AccountEntity> {
+    if (openId !== p.openId) throw ProblemException.notFound(NOT_FOUND);
+    return this.found(await this.repo.findOneBy({ tenantId: p.tenantId, openId }));
+  }
+
+  /** Whether any account of the caller's tenant has this username (case-insensitive). */
+  async usernameExists(p: Principal, username: string): Promise<boolean> {
+    return this.repo
+      .createQueryBuilder('a')
+      .where('a.tenant_id = :t AND lower(a.username) = lower(:u)', { t: p.tenantId, u: username })
+      .getExists();
+  }
+
+  /** `PUT`: replaces every updatable field; settings and agreements are left alone. */
+  update(p: Principal, id: string, dto: UpdateAccountDto): Promise<AccountEntity> {
+    return this.mutate(p, id, 'profile', (a) => {
+      applyProfile(a, dto);
+      a.username = dto.username;
+      a.emails = emailsOf(dto.emails ?? [], a.emails);
+    });
+  }
+
+  /**
+   * Changes the caller's account under a row lock (concurrent changes of its
+   * email and phone lists never lose each other), then publishes the update.
+   */
+  async mutate(
+    p: Principal,
+    id: string,
+    part: AccountUpdatePart,
+    change: (a: AccountEntity, m: EntityManager) => void | Promise<void>,
+  ): Promise<AccountEntity> {
+    if (!isUUID(id)) throw ProblemException.notFound(NOT_FOUND);
+    const saved = await this.dataSource
+      .transaction(async (m) => {
+        const repo = m.getRepository(AccountEntity);
+        const account = this.found(
+          await repo.findOne({
+            where: { id, tenantId: p.tenantId, openId: p.openId },
+            lock: { mode: 'pessimistic_write' },
+          }),
+        );
+        await change(account, m);
+        return repo.save(account);
+      })
+      .catch(rethrowAsConflict);
+    this.events.updated(saved, part);
+    return saved;
+  }
+
+  /** Publishes that an account was created (after its transaction committed). */
+  announceCreated(a: AccountEntity): void {
+    this.events.created(a);
+  }
+
+  /** Publishes that a part of the account owned elsewhere (settings, agreements) changed. */
+  announceUpdated(a: AccountEntity, part: AccountUpdatePart): void {
+    this.events.updated(a, part);
+  }
+
+  private found(a: AccountEntity | null): AccountEntity {
+    if (!a) throw ProblemException.notFound(NOT_FOUND);
+    return a;
+  }
+}

@@ -1,0 +1,32 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AgreementDto, AgreementResponse, CreatedIdResponse, Principal } from '@vault/contracts';
+import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { AgreementsService, toAgreementResponse } from './agreements.service';
+
+@ApiTags('agreements')
+@Controller('accounts/account-id/:id/agreements')
+export class AgreementsController {
+  constructor(private readonly agreements: AgreementsService) {}
+
+  @Get()
+  @Authenticated()
+  @ApiOperation({ summary: 'The newest consent per agreement type.' })
+  @ApiOkResponse({ type: [AgreementResponse] })
+  async list(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<AgreementResponse[]> {
+    return (await this.agreements.latest(p, id)).map(toAgreementResponse);
+  }
+
+  @Post()
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({ summary: 'Records a consent (appended; the history is kept).' })
+  @ApiOkResponse({ type: CreatedIdResponse })
+  async add(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() dto: AgreementDto,
+  ): Promise<CreatedIdResponse> {
+    return { id: await this.agreements.add(p, id, dto) };
+  }
+}

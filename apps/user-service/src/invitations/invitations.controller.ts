@@ -1,0 +1,21 @@
+import { Body, Controller, Header, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InvitationDto, Principal } from '@vault/contracts';
+import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { InvitationsService } from './invitations.service';
+
+@ApiTags('invitations')
+@Controller('accounts/invitations')
+export class InvitationsController {
+  constructor(private readonly invitations: InvitationsService) {}
+
+  @Post()
+  @Authenticated()
+  @Header('Content-Type', 'application/json')
+  @ApiOperation({ summary: 'Creates an invitation and emails its single-use code.' })
+  @ApiCreatedResponse({ schema: { type: 'boolean', enum: [true] } })
+  async invite(@CurrentPrincipal() p: Principal, @Body() dto: InvitationDto): Promise<boolean> {
+    await this.invitations.invite(p, dto);
+    return true;
+  }
+}

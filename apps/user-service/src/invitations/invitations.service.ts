@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
+import type { InvitationDto, Principal } from '@vault/contracts';
+import { ProblemException } from '@vault/platform';
+import { UserEnv } from '../config/user.env';
+import { MailSender } from '../messaging/message-senders';
+import { InvitationEntity } from './invitation.entity';
+import { invitationCodeHash, newInvitationCode } from './invitation-code';
+
+const HOUR_MS = 60 * 60 * 1000;
+
+function invitationMail(dto: InvitationDto, code: string, expiresAt: Date) {
+  const name = dto.firstName ?? dto.firsName;
+  return {
+    to: dto.email,
+    subject: 'You are invited to open a Vault account',
+    text: [
+      `Hello${name ? ` ${name}` : ''},`,
+      '',
+      'You have been invited to open a Vault account.',
+      `Your invitation code: ${code}`,
+      '',
+      `Enter it when you create your account. It can be used once, until ${expiresAt.toISOString()}.`,
+    ].join('\n'),
+  };
+}
+
+@Injectable()
+export class InvitationsService {
+  constructor(
+    @InjectRepository(InvitationEntity) private readonly repo: Repository<InvitationEntity>,
+    private readonly mail: MailSender,
+    private readonly env: UserEnv,
+  ) {}
+
+  /** Stores an invitation with a fresh single-use code and emails the code. */
+  async invite(p: Principal, dto: InvitationDto): Promise<void> {
+    const code = newInvitationCode();
+    const expiresAt = new Date(Date.now() + this.env.INVITATION_TTL_HOURS * HOUR_MS);
+    await this.repo.insert({
+      id: randomUUID(),
+      tenantId: p.tenantId,
+      invitedBy: p.openId,
+      email: dto.email,
+      firstName: dto.firstName ?? dto.firsName ?? null,
+      lastName: dto.lastName ?? dto.LastName ?? null,
+      phone: dto.phone ?? null,
+      codeHash: invitationCodeHash(code),
+      expiresAt,
+      consumedAt: null,
+      consumedBy: null,
+    });
+    await this.mail.send(invitationMail(dto, code, expiresAt));
+  }
+
+  /**
+   * Consumes a code of the tenant for a new account, inside its creation
+   * transaction (a failed creation leaves the code unused). Unknown, expired and
+   * used codes all answer the same 400.
+   */
+  async redeem(m: EntityManager, tenantId: string, code: string, accountId: string): Promise<void> {
+    const result = await m.getRepository(InvitationEntity).update(
+      {
+        tenantId,
+        codeHash: invitationCodeHash(code),
+        consumedAt: IsNull(),
+        expiresAt: MoreThan(new Date()),
+      },
+      { consumedAt: new Date(), consumedBy: accountId },
+    );
+    if (!result.affected) {
+      throw new ProblemException(400, 'invalid_invitation_code', 'The invitation code is unknown, expired or used.', [
+        { field: 'invitationCode', message: 'invitationCode is unknown, expired or already used' },
+      ]);
+    }
+  }
+}

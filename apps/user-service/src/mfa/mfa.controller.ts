@@ -1,0 +1,33 @@
+import { Body, Controller, Get, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { MfaCodeParams, MfaCodeResponse, Principal, SendMfaCodeDto } from '@vault/contracts';
+import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { MfaService } from './mfa.service';
+
+@ApiTags('mfa')
+@Controller('accounts/account-id/:id/mfa')
+export class MfaController {
+  constructor(private readonly mfa: MfaService) {}
+
+  @Post()
+  @Authenticated()
+  @ApiOperation({ summary: 'Sends a six-digit code by email or SMS (throttled: 429 with Retry-After).' })
+  @ApiCreatedResponse({ schema: { type: 'object', properties: {} } })
+  async send(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() dto: SendMfaCodeDto,
+  ): Promise<Record<string, never>> {
+    await this.mfa.send(p, id, dto);
+    return {};
+  }
+
+  @Get('mfa-code/:code')
+  @Authenticated()
+  @ApiOperation({ summary: 'Checks a code: 200 {msg} when valid, 400 invalid_mfa_code otherwise.' })
+  @ApiOkResponse({ type: MfaCodeResponse })
+  async verify(@CurrentPrincipal() p: Principal, @Param() params: MfaCodeParams): Promise<MfaCodeResponse> {
+    await this.mfa.verify(p, params.id, params.code);
+    return { msg: 'validated' };
+  }
+}

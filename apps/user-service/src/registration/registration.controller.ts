@@ -1,0 +1,20 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CreateAccountDto, CreatedIdResponse, Principal } from '@vault/contracts';
+import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { RegistrationService } from './registration.service';
+
+@ApiTags('accounts')
+@Controller('accounts')
+export class RegistrationController {
+  constructor(private readonly registration: RegistrationService) {}
+
+  @Post()
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({ summary: 'Creates the caller’s account (one per identity: 409 for a second).' })
+  @ApiOkResponse({ type: CreatedIdResponse })
+  async create(@CurrentPrincipal() p: Principal, @Body() dto: CreateAccountDto): Promise<CreatedIdResponse> {
+    return { id: await this.registration.register(p, dto) };
+  }
+}

@@ -1,0 +1,117 @@
+import { INestApplication } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import {
+  bootTestApp,
+  createTestDatabase,
+  TestDatabase,
+  TestIdentityProvider,
+  TokenOptions,
+} from '@vault/platform/testing';
+import { AppModule } from '../src/app/app.module';
+
+/** A booted user-service on its own database, its identity provider and message folders. */
+export interface UserService {
+  app: INestApplication;
+  db: TestDatabase;
+  idp: TestIdentityProvider;
+  env: Record<string, string>;
+  mailDir: string;
+  smsDir: string;
+  http(): ReturnType<typeof request>;
+  /** A token of a new identity (or of the one given). */
+  token(o?: TokenOptions): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startUserService(prefix: string, extraEnv: Record<string, string> = {}): Promise<UserService> {
+  const db = await createTestDatabase(prefix);
+  const idp = await TestIdentityProvider.start();
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const mailDir = join(dir, 'mail');
+  const smsDir = join(dir, 'sms');
+  const env = {
+    DATABASE_URL: db.url,
+    ...idp.env(),
+    MAIL_DIR: mailDir,
+    SMS_DIR: smsDir,
+    SMTP_URL: '',
+    ...extraEnv,
+  };
+  const app = await bootTestApp(AppModule, env);
+  return {
+    app,
+    db,
+    idp,
+    env,
+    mailDir,
+    smsDir,
+    http: () => request(app.getHttpServer()),
+    token: (o = {}) => idp.token({ sub: `vault|${randomUUID()}`, username: `${randomUUID()}@example.com`, ...o }),
+    async stop() {
+      await app.close();
+      await idp.stop();
+      await db.drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** A complete, valid creation body (contract §2.2 with settings and agreements). */
+export function fullAccount(over: Record<string, unknown> = {}): Record<string, unknown> {
+  const n = randomUUID().slice(0, 8);
+  return {
+    username: `jane.${n}@example.com`,
+    firstName: 'Jane',
+    lastName: 'Doe',
+    profilePhoto: 'https://cdn.example.com/jane.png',
+    dateOfBirth: '31/01/1990',
+    maritalStatus: 'single',
+    gender: 'female',
+    primaryResidence: {
+      buildingNumber: '12',
+      streetName: 'Main St',
+      unitNumber: '3',
+      city: 'Ottawa',
+      provinceState: 'ON',
+      postalZip: 'K1A 0B1',
+      country: 'CA',
+    },
+    emails: [{ address: `jane.${n}@example.com`, primary: true, verified: false }],
+    phones: [{ number: 6135550100, ext: 1, mobile: true, primary: true, verified: false }],
+    settings: {
+      notificationMethod: 'email',
+      communicationLanguage: 'en-CA',
+      preferredLanguage: 'fr-CA',
+      country: 'CA',
+      mfaDisabled: false,
+      mfaMode: 'sometimes',
+    },
+    agreements: [{ locale: 'en-CA', type: 'tos', version: 1, consent: true }],
+    referralCode: 'REF-1',
+    cobrandId: 'cobrand-1',
+    defaultTeam: 'team-1',
+    ...over,
+  };
+}
+
+/** Creates an account for the token's identity and returns its id. */
+export async function createAccount(
+  svc: UserService,
+  token: string,
+  body: Record<string, unknown> = fullAccount(),
+): Promise<string> {
+  const res = await svc.http().post('/api/v1/accounts').set(auth(token)).send(body);
+  if (res.status !== 200) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+/** The field names of a 400 problem body. */
+export function fieldsOf(body: { errors?: Array<{ field: string }> }): string[] {
+  return (body.errors ?? []).map((e) => e.field);
+}
