@@ -1,0 +1,42 @@
+import { EnvValidationError, loadEnv } from '@vault/platform';
+import { GatewayEnv } from './gateway.env';
+
+describe('GatewayEnv', () => {
+  it('has working defaults', () => {
+    const env = loadEnv(GatewayEnv, {});
+    expect(env).toMatchObject({
+      GATEWAY_DOMAIN: 'localhost',
+      HTTPS_PORT: 8443,
+      HTTP_PORT: 8080,
+      CERT_DIR: '.data/certs',
+      DEVELOPER_SERVICE_URL: 'http://127.0.0.1:3001',
+      USER_SERVICE_URL: 'http://127.0.0.1:3002',
+      RECORDS_SERVICE_URL: 'http://127.0.0.1:3003',
+      MAX_JSON_BODY_BYTES: 1024 * 1024,
+      MAX_UPLOAD_BYTES: 5 * 1024 ** 3,
+    });
+    expect(env.TLS_CERT_FILE).toBeUndefined();
+  });
+
+  it('reads numbers and names from strings', () => {
+    const env = loadEnv(GatewayEnv, { HTTPS_PORT: '9443', GATEWAY_DOMAIN: 'vault.example.com', RATE_LIMIT_PER_MINUTE: '0' });
+    expect(env).toMatchObject({ HTTPS_PORT: 9443, GATEWAY_DOMAIN: 'vault.example.com', RATE_LIMIT_PER_MINUTE: 0 });
+  });
+
+  it.each([
+    [{ TLS_CERT_FILE: '/x.crt' }, 'TLS_KEY_FILE'],
+    [{ TLS_KEY_FILE: '/x.key' }, 'TLS_CERT_FILE'],
+    [{ GATEWAY_DOMAIN: 'Bad_Domain' }, 'GATEWAY_DOMAIN'],
+    [{ USER_SERVICE_URL: 'ftp://user' }, 'USER_SERVICE_URL'],
+    [{ HTTP_PORT: '70000' }, 'HTTP_PORT'],
+    [{ MAX_JSON_BODY_BYTES: 'lots' }, 'MAX_JSON_BODY_BYTES'],
+    [{ UPSTREAM_TIMEOUT_MS: '0' }, 'UPSTREAM_TIMEOUT_MS'],
+  ])('refuses %j naming %s', (source, name) => {
+    expect(() => loadEnv(GatewayEnv, source)).toThrow(EnvValidationError);
+    expect(() => loadEnv(GatewayEnv, source)).toThrow(name);
+  });
+
+  it('accepts the certificate pair together', () => {
+    expect(loadEnv(GatewayEnv, { TLS_CERT_FILE: '/a.crt', TLS_KEY_FILE: '/a.key' }).TLS_KEY_FILE).toBe('/a.key');
+  });
+});

@@ -1,0 +1,26 @@
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
+import { isHealthPath, routeRequests } from './edge-listener';
+
+describe('isHealthPath', () => {
+  it('matches the two health paths, with or without a query', () => {
+    expect(isHealthPath('/health/live')).toBe(true);
+    expect(isHealthPath('/health/ready?x=1')).toBe(true);
+    for (const p of [undefined, '/', '/health', '/health/live/x', '/api/v1/health/live', '/health/readyz']) {
+      expect(isHealthPath(p)).toBe(false);
+    }
+  });
+});
+
+describe('routeRequests', () => {
+  it('sends health to the original listener and everything else to the proxy', () => {
+    const seen: string[] = [];
+    const server = createServer((req) => seen.push(`nest ${req.url}`));
+    routeRequests(server, (req) => seen.push(`proxy ${req.url}`));
+    const emit = (url: string) =>
+      server.emit('request', { url } as IncomingMessage, {} as ServerResponse);
+    emit('/health/live');
+    emit('/api/v1/accounts');
+    expect(seen).toEqual(['nest /health/live', 'proxy /api/v1/accounts']);
+    expect(server.listenerCount('request')).toBe(1);
+  });
+});

@@ -1,0 +1,50 @@
+import { RunningGateway } from '../src/app/start-gateway';
+import { bootGateway } from './support/boot';
+import { call } from './support/client';
+import { EchoUpstream } from './support/echo-upstream';
+
+describe('gateway rate limit and upstream timeout', () => {
+  let upstream: EchoUpstream;
+  let gw: RunningGateway;
+
+  beforeAll(async () => {
+    upstream = await EchoUpstream.start('user');
+    gw = await bootGateway({
+      USER_SERVICE_URL: upstream.url,
+      DEVELOPER_SERVICE_URL: upstream.url,
+      RECORDS_SERVICE_URL: upstream.url,
+      RATE_LIMIT_PER_MINUTE: '3',
+      UPSTREAM_TIMEOUT_MS: '300',
+    });
+  });
+  afterAll(async () => {
+    await gw?.app.close();
+    await upstream?.stop();
+  });
+
+  it('answers 504 with a problem body when the upstream does not answer in time', async () => {
+    const started = Date.now();
+    const res = await call(gw.httpsPort, { host: 'user-api.localhost', path: '/api/v1/hang' });
+    expect(res.status).toBe(504);
+    expect(res.json()).toMatchObject({ status: 504, code: 'gateway_timeout', requestId: res.headers['x-request-id'] });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(upstream.hits.map((h) => h.url)).toEqual(['/api/v1/hang']);
+  });
+
+  it('limits requests per client address with 429 and Retry-After, health exempt', async () => {
+    // The timeout test above used one of the three requests of this minute.
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push((await call(gw.httpsPort, { host: 'developer-api.localhost', path: '/api/v1/x' })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    const limited = await call(gw.httpsPort, { host: 'records-api.localhost', path: '/api/v1/y' });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(limited.json()).toMatchObject({ status: 429, code: 'too_many_requests' });
+    expect(upstream.hits).toHaveLength(3);
+    const live = await call(gw.httpsPort, { host: 'records-api.localhost', path: '/health/live' });
+    expect(live.status).toBe(200);
+  });
+});
