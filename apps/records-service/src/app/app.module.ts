@@ -1,13 +1,19 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
 import { RecordsEnv } from '../config/records.env';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from '../migrations';
+import { BrandingModule } from './branding/branding.module';
+import { ENTITIES } from './entities';
+import { RecordsModule } from './records/records.module';
+import { VaultsModule } from './vaults/vaults.module';
 
 @Module({
   imports: [
     PlatformModule.forRoot({ name: 'records-service', env: RecordsEnv, kind: 'service' }),
     DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS }),
+    VaultsModule,
+    BrandingModule,
+    RecordsModule,
   ],
 })
 export class AppModule {}

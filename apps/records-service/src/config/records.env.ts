@@ -1,5 +1,5 @@
 import { ServiceEnv, ToInt } from '@vault/platform';
-import { IsInt, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 /** Configuration of records-service, validated at boot. */
 export class RecordsEnv extends ServiceEnv {
@@ -8,4 +8,21 @@ export class RecordsEnv extends ServiceEnv {
   @Min(0)
   @Max(65535)
   override PORT = 3003;
+
+  /** JSON file of plans and licence keys; the shipped default applies without it. */
+  @IsOptional()
+  @IsString()
+  VAULT_PLANS_FILE?: string;
+
+  /** JSON file of brandings per tenant and brandCode; the shipped default applies without it. */
+  @IsOptional()
+  @IsString()
+  VAULT_BRANDING_FILE?: string;
+
+  /** Domain of vault inbox addresses: `email` = `<emailUsername>@<VAULT_INBOX_DOMAIN>`. */
+  @IsString()
+  @Matches(/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+$/, {
+    message: 'VAULT_INBOX_DOMAIN must be a domain name such as inbox.vault.localhost',
+  })
+  VAULT_INBOX_DOMAIN = 'inbox.vault.localhost';
 }

@@ -1,2 +1,6 @@
+import { RecordsSchema1763800000000 } from './1763800000000-records-schema';
+import { RecordCatalogue1763800000001 } from './1763800000001-record-catalogue';
+
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
-export const MIGRATIONS: Function[] = [];
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+export const MIGRATIONS: Function[] = [RecordsSchema1763800000000, RecordCatalogue1763800000001];

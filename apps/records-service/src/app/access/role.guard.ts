@@ -1,0 +1,38 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Principal } from '@vault/contracts';
+import { ACCESS_RULE, AccessRule, ProblemException } from '@vault/platform';
+import type { Request } from 'express';
+import { AccessService, VaultAccess } from './access.service';
+import { parseRule } from './roles';
+
+export type RequestWithAccess = Request & { user?: Principal; vaultAccess?: VaultAccess };
+
+/**
+ * Enforces `vault:<level>` and `record:<level>` rules after the platform guard has
+ * authenticated the caller: resolves vaultId/recordId of the path and the caller's
+ * roles, then hands the resolved access to the handler (see @ResolvedAccess()).
+ */
+@Injectable()
+export class RoleGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly access: AccessService,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const declared = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
+      ctx.getHandler(),
+      ctx.getClass(),
+    ]);
+    const rule = parseRule(declared);
+    if (!rule) {
+      if (declared === 'public' || declared === 'authenticated') return true;
+      throw ProblemException.forbidden('This operation is not available.');
+    }
+    const req = ctx.switchToHttp().getRequest<RequestWithAccess>();
+    if (!req.user) throw ProblemException.unauthorized();
+    req.vaultAccess = await this.access.authorize(req.user, rule, req.params['vaultId'], req.params['recordId']);
+    return true;
+  }
+}

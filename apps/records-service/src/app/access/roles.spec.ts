@@ -1,0 +1,38 @@
+import { RECORD_ROLES, RecordRole, VAULT_ROLES, VaultRole } from '@vault/contracts';
+import { grants, parseRule } from './roles';
+
+const vaultRolesGranting = (rule: string) =>
+  VAULT_ROLES.filter((r) => grants(parseRule(rule)!, r, undefined));
+const recordRolesGranting = (rule: string) =>
+  RECORD_ROLES.filter((r) => grants(parseRule(rule)!, undefined, r));
+
+describe('role rules', () => {
+  it('parses only vault and record rules with a known level', () => {
+    expect(parseRule('vault:editor')).toEqual({ domain: 'vault', level: 'editor' });
+    expect(parseRule('record:info')).toEqual({ domain: 'record', level: 'info' });
+    expect(parseRule('vault:admin')).toBeUndefined();
+    expect(parseRule('authenticated')).toBeUndefined();
+    expect(parseRule(undefined)).toBeUndefined();
+  });
+
+  it('grants vault levels by rank of vault roles only', () => {
+    expect(vaultRolesGranting('vault:owner')).toEqual(['vault_owner']);
+    expect(vaultRolesGranting('vault:editor')).toEqual(['vault_owner', 'vault_editor']);
+    expect(vaultRolesGranting('vault:viewer')).toEqual(['vault_owner', 'vault_editor', 'vault_viewer']);
+    expect(vaultRolesGranting('vault:info')).toEqual([...VAULT_ROLES]);
+    expect(recordRolesGranting('vault:info')).toEqual([]);
+  });
+
+  it('grants record levels to vault roles and to roles on the record', () => {
+    expect(vaultRolesGranting('record:owner')).toEqual(['vault_owner', 'vault_editor']);
+    expect(recordRolesGranting('record:owner')).toEqual(['rec_owner']);
+    expect(recordRolesGranting('record:editor')).toEqual(['rec_owner', 'rec_editor']);
+    expect(vaultRolesGranting('record:viewer')).toEqual(['vault_owner', 'vault_editor', 'vault_viewer']);
+    expect(recordRolesGranting('record:viewer')).toEqual(['rec_owner', 'rec_editor', 'rec_viewer']);
+    expect(recordRolesGranting('record:info')).toEqual([...RECORD_ROLES]);
+  });
+
+  it('grants nothing without a role', () => {
+    expect(grants(parseRule('record:info')!, undefined as VaultRole | undefined, undefined as RecordRole | undefined)).toBe(false);
+  });
+});

@@ -1,0 +1,52 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { ensureStream, NATS_CONNECTION, OutboxRelay } from '@vault/platform';
+import { DataSource } from 'typeorm';
+import { ActivityLogEnv } from './activity-log.env';
+import { ActivityLogStreams, OUTBOX_CHANNEL, OUTBOX_TABLE } from './activity-log.streams';
+
+/** Publishes the records-service outbox to the vault events stream. */
+@Injectable()
+export class ActivityLogRelay {
+  private readonly logger = new Logger('OutboxRelay');
+  private relay?: OutboxRelay;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly dataSource: DataSource,
+    private readonly env: ActivityLogEnv,
+    private readonly streams: ActivityLogStreams,
+  ) {}
+
+  get published(): number {
+    return this.relay?.published ?? 0;
+  }
+
+  /** Ensures the stream exists (creating or updating it) and starts relaying. */
+  async start(onPublished?: (ids: string[]) => Promise<void> | void): Promise<void> {
+    if (this.relay) return;
+    await ensureStream(await jetstreamManager(this.nc), this.streams.events);
+    const relay = new OutboxRelay({
+      dataSource: this.dataSource,
+      js: jetstream(this.nc),
+      namespace: this.streams.namespace,
+      table: OUTBOX_TABLE,
+      channel: OUTBOX_CHANNEL,
+      listenUrl: this.env.DATABASE_URL,
+      batchSize: this.env.OUTBOX_RELAY_BATCH_SIZE,
+      pollIntervalMs: this.env.OUTBOX_RELAY_POLL_MS,
+      publishTimeoutMs: 5000,
+      logger: this.logger,
+      onPublished,
+    });
+    await relay.start();
+    this.relay = relay;
+  }
+
+  async stop(): Promise<void> {
+    const r = this.relay;
+    this.relay = undefined;
+    await r?.stop();
+  }
+}

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { Injectable } from '@nestjs/common';
+import {
+  BrandingView,
+  DarkMode,
+  DEFAULT_LOCALE,
+  DisplayLocale,
+} from '@vault/contracts';
+import { EnvValidationError, ProblemException } from '@vault/platform';
+import { RecordsEnv } from '../../config/records.env';
+import { stableId } from '../catalogue/stable-id';
+import { ANY_TENANT, Brand, parseBrandingFile } from './branding-file';
+import defaultBranding from './default-branding.json';
+
+/** Brandings per tenant and brandCode from VAULT_BRANDING_FILE (or the shipped default). */
+@Injectable()
+export class BrandingService {
+  private readonly brands: Brand[];
+
+  constructor(env: RecordsEnv) {
+    let raw: unknown = defaultBranding;
+    const path = env.VAULT_BRANDING_FILE;
+    if (path) {
+      try {
+        raw = JSON.parse(readFileSync(path, 'utf8'));
+      } catch (err) {
+        throw new EnvValidationError([`VAULT_BRANDING_FILE: cannot read ${path}: ${(err as Error).message}`]);
+      }
+    }
+    const { brands, problems } = parseBrandingFile(raw);
+    if (!brands) throw new EnvValidationError(problems.map((p) => `VAULT_BRANDING_FILE: ${p}`));
+    this.brands = brands;
+  }
+
+  /**
+   * The brand of a vault: its brandCode for its tenant, else for every tenant ("*");
+   * without a brandCode the tenant's default brand, else the default of "*".
+   */
+  find(tenantId: string, brandCode: string | null): Brand | undefined {
+    const match = (tenant: string) =>
+      this.brands.find((b) => b.tenant === tenant && (brandCode === null ? b.default : b.brandCode === brandCode));
+    return match(tenantId) ?? match(ANY_TENANT);
+  }
+
+  /** Refuses a brandCode with no brand for the tenant (400 naming the field). */
+  assertKnown(tenantId: string, brandCode: string | undefined): void {
+    if (brandCode !== undefined && !this.find(tenantId, brandCode)) {
+      throw ProblemException.badRequest('The brand code is not configured.', [
+        { field: 'brandCode', message: 'brandCode is not a configured brand' },
+      ]);
+    }
+  }
+
+  view(
+    tenantId: string,
+    brandCode: string | null,
+    locale: DisplayLocale = DEFAULT_LOCALE,
+    mode: DarkMode = 'lightMode',
+  ): BrandingView {
+    const brand = this.find(tenantId, brandCode) ?? (this.find(tenantId, null) as Brand);
+    return {
+      id: stableId('brand', `${brand.tenant}/${brand.brandCode}`),
+      tenant: tenantId,
+      brandCode: brand.brandCode,
+      brandName: brand.brandName,
+      locale,
+      ...brand.logos[mode],
+      footerMessage: brand.footerMessage[locale],
+      styleSheet: { ...brand.styleSheet[mode] },
+      appSections: { ...brand.appSections },
+      active: brand.active,
+      hideDefaultRecordTypes: brand.hideDefaultRecordTypes,
+      default: brand.default,
+    };
+  }
+}

@@ -1,0 +1,73 @@
+import { listRouteRules } from '@vault/platform';
+import { badTokens } from '@vault/platform/testing';
+import { RecordsTestApp } from './support';
+
+/** The documented role of every route (docs/records-api.md). */
+const EXPECTED = {
+  'POST /vault': 'authenticated',
+  'GET /vault/check-email': 'authenticated',
+  'GET /vault/vault-id/:vaultId': 'vault:info',
+  'PUT /vault/vault-id/:vaultId': 'vault:editor',
+  'DELETE /vault/vault-id/:vaultId': 'vault:owner',
+  'GET /vault/vault-id/:vaultId/home': 'vault:info',
+  'GET /vault/vault-id/:vaultId/licenses': 'vault:viewer',
+  'GET /vault/vault-id/:vaultId/branding': 'vault:info',
+  'POST /vault/vault-id/:vaultId/records': 'vault:editor',
+  'GET /vault/vault-id/:vaultId/records': 'vault:viewer',
+  'GET /vault/vault-id/:vaultId/records/record-id/:recordId': 'record:viewer',
+  'PUT /vault/vault-id/:vaultId/records/record-id/:recordId': 'record:editor',
+  'DELETE /vault/vault-id/:vaultId/records/record-id/:recordId': 'record:owner',
+  'PUT /vault/vault-id/:vaultId/records/record-id/:recordId/transfer': 'vault:editor',
+};
+
+describe('records-service routes', () => {
+  let t: RecordsTestApp;
+  beforeAll(async () => {
+    t = await RecordsTestApp.start('records_routes');
+  });
+  afterAll(() => t?.stop());
+
+  it('declares an access rule on every route, exactly as documented', () => {
+    const rules = listRouteRules(t.app)
+      .filter((r) => !r.route.includes('/health/'))
+      .map((r) => ({ ...r, route: r.route.replace(/\/$/, '') }));
+    const missing = rules.filter((r) => r.rule === undefined).map((r) => r.route);
+    expect(missing).toEqual([]);
+    expect(Object.fromEntries(rules.map((r) => [r.route, r.rule]))).toEqual(EXPECTED);
+  });
+
+  it('refuses every protected route without a valid token', async () => {
+    const tokens = await badTokens(t.idp);
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const route of Object.keys(EXPECTED)) {
+      const [method, path] = route.split(' ');
+      const url = `/api/v1${path.replace(':vaultId', id).replace(':recordId', id)}`;
+      const agent = t.http()[method.toLowerCase() as 'get'](url);
+      await agent.expect(401);
+      for (const [name, token] of Object.entries(tokens)) {
+        const res = await t.http()[method.toLowerCase() as 'get'](url).set('Authorization', `Bearer ${token}`);
+        expect([route, name, res.status]).toEqual([route, name, 401]);
+      }
+    }
+  });
+
+  it('serves its OpenAPI description with every route', async () => {
+    const res = await t.http().get('/api/v1/openapi.json').expect(200);
+    expect(res.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/vault',
+        '/api/v1/vault/check-email',
+        '/api/v1/vault/vault-id/{vaultId}/records/record-id/{recordId}/transfer',
+      ]),
+    );
+    expect(res.body.components.schemas.RecordDto.required).toEqual(
+      expect.arrayContaining(['name', 'description', 'recordTypeName', 'recordSubtypeName']),
+    );
+  });
+
+  it('is healthy with its database and NATS', async () => {
+    const ready = await t.http().get('/health/ready').expect(200);
+    expect(ready.body.info).toMatchObject({ database: { status: 'up' }, nats: { status: 'up' } });
+  });
+});

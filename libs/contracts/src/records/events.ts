@@ -1,0 +1,105 @@
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsISO8601,
+  IsOptional,
+  IsString,
+  IsUUID,
+  ValidateNested,
+} from 'class-validator';
+
+/** Who caused an event. */
+export class EventActor {
+  @IsString()
+  openId!: string;
+
+  /** Organisation username from the token, or the openId when the token has none. */
+  @IsString()
+  username!: string;
+}
+
+export class EventVaultRef {
+  @IsUUID()
+  id!: string;
+
+  @IsString()
+  name!: string;
+}
+
+export class EventRecordRef {
+  @IsUUID()
+  id!: string;
+
+  @IsString()
+  name!: string;
+}
+
+/** Common part of every vault activity event (subjects `vault.*` of SUBJECTS). */
+export class VaultEventBase {
+  @IsString()
+  tenantId!: string;
+
+  @ValidateNested()
+  @Type(() => EventActor)
+  actor!: EventActor;
+
+  @ValidateNested()
+  @Type(() => EventVaultRef)
+  vault!: EventVaultRef;
+
+  @IsISO8601()
+  occurredAt!: string;
+}
+
+/** vault.vault.created.v1, vault.vault.updated.v1, vault.vault.deleted.v1 */
+export class VaultChangedEvent extends VaultEventBase {
+  /** Names of the fields an update changed (empty for create and delete). */
+  @IsString({ each: true })
+  changedFields!: string[];
+}
+
+/** vault.license.created.v1 */
+export class LicenseCreatedEvent extends VaultEventBase {
+  @IsUUID()
+  subscriptionId!: string;
+
+  @IsString()
+  planId!: string;
+
+  @IsBoolean()
+  sponsored!: boolean;
+
+  @IsOptional()
+  @IsString()
+  sponsor?: string;
+}
+
+/** vault.record.created.v1, vault.record.updated.v1, vault.record.deleted.v1 */
+export class RecordChangedEvent extends VaultEventBase {
+  @ValidateNested()
+  @Type(() => EventRecordRef)
+  record!: EventRecordRef;
+
+  @IsString()
+  recordTypeName!: string;
+}
+
+/** vault.record.transferred.v1: `vault` is the source vault. */
+export class RecordTransferredEvent extends RecordChangedEvent {
+  @ValidateNested()
+  @Type(() => EventVaultRef)
+  destinationVault!: EventVaultRef;
+}
+
+/** Event kinds of the activity log, derived from the subject. */
+export const RECORDS_EVENT_KINDS = {
+  'vault.vault.created.v1': { entity: 'Vault', eventType: 'Create' },
+  'vault.vault.updated.v1': { entity: 'Vault', eventType: 'Update' },
+  'vault.vault.deleted.v1': { entity: 'Vault', eventType: 'Delete' },
+  'vault.license.created.v1': { entity: 'License', eventType: 'Create' },
+  'vault.record.created.v1': { entity: 'Record', eventType: 'Create' },
+  'vault.record.updated.v1': { entity: 'Record', eventType: 'Update' },
+  'vault.record.deleted.v1': { entity: 'Record', eventType: 'Delete' },
+  'vault.record.transferred.v1': { entity: 'Record', eventType: 'Update' },
+} as const;
+

@@ -1,0 +1,136 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
+import { FILTER_LOCALES, RECORD_STATUSES, type FilterLocale, type RecordStatus } from '../enums';
+import { OTHER_SUBTYPE } from './features';
+import { ReadOnlyEchoes } from './read-only-echoes';
+
+/** A JSON string holding an object is accepted for recordDetails (the update table types it as string). */
+function parseObjectString({ value }: { value: unknown }): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return value;
+  }
+}
+
+/** Record create and update body (contract §2.13). */
+export class RecordDto extends ReadOnlyEchoes {
+  @ApiProperty({ maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name!: string;
+
+  @ApiProperty({ description: 'May be an empty string.', maxLength: 10000 })
+  @IsString()
+  @MaxLength(10000)
+  description!: string;
+
+  @ApiPropertyOptional({ nullable: true, maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  uniqueReference?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  storageLocation?: string | null;
+
+  @ApiProperty({ description: 'A record type name of the catalogue.' })
+  @IsString()
+  @IsNotEmpty()
+  recordTypeName!: string;
+
+  @ApiProperty({ description: 'A subtype name of that record type.' })
+  @IsString()
+  @IsNotEmpty()
+  recordSubtypeName!: string;
+
+  @ApiPropertyOptional({ description: 'Required when recordSubtypeName is other.', nullable: true })
+  @ValidateIf((o: RecordDto) => o.recordSubtypeName === OTHER_SUBTYPE || o.recordSubtypeOther != null)
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  recordSubtypeOther?: string | null;
+
+  @ApiPropertyOptional({ nullable: true })
+  @IsOptional()
+  @IsBoolean()
+  editable?: boolean | null;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true })
+  @IsOptional()
+  @Transform(parseObjectString)
+  @IsObject()
+  recordDetails?: Record<string, unknown> | null;
+}
+
+/** GET /vault/vault-id/{vaultId}/records query (contract §4.3); every filter optional. */
+export class RecordSearchQueryDto {
+  @ApiPropertyOptional({ description: 'Case-insensitive substring of the record name.' })
+  @IsOptional()
+  @IsString()
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'Exact match.' })
+  @IsOptional()
+  @IsString()
+  uniqueReference?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  recordTypeName?: string;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsString()
+  recordSubtypeName?: string;
+
+  @ApiPropertyOptional({ description: 'Case-insensitive substring.' })
+  @IsOptional()
+  @IsString()
+  recordSubtypeOther?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  recordTypeId?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  recordSubtypeId?: string;
+
+  @ApiPropertyOptional({ enum: RECORD_STATUSES, description: 'Without it, DELETED records are left out.' })
+  @IsOptional()
+  @IsIn(RECORD_STATUSES)
+  status?: RecordStatus;
+
+  @ApiPropertyOptional({ enum: FILTER_LOCALES, description: 'Limits displayValue to this locale.' })
+  @IsOptional()
+  @IsIn(FILTER_LOCALES)
+  locale?: FilterLocale;
+}
+
+/** PUT .../records/record-id/{recordId}/transfer body. */
+export class TransferRecordDto {
+  @ApiProperty()
+  @IsString()
+  @IsNotEmpty()
+  destinationVaultId!: string;
+}

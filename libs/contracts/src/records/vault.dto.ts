@@ -1,0 +1,114 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  IsBoolean,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+} from 'class-validator';
+import { ACCOUNT_LOCALES, DARK_MODES, type AccountLocale, type DarkMode } from '../enums';
+import { EMAIL_USERNAME_PATTERN, VAULT_TYPES, type VaultType } from './features';
+import { ReadOnlyEchoes } from './read-only-echoes';
+
+const EMAIL_USERNAME_MESSAGE =
+  'emailUsername must be 1 to 64 letters, digits, dots, dashes or underscores, starting and ending with a letter or digit';
+
+/** Fields shared by vault creation and update (contract §2.9; all optional). */
+export class VaultFieldsDto extends ReadOnlyEchoes {
+  @ApiPropertyOptional({ maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name?: string;
+
+  @ApiPropertyOptional({ description: 'Local part of the vault inbox address; unique across vaults.' })
+  @IsOptional()
+  @IsString()
+  @Matches(EMAIL_USERNAME_PATTERN, { message: EMAIL_USERNAME_MESSAGE })
+  emailUsername?: string;
+
+  @ApiPropertyOptional({ nullable: true, maxLength: 2048 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2048)
+  profilePhoto?: string | null;
+
+  @ApiPropertyOptional({ maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  firstName?: string;
+
+  @ApiPropertyOptional({ maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  lastName?: string;
+
+  @ApiPropertyOptional({ description: 'Whether this is the account default vault.' })
+  @IsOptional()
+  @IsBoolean()
+  default?: boolean;
+
+  @ApiPropertyOptional()
+  @IsOptional()
+  @IsBoolean()
+  editable?: boolean;
+
+  @ApiPropertyOptional({ description: 'Licence key of a configured plan; unknown keys are refused.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  licenseKey?: string;
+
+  @ApiPropertyOptional({ description: 'Branding code configured for the tenant.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  brandCode?: string;
+}
+
+/** POST /vault body. */
+export class CreateVaultDto extends VaultFieldsDto {
+  @ApiPropertyOptional({ enum: VAULT_TYPES, default: 'individual' })
+  @IsOptional()
+  @IsIn(VAULT_TYPES)
+  type?: VaultType;
+}
+
+/** PUT /vault/vault-id/{vaultId} body (type cannot change). */
+export class UpdateVaultDto extends VaultFieldsDto {}
+
+/** GET /vault/check-email query. */
+export class CheckEmailQueryDto {
+  @ApiProperty()
+  @IsString()
+  @Matches(EMAIL_USERNAME_PATTERN, { message: EMAIL_USERNAME_MESSAGE })
+  emailUsername!: string;
+}
+
+/** GET /vault/vault-id/{vaultId}/branding query. */
+export class BrandingQueryDto {
+  @ApiPropertyOptional({ enum: ACCOUNT_LOCALES })
+  @IsOptional()
+  @IsIn(ACCOUNT_LOCALES)
+  locale?: AccountLocale;
+
+  @ApiPropertyOptional({ enum: DARK_MODES })
+  @IsOptional()
+  @IsIn(DARK_MODES)
+  darkMode?: DarkMode;
+}
+
+/** GET /vault/vault-id/{vaultId}/home query. */
+export class HomeQueryDto {
+  @ApiPropertyOptional({ enum: ACCOUNT_LOCALES })
+  @IsOptional()
+  @IsIn(ACCOUNT_LOCALES)
+  locale?: AccountLocale;
+}
