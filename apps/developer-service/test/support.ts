@@ -1,6 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { DEFAULT_TOKEN_AUDIENCE, TOKEN_SIGNING_ALGORITHM } from '@vault/contracts';
+import {
+  DEFAULT_TOKEN_AUDIENCE,
+  TOKEN_SIGNING_ALGORITHM,
+} from '@vault/contracts';
 import { configureApp } from '@vault/platform';
 import { TEST_ISSUER } from '@vault/platform/testing';
 import { createRemoteJWKSet, jwtVerify, JWTVerifyResult } from 'jose';
@@ -14,9 +17,15 @@ export const appPath = (tenantId: string, clientId: string) =>
   `${API}/tenant/tenant-id/${tenantId}/applications/client-id/${clientId}`;
 
 /** Writes a bootstrap file into a fresh temporary folder and returns its path. */
-export function writeBootstrapFile(content: unknown, dir = mkdtempSync(join(tmpdir(), 'vault-bootstrap-'))): string {
+export function writeBootstrapFile(
+  content: unknown,
+  dir = mkdtempSync(join(tmpdir(), 'vault-bootstrap-')),
+): string {
   const path = join(dir, 'bootstrap.json');
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  writeFileSync(
+    path,
+    typeof content === 'string' ? content : JSON.stringify(content),
+  );
   return path;
 }
 
@@ -39,8 +48,13 @@ export function baseEnv(databaseUrl: string): Record<string, string> {
 }
 
 /** Verifies a token the way a service does: keys from the app's JWKS endpoint, ES256 pinned, iss/aud/exp. */
-export async function verifyWithJwks(app: INestApplication, token: string): Promise<JWTVerifyResult> {
-  const jwks = createRemoteJWKSet(new URL(`${await app.getUrl()}${API}/.well-known/jwks.json`));
+export async function verifyWithJwks(
+  app: INestApplication,
+  token: string,
+): Promise<JWTVerifyResult> {
+  const jwks = createRemoteJWKSet(
+    new URL(`${await app.getUrl()}${API}/.well-known/jwks.json`),
+  );
   return jwtVerify(token, jwks, {
     algorithms: [TOKEN_SIGNING_ALGORITHM],
     issuer: TEST_ISSUER,
@@ -51,7 +65,9 @@ export async function verifyWithJwks(app: INestApplication, token: string): Prom
 /** Boots the app with an env expected to be refused and returns the boot error (closing what started). */
 export async function bootFailure(env: Record<string, string>): Promise<Error> {
   Object.assign(process.env, { NODE_ENV: 'test', LOG_LEVEL: 'error', ...env });
-  const ref = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const ref = await Test.createTestingModule({
+    imports: [AppModule],
+  }).compile();
   const app = ref.createNestApplication({ logger: false });
   configureApp(app, { title: 'test', description: 'test' });
   try {

@@ -1,10 +1,21 @@
 import { INestApplication } from '@nestjs/common';
 import { listRouteRules } from '@vault/platform';
-import { bootTestApp, createTestDatabase, TEST_ISSUER, TestDatabase } from '@vault/platform/testing';
+import {
+  bootTestApp,
+  createTestDatabase,
+  TEST_ISSUER,
+  TestDatabase,
+} from '@vault/platform/testing';
 import { decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import { AppModule } from '../src/app/app.module';
-import { API, appPath, baseEnv, verifyWithJwks, writeBootstrapFile } from './support';
+import {
+  API,
+  appPath,
+  baseEnv,
+  verifyWithJwks,
+  writeBootstrapFile,
+} from './support';
 
 const FILE = {
   tenants: [
@@ -12,8 +23,21 @@ const FILE = {
       id: 'tenant-a',
       name: 'Tenant A',
       applications: [
-        { clientId: 'app-a', clientSecret: 'secret-a-123', testMode: true, redirectUris: ['https://client.example/cb', 'https://other.example/cb'] },
-        { clientId: 'app-plain', clientSecret: 'secret-plain-1', testMode: false, redirectUris: [] },
+        {
+          clientId: 'app-a',
+          clientSecret: 'secret-a-123',
+          testMode: true,
+          redirectUris: [
+            'https://client.example/cb',
+            'https://other.example/cb',
+          ],
+        },
+        {
+          clientId: 'app-plain',
+          clientSecret: 'secret-plain-1',
+          testMode: false,
+          redirectUris: [],
+        },
       ],
       users: [
         { username: 'alice@a.test', password: 'alice-password' },
@@ -30,7 +54,11 @@ const FILE = {
     },
   ],
 };
-const ALICE = { clientSecret: 'secret-a-123', username: 'alice@a.test', password: 'alice-password' };
+const ALICE = {
+  clientSecret: 'secret-a-123',
+  username: 'alice@a.test',
+  password: 'alice-password',
+};
 const MAX_FAILURES = 3;
 const MAX_FAILURES_PER_IP = 8;
 
@@ -40,7 +68,8 @@ describe('developer-service tokens', () => {
   let ipCounter = 0;
   /** Each test signs in from its own address (X-Forwarded-For from loopback is trusted). */
   let ip: string;
-  const post = (path: string) => request(app.getHttpServer()).post(path).set('X-Forwarded-For', ip);
+  const post = (path: string) =>
+    request(app.getHttpServer()).post(path).set('X-Forwarded-For', ip);
   const auth = (body: object, tenant = 'tenant-a', client = 'app-a') =>
     post(`${appPath(tenant, client)}/auth`).send(body);
 
@@ -66,11 +95,21 @@ describe('developer-service tokens', () => {
     it('issues a token for JSON credentials that verifies against the served JWKS', async () => {
       const res = await auth(ALICE).expect(200);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.body).toEqual({ access_token: expect.any(String), expires_in: 600, token_type: 'Bearer' });
+      expect(res.body).toEqual({
+        access_token: expect.any(String),
+        expires_in: 600,
+        token_type: 'Bearer',
+      });
 
       const header = decodeProtectedHeader(res.body.access_token);
-      const jwks = await request(app.getHttpServer()).get(`${API}/.well-known/jwks.json`).expect(200);
-      expect(header).toEqual({ alg: 'ES256', kid: jwks.body.keys[0].kid, typ: 'JWT' });
+      const jwks = await request(app.getHttpServer())
+        .get(`${API}/.well-known/jwks.json`)
+        .expect(200);
+      expect(header).toEqual({
+        alg: 'ES256',
+        kid: jwks.body.keys[0].kid,
+        typ: 'JWT',
+      });
 
       const { payload } = await verifyWithJwks(app, res.body.access_token);
       expect(payload).toEqual({
@@ -85,8 +124,9 @@ describe('developer-service tokens', () => {
         exp: expect.any(Number),
         jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
       });
-      expect(payload.exp! - payload.iat!).toBe(600);
-      expect(Math.abs(payload.iat! - Date.now() / 1000)).toBeLessThan(30);
+      const { iat = 0, exp = 0 } = payload;
+      expect(exp - iat).toBe(600);
+      expect(Math.abs(iat - Date.now() / 1000)).toBeLessThan(30);
     });
 
     it('issues a token for form-encoded credentials, with the same subject every time', async () => {
@@ -99,7 +139,9 @@ describe('developer-service tokens', () => {
     });
 
     it('matches usernames case-insensitively', async () => {
-      const res = await auth({ ...ALICE, username: 'Alice@A.test' }).expect(200);
+      const res = await auth({ ...ALICE, username: 'Alice@A.test' }).expect(
+        200,
+      );
       const { payload } = await verifyWithJwks(app, res.body.access_token);
       expect(payload['preferred_username']).toBe('alice@a.test');
     });
@@ -108,28 +150,74 @@ describe('developer-service tokens', () => {
       const cases: Array<[string, object, string, string]> = [
         ['unknown tenant', ALICE, 'tenant-x', 'app-a'],
         ['unknown client', ALICE, 'tenant-a', 'app-x'],
-        ['client of another tenant', { ...ALICE, clientSecret: 'secret-b-123' }, 'tenant-a', 'app-b'],
-        ['wrong secret', { ...ALICE, clientSecret: 'secret-a-999' }, 'tenant-a', 'app-a'],
-        ['unknown user', { ...ALICE, username: 'nobody@a.test' }, 'tenant-a', 'app-a'],
-        ['wrong password', { ...ALICE, username: 'erin@a.test', password: 'alice-password' }, 'tenant-a', 'app-a'],
-        ['user of another tenant', { ...ALICE, username: 'bob@b.test', password: 'bob-password' }, 'tenant-a', 'app-a'],
+        [
+          'client of another tenant',
+          { ...ALICE, clientSecret: 'secret-b-123' },
+          'tenant-a',
+          'app-b',
+        ],
+        [
+          'wrong secret',
+          { ...ALICE, clientSecret: 'secret-a-999' },
+          'tenant-a',
+          'app-a',
+        ],
+        [
+          'unknown user',
+          { ...ALICE, username: 'nobody@a.test' },
+          'tenant-a',
+          'app-a',
+        ],
+        [
+          'wrong password',
+          { ...ALICE, username: 'erin@a.test', password: 'alice-password' },
+          'tenant-a',
+          'app-a',
+        ],
+        [
+          'user of another tenant',
+          { ...ALICE, username: 'bob@b.test', password: 'bob-password' },
+          'tenant-a',
+          'app-a',
+        ],
       ];
       const bodies = [];
       for (const [name, body, tenant, client] of cases) {
         const res = await auth(body, tenant, client);
         expect({ name, status: res.status }).toEqual({ name, status: 401 });
-        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(res.headers['content-type']).toMatch(
+          /^application\/problem\+json/,
+        );
         expect(res.body.requestId).toBe(res.headers['x-request-id']);
         const { requestId: _, ...rest } = res.body;
         bodies.push(rest);
       }
-      expect(bodies[0]).toMatchObject({ status: 401, code: 'invalid_credentials' });
+      expect(bodies[0]).toMatchObject({
+        status: 401,
+        code: 'invalid_credentials',
+      });
       for (const b of bodies) expect(b).toEqual(bodies[0]);
     });
 
     it('refuses the right user and secret through a client of another tenant', async () => {
-      await auth({ clientSecret: 'secret-b-123', username: 'bob@b.test', password: 'bob-password' }, 'tenant-b', 'app-b').expect(200);
-      const res = await auth({ clientSecret: 'secret-b-123', username: 'bob@b.test', password: 'bob-password' }, 'tenant-a', 'app-b');
+      await auth(
+        {
+          clientSecret: 'secret-b-123',
+          username: 'bob@b.test',
+          password: 'bob-password',
+        },
+        'tenant-b',
+        'app-b',
+      ).expect(200);
+      const res = await auth(
+        {
+          clientSecret: 'secret-b-123',
+          username: 'bob@b.test',
+          password: 'bob-password',
+        },
+        'tenant-a',
+        'app-b',
+      );
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('invalid_credentials');
     });
@@ -137,26 +225,44 @@ describe('developer-service tokens', () => {
     it('lists missing and blank fields in a 400', async () => {
       const missing = await auth({}).expect(400);
       expect(missing.body.code).toBe('validation_failed');
-      expect(new Set(missing.body.errors.map((e: { field: string }) => e.field))).toEqual(
-        new Set(['clientSecret', 'username', 'password']),
-      );
-      const blank = await auth({ clientSecret: '  ', username: '', password: 'x' }).expect(400);
-      expect(new Set(blank.body.errors.map((e: { field: string }) => e.field))).toEqual(
-        new Set(['clientSecret', 'username']),
-      );
-      const form = await auth({}).type('form').send({ username: 'alice@a.test' }).expect(400);
+      expect(
+        new Set(missing.body.errors.map((e: { field: string }) => e.field)),
+      ).toEqual(new Set(['clientSecret', 'username', 'password']));
+      const blank = await auth({
+        clientSecret: '  ',
+        username: '',
+        password: 'x',
+      }).expect(400);
+      expect(
+        new Set(blank.body.errors.map((e: { field: string }) => e.field)),
+      ).toEqual(new Set(['clientSecret', 'username']));
+      const form = await auth({})
+        .type('form')
+        .send({ username: 'alice@a.test' })
+        .expect(400);
       expect(form.body.errors.map((e: { field: string }) => e.field)).toEqual(
         expect.arrayContaining(['clientSecret', 'password']),
       );
       const extra = await auth({ ...ALICE, admin: true }).expect(400);
-      expect(extra.body.errors.map((e: { field: string }) => e.field)).toContain('admin');
+      expect(
+        extra.body.errors.map((e: { field: string }) => e.field),
+      ).toContain('admin');
     });
 
     it('throttles repeated failures of one user with 429 and Retry-After, even for the right password', async () => {
-      const carol = { clientSecret: 'secret-a-123', username: 'carol@a.test', password: 'wrong-password' };
+      const carol = {
+        clientSecret: 'secret-a-123',
+        username: 'carol@a.test',
+        password: 'wrong-password',
+      };
       for (let i = 0; i < MAX_FAILURES; i++) await auth(carol).expect(401);
-      const res = await auth({ ...carol, password: 'carol-password' }).expect(429);
-      expect(res.body).toMatchObject({ status: 429, code: 'too_many_requests' });
+      const res = await auth({ ...carol, password: 'carol-password' }).expect(
+        429,
+      );
+      expect(res.body).toMatchObject({
+        status: 429,
+        code: 'too_many_requests',
+      });
       const retryAfter = Number(res.headers['retry-after']);
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(900);
@@ -167,7 +273,11 @@ describe('developer-service tokens', () => {
     });
 
     it("resets a user's own failures on success", async () => {
-      const dave = { clientSecret: 'secret-a-123', username: 'dave@a.test', password: 'nope-nope' };
+      const dave = {
+        clientSecret: 'secret-a-123',
+        username: 'dave@a.test',
+        password: 'nope-nope',
+      };
       for (let i = 0; i < MAX_FAILURES - 1; i++) await auth(dave).expect(401);
       await auth({ ...dave, password: 'dave-password' }).expect(200);
       for (let i = 0; i < MAX_FAILURES - 1; i++) await auth(dave).expect(401);
@@ -190,32 +300,56 @@ describe('developer-service tokens', () => {
 
     it('answers a redirect URL carrying a test token (default and explicit responseType)', async () => {
       for (const query of ['', '?responseType=redirect_url']) {
-        const res = await get(`${appPath('tenant-a', 'app-a')}/test${query}`).expect(200);
+        const res = await get(
+          `${appPath('tenant-a', 'app-a')}/test${query}`,
+        ).expect(200);
         expect(res.headers['cache-control']).toBe('no-store');
         const url = new URL(res.body.redirectUrl);
-        expect(`${url.origin}${url.pathname}`).toBe('https://client.example/cb');
+        expect(`${url.origin}${url.pathname}`).toBe(
+          'https://client.example/cb',
+        );
         const fragment = new URLSearchParams(url.hash.slice(1));
         expect(fragment.get('token_type')).toBe('Bearer');
         expect(fragment.get('expires_in')).toBe('600');
-        const { payload } = await verifyWithJwks(app, fragment.get('access_token')!);
-        expect(payload).toMatchObject({ tid: 'tenant-a', cid: 'app-a', preferred_username: 'test-user', scope: 'vault' });
-        expect(payload.sub).toMatch(/^vault\|[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        const { payload } = await verifyWithJwks(
+          app,
+          fragment.get('access_token') ?? '',
+        );
+        expect(payload).toMatchObject({
+          tid: 'tenant-a',
+          cid: 'app-a',
+          preferred_username: 'test-user',
+          scope: 'vault',
+        });
+        expect(payload.sub).toMatch(
+          /^vault\|[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        );
       }
     });
 
     it('answers an HTML page showing the token', async () => {
-      const res = await get(`${appPath('tenant-a', 'app-a')}/test?responseType=html`).expect(200);
+      const res = await get(
+        `${appPath('tenant-a', 'app-a')}/test?responseType=html`,
+      ).expect(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
-      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
-      const token = /<textarea id="access_token"[^>]*>([^<]+)<\/textarea>/.exec(res.text)?.[1];
+      expect(res.headers['content-security-policy']).toContain(
+        "default-src 'none'",
+      );
+      const token = /<textarea id="access_token"[^>]*>([^<]+)<\/textarea>/.exec(
+        res.text,
+      )?.[1];
       expect(token).toBeDefined();
-      await verifyWithJwks(app, token!);
+      await verifyWithJwks(app, token ?? '');
     });
 
     it('refuses applications that are not in test mode with 403', async () => {
-      const res = await get(`${appPath('tenant-a', 'app-plain')}/test`).expect(403);
+      const res = await get(`${appPath('tenant-a', 'app-plain')}/test`).expect(
+        403,
+      );
       expect(res.body.code).toBe('forbidden');
-      await get(`${appPath('tenant-b', 'app-b')}/test?responseType=html`).expect(403);
+      await get(
+        `${appPath('tenant-b', 'app-b')}/test?responseType=html`,
+      ).expect(403);
     });
 
     it('answers 404 for an unknown tenant or client and a client of another tenant', async () => {
@@ -225,19 +359,28 @@ describe('developer-service tokens', () => {
     });
 
     it('refuses other response types with 400', async () => {
-      const res = await get(`${appPath('tenant-a', 'app-a')}/test?responseType=code`).expect(400);
+      const res = await get(
+        `${appPath('tenant-a', 'app-a')}/test?responseType=code`,
+      ).expect(400);
       expect(res.body.errors[0].field).toBe('responseType');
     });
   });
 
   describe('platform wiring', () => {
     it('serves the JWKS publicly with caching and without private parts', async () => {
-      const res = await request(app.getHttpServer()).get(`${API}/.well-known/jwks.json`).expect(200);
+      const res = await request(app.getHttpServer())
+        .get(`${API}/.well-known/jwks.json`)
+        .expect(200);
       expect(res.headers['cache-control']).toMatch(/public, max-age=\d+/);
       expect(res.body.keys).toHaveLength(1);
       expect(res.body.keys[0]).toEqual({
-        kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String),
-        kid: expect.any(String), alg: 'ES256', use: 'sig',
+        kty: 'EC',
+        crv: 'P-256',
+        x: expect.any(String),
+        y: expect.any(String),
+        kid: expect.any(String),
+        alg: 'ES256',
+        use: 'sig',
       });
     });
 
@@ -255,17 +398,34 @@ describe('developer-service tokens', () => {
     });
 
     it('is ready with its database and NATS', async () => {
-      const res = await request(app.getHttpServer()).get('/health/ready').expect(200);
-      expect(res.body.info).toMatchObject({ database: { status: 'up' }, nats: { status: 'up' } });
+      const res = await request(app.getHttpServer())
+        .get('/health/ready')
+        .expect(200);
+      expect(res.body.info).toMatchObject({
+        database: { status: 'up' },
+        nats: { status: 'up' },
+      });
     });
 
     it('describes its endpoints in OpenAPI', async () => {
-      const res = await request(app.getHttpServer()).get(`${API}/openapi.json`).expect(200);
-      const auth = res.body.paths['/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/auth'];
+      const res = await request(app.getHttpServer())
+        .get(`${API}/openapi.json`)
+        .expect(200);
+      const auth =
+        res.body.paths[
+          '/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/auth'
+        ];
       expect(Object.keys(auth.post.requestBody.content)).toEqual(
-        expect.arrayContaining(['application/json', 'application/x-www-form-urlencoded']),
+        expect.arrayContaining([
+          'application/json',
+          'application/x-www-form-urlencoded',
+        ]),
       );
-      expect(res.body.components.schemas.TokenRequestDto.required).toEqual(['clientSecret', 'username', 'password']);
+      expect(res.body.components.schemas.TokenRequestDto.required).toEqual([
+        'clientSecret',
+        'username',
+        'password',
+      ]);
     });
   });
 });

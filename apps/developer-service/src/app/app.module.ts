@@ -10,7 +10,11 @@ import { ENTITIES } from './entities';
 
 @Module({
   imports: [
-    PlatformModule.forRoot({ name: 'developer-service', env: DeveloperEnv, kind: 'identity' }),
+    PlatformModule.forRoot({
+      name: 'developer-service',
+      env: DeveloperEnv,
+      kind: 'identity',
+    }),
     DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS }),
     BootstrapModule,
     KeysModule,

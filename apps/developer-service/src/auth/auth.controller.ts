@@ -1,4 +1,12 @@
-import { Body, Controller, Header, HttpCode, Ip, Param, Post } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Header,
+  HttpCode,
+  Ip,
+  Param,
+  Post,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConsumes,
@@ -24,17 +32,22 @@ export class AuthController {
   @Header('Cache-Control', 'no-store')
   @Header('Pragma', 'no-cache')
   @ApiOperation({
-    summary: 'Issue an access token for an organisation user of the tenant, through one of its client applications.',
+    summary:
+      'Issue an access token for an organisation user of the tenant, through one of its client applications.',
   })
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
   @ApiOkResponse({ type: TokenResponseDto })
-  @ApiBadRequestResponse({ description: 'A field is missing or blank (listed in `errors`).' })
+  @ApiBadRequestResponse({
+    description: 'A field is missing or blank (listed in `errors`).',
+  })
   @ApiUnauthorizedResponse({
     description:
       'Code `invalid_credentials`, identical for an unknown tenant or client, a client of another tenant, ' +
       'a wrong secret, an unknown user and a wrong password.',
   })
-  @ApiTooManyRequestsResponse({ description: 'Too many failed attempts; see Retry-After.' })
+  @ApiTooManyRequestsResponse({
+    description: 'Too many failed attempts; see Retry-After.',
+  })
   issue(
     @Param('tenantId') tenantId: string,
     @Param('clientId') clientId: string,

@@ -1,5 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ERROR_CODES, TokenRequestDto, TokenResponseDto } from '@vault/contracts';
+import {
+  ERROR_CODES,
+  TokenRequestDto,
+  TokenResponseDto,
+} from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import { DirectoryService } from '../directory/directory.service';
 import { PasswordHasher } from '../directory/password-hasher';
@@ -36,14 +40,23 @@ export class AuthService {
     body: TokenRequestDto,
     ip: string,
   ): Promise<TokenResponseDto> {
-    const attempt = { userKey: loginKey(tenantId, clientId, body.username), ip };
+    const attempt = {
+      userKey: loginKey(tenantId, clientId, body.username),
+      ip,
+    };
     await this.throttle.begin(attempt);
     const [app, user] = await Promise.all([
       this.directory.findApplication(tenantId, clientId),
       this.directory.findUser(tenantId, body.username),
     ]);
-    const secretOk = await this.hasher.verify(app?.secretHash, body.clientSecret);
-    const passwordOk = await this.hasher.verify(user?.passwordHash, body.password);
+    const secretOk = await this.hasher.verify(
+      app?.secretHash,
+      body.clientSecret,
+    );
+    const passwordOk = await this.hasher.verify(
+      user?.passwordHash,
+      body.password,
+    );
     if (!app || !user || !secretOk || !passwordOk) throw invalidCredentials();
     await this.throttle.succeeded(attempt);
     return this.signer.issue({

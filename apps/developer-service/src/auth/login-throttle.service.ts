@@ -9,9 +9,13 @@ import { DeveloperEnv } from '../config/developer.env';
 export const THROTTLE_TABLE = 'auth_throttle';
 
 /** Throttle key of one login identity: a digest, so any username fits the key column. */
-export function loginKey(tenantId: string, clientId: string, username: string): string {
+export function loginKey(
+  tenantId: string,
+  clientId: string,
+  username: string,
+): string {
   return createHash('sha256')
-    .update(`${tenantId}\n${clientId}\n${username.trim().toLowerCase()}`)
+    .update(JSON.stringify([tenantId, clientId, username.trim().toLowerCase()]))
     .digest('hex');
 }
 
@@ -79,6 +83,9 @@ export class LoginThrottle implements OnModuleInit {
 
   /** A success: the user's own failures are forgiven; the IP keeps only its failures. */
   async succeeded(attempt: LoginAttempt): Promise<void> {
-    await Promise.all([this.perUser.delete(attempt.userKey), this.perIp.reward(attempt.ip, 1)]);
+    await Promise.all([
+      this.perUser.delete(attempt.userKey),
+      this.perIp.reward(attempt.ip, 1),
+    ]);
   }
 }

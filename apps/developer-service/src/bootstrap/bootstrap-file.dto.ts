@@ -16,7 +16,9 @@ import {
 export const IDENTIFIER = /^[A-Za-z0-9._~-]{1,128}$/;
 
 export class BootstrapApplication {
-  @Matches(IDENTIFIER, { message: 'clientId must be 1-128 characters of A-Z a-z 0-9 . _ ~ -' })
+  @Matches(IDENTIFIER, {
+    message: 'clientId must be 1-128 characters of A-Z a-z 0-9 . _ ~ -',
+  })
   clientId!: string;
 
   @IsString()
@@ -32,7 +34,11 @@ export class BootstrapApplication {
   @IsArray()
   @ArrayMaxSize(32)
   @IsUrl(
-    { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+    {
+      require_tld: false,
+      require_protocol: true,
+      protocols: ['http', 'https'],
+    },
     { each: true, message: 'redirectUris must hold absolute http(s) URLs' },
   )
   redirectUris?: string[];
@@ -42,7 +48,9 @@ export class BootstrapUser {
   @IsString()
   @MinLength(1)
   @MaxLength(320)
-  @Matches(/^\S(.*\S)?$/, { message: 'username must not start or end with spaces' })
+  @Matches(/^\S(.*\S)?$/, {
+    message: 'username must not start or end with spaces',
+  })
   username!: string;
 
   @IsString()
@@ -52,7 +60,9 @@ export class BootstrapUser {
 }
 
 export class BootstrapTenant {
-  @Matches(IDENTIFIER, { message: 'id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -' })
+  @Matches(IDENTIFIER, {
+    message: 'id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -',
+  })
   id!: string;
 
   @IsString()

@@ -8,7 +8,11 @@ import { OrganisationUserEntity } from '../directory/organisation-user.entity';
 import { findUserByUsername } from '../directory/directory.service';
 import { PasswordHasher } from '../directory/password-hasher';
 import { TenantEntity } from '../directory/tenant.entity';
-import { BootstrapApplication, BootstrapFile, BootstrapUser } from './bootstrap-file.dto';
+import {
+  BootstrapApplication,
+  BootstrapFile,
+  BootstrapUser,
+} from './bootstrap-file.dto';
 import { BootstrapFileError, parseBootstrapFile } from './bootstrap-file';
 import { DEMO_CREDENTIALS, demoBootstrap } from './demo-tenant';
 
@@ -65,12 +69,16 @@ export class BootstrapService implements OnModuleInit {
   /** Reads and validates the file; any problem stops the boot naming the variable. */
   async load(path: string): Promise<BootstrapFile> {
     const fail = (problems: string[]) =>
-      new EnvValidationError(problems.map((p) => `VAULT_BOOTSTRAP_FILE (${path}): ${p}`));
+      new EnvValidationError(
+        problems.map((p) => `VAULT_BOOTSTRAP_FILE (${path}): ${p}`),
+      );
     let text: string;
     try {
       text = await readFile(path, 'utf8');
     } catch (e) {
-      throw fail([`cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`]);
+      throw fail([
+        `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      ]);
     }
     try {
       return parseBootstrapFile(text);
@@ -87,8 +95,10 @@ export class BootstrapService implements OnModuleInit {
       const outcomes: Outcome[] = [];
       for (const t of file.tenants) {
         outcomes.push(await this.upsertTenant(m, t.id, t.name));
-        for (const a of t.applications ?? []) outcomes.push(await this.upsertApplication(m, t.id, a));
-        for (const u of t.users ?? []) outcomes.push(await this.upsertUser(m, t.id, u));
+        for (const a of t.applications ?? [])
+          outcomes.push(await this.upsertApplication(m, t.id, a));
+        for (const u of t.users ?? [])
+          outcomes.push(await this.upsertUser(m, t.id, u));
       }
       return {
         tenants: file.tenants.length,
@@ -99,7 +109,11 @@ export class BootstrapService implements OnModuleInit {
     });
   }
 
-  private async upsertTenant(m: EntityManager, id: string, name: string): Promise<Outcome> {
+  private async upsertTenant(
+    m: EntityManager,
+    id: string,
+    name: string,
+  ): Promise<Outcome> {
     const existing = await m.findOne(TenantEntity, { where: { id } });
     if (!existing) {
       await m.insert(TenantEntity, { id, name });
@@ -115,16 +129,28 @@ export class BootstrapService implements OnModuleInit {
     tenantId: string,
     a: BootstrapApplication,
   ): Promise<Outcome> {
-    const fields = { tenantId, testMode: a.testMode ?? false, redirectUris: a.redirectUris ?? [] };
-    const existing = await m.findOne(ApplicationEntity, { where: { clientId: a.clientId } });
+    const fields = {
+      tenantId,
+      testMode: a.testMode ?? false,
+      redirectUris: a.redirectUris ?? [],
+    };
+    const existing = await m.findOne(ApplicationEntity, {
+      where: { clientId: a.clientId },
+    });
     if (!existing) {
       const secretHash = await this.hasher.hash(a.clientSecret);
-      await m.insert(ApplicationEntity, { clientId: a.clientId, secretHash, ...fields });
+      await m.insert(ApplicationEntity, {
+        clientId: a.clientId,
+        secretHash,
+        ...fields,
+      });
       return 'created';
     }
     const changes: Partial<ApplicationEntity> = {};
-    if (existing.tenantId !== fields.tenantId) changes.tenantId = fields.tenantId;
-    if (existing.testMode !== fields.testMode) changes.testMode = fields.testMode;
+    if (existing.tenantId !== fields.tenantId)
+      changes.tenantId = fields.tenantId;
+    if (existing.testMode !== fields.testMode)
+      changes.testMode = fields.testMode;
     if (existing.redirectUris.join('\n') !== fields.redirectUris.join('\n')) {
       changes.redirectUris = fields.redirectUris;
     }
@@ -136,11 +162,19 @@ export class BootstrapService implements OnModuleInit {
     return 'updated';
   }
 
-  private async upsertUser(m: EntityManager, tenantId: string, u: BootstrapUser): Promise<Outcome> {
+  private async upsertUser(
+    m: EntityManager,
+    tenantId: string,
+    u: BootstrapUser,
+  ): Promise<Outcome> {
     const existing = await findUserByUsername(m, tenantId, u.username);
     if (!existing) {
       const passwordHash = await this.hasher.hash(u.password);
-      await m.insert(OrganisationUserEntity, { tenantId, username: u.username, passwordHash });
+      await m.insert(OrganisationUserEntity, {
+        tenantId,
+        username: u.username,
+        passwordHash,
+      });
       return 'created';
     }
     const changes: Partial<OrganisationUserEntity> = {};

@@ -19,7 +19,12 @@ export function demoBootstrap(): BootstrapFile {
         id: d.tenantId,
         name: 'Demo organisation',
         applications: [
-          { clientId: d.clientId, clientSecret: d.clientSecret, testMode: true, redirectUris: [d.redirectUri] },
+          {
+            clientId: d.clientId,
+            clientSecret: d.clientSecret,
+            testMode: true,
+            redirectUris: [d.redirectUri],
+          },
         ],
         users: [{ username: d.username, password: d.password }],
       },

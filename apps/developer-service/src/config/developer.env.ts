@@ -1,5 +1,13 @@
 import { ServiceEnv, ToInt } from '@vault/platform';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import {
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
 
 /** Configuration of developer-service, validated at boot. */
 export class DeveloperEnv extends ServiceEnv {
@@ -59,7 +67,10 @@ export class DeveloperEnv extends ServiceEnv {
 }
 
 /** Issuer and audience written into tokens (falling back to what verifiers are configured with). */
-export function tokenIdentity(env: DeveloperEnv): { issuer: string; audience: string } {
+export function tokenIdentity(env: DeveloperEnv): {
+  issuer: string;
+  audience: string;
+} {
   return {
     issuer: env.TOKEN_ISSUER ?? env.AUTH_ISSUER,
     audience: env.TOKEN_AUDIENCE ?? env.AUTH_AUDIENCE,

@@ -1,4 +1,11 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryColumn,
+  UpdateDateColumn,
+} from 'typeorm';
 
 /** A client application of a tenant; client ids are unique across the platform. */
 @Entity({ name: 'applications' })
@@ -17,7 +24,12 @@ export class ApplicationEntity {
   @Column({ name: 'test_mode', type: 'boolean', default: false })
   testMode!: boolean;
 
-  @Column({ name: 'redirect_uris', type: 'text', array: true, default: () => "'{}'" })
+  @Column({
+    name: 'redirect_uris',
+    type: 'text',
+    array: true,
+    default: () => "'{}'",
+  })
   redirectUris!: string[];
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

@@ -8,7 +8,13 @@ import { TenantEntity } from './tenant.entity';
 
 /** Tenants, client applications and organisation users, with their credential hashing. */
 @Module({
-  imports: [TypeOrmModule.forFeature([TenantEntity, ApplicationEntity, OrganisationUserEntity])],
+  imports: [
+    TypeOrmModule.forFeature([
+      TenantEntity,
+      ApplicationEntity,
+      OrganisationUserEntity,
+    ]),
+  ],
   providers: [DirectoryService, PasswordHasher],
   exports: [DirectoryService, PasswordHasher, TypeOrmModule],
 })

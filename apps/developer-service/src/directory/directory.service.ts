@@ -8,18 +8,26 @@ import { OrganisationUserEntity } from './organisation-user.entity';
 @Injectable()
 export class DirectoryService {
   constructor(
-    @InjectRepository(ApplicationEntity) private readonly applications: Repository<ApplicationEntity>,
-    @InjectRepository(OrganisationUserEntity) private readonly users: Repository<OrganisationUserEntity>,
+    @InjectRepository(ApplicationEntity)
+    private readonly applications: Repository<ApplicationEntity>,
+    @InjectRepository(OrganisationUserEntity)
+    private readonly users: Repository<OrganisationUserEntity>,
   ) {}
 
   /** The application with this client id, only when it belongs to the tenant. */
-  async findApplication(tenantId: string, clientId: string): Promise<ApplicationEntity | undefined> {
+  async findApplication(
+    tenantId: string,
+    clientId: string,
+  ): Promise<ApplicationEntity | undefined> {
     const app = await this.applications.findOne({ where: { clientId } });
     return app && app.tenantId === tenantId ? app : undefined;
   }
 
   /** The tenant's user with this username (case-insensitive). */
-  findUser(tenantId: string, username: string): Promise<OrganisationUserEntity | undefined> {
+  findUser(
+    tenantId: string,
+    username: string,
+  ): Promise<OrganisationUserEntity | undefined> {
     return findUserByUsername(this.users.manager, tenantId, username);
   }
 }
@@ -32,7 +40,10 @@ export async function findUserByUsername(
 ): Promise<OrganisationUserEntity | undefined> {
   const user = await m
     .createQueryBuilder(OrganisationUserEntity, 'u')
-    .where('u.tenant_id = :tenantId AND lower(u.username) = lower(:username)', { tenantId, username })
+    .where('u.tenant_id = :tenantId AND lower(u.username) = lower(:username)', {
+      tenantId,
+      username,
+    })
     .getOne();
   return user ?? undefined;
 }

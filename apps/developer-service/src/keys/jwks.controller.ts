@@ -12,7 +12,9 @@ export class JwksController {
 
   @Get(JWKS_PATH)
   @Header('Cache-Control', 'public, max-age=300')
-  @ApiOperation({ summary: 'Public keys that verify the access tokens (JWKS, RFC 7517).' })
+  @ApiOperation({
+    summary: 'Public keys that verify the access tokens (JWKS, RFC 7517).',
+  })
   @ApiOkResponse({ description: 'The JSON Web Key Set.' })
   jwks(): JwksDocument {
     return this.keys.publicKeys();

@@ -1,12 +1,26 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { JwksDocument, PublicSigningJwk, TOKEN_SIGNING_ALGORITHM } from '@vault/contracts';
+import {
+  JwksDocument,
+  PublicSigningJwk,
+  TOKEN_SIGNING_ALGORITHM,
+} from '@vault/contracts';
 import { EnvValidationError } from '@vault/platform';
-import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import {
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
 import { DeveloperEnv } from '../config/developer.env';
-import { decryptPrivateKey, encryptPrivateKey, KeyDecryptionError } from './key-encryption';
+import {
+  decryptPrivateKey,
+  encryptPrivateKey,
+  KeyDecryptionError,
+} from './key-encryption';
 import { SigningKeyEntity } from './signing-key.entity';
 
 /** Serialises key creation of replicas starting together (pg advisory lock key). */
@@ -30,13 +44,17 @@ export class SigningKeysService implements OnModuleInit {
 
   constructor(
     private readonly env: DeveloperEnv,
-    @InjectRepository(SigningKeyEntity) private readonly keys: Repository<SigningKeyEntity>,
+    @InjectRepository(SigningKeyEntity)
+    private readonly keys: Repository<SigningKeyEntity>,
   ) {}
 
   async onModuleInit(): Promise<void> {
     const row = await this.keys.manager.transaction(async (m) => {
       await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_CREATION_LOCK]);
-      return (await m.findOne(SigningKeyEntity, { where: { active: true } })) ?? this.create(m);
+      return (
+        (await m.findOne(SigningKeyEntity, { where: { active: true } })) ??
+        this.create(m)
+      );
     });
     this.active = { kid: row.kid, privateKey: await this.openPrivateKey(row) };
     const all = await this.keys.find({ order: { createdAt: 'DESC' } });
@@ -54,19 +72,25 @@ export class SigningKeysService implements OnModuleInit {
 
   private async create(m: EntityManager): Promise<SigningKeyEntity> {
     const kid = randomUUID();
-    const pair = await generateKeyPair(TOKEN_SIGNING_ALGORITHM, { extractable: true });
+    const pair = await generateKeyPair(TOKEN_SIGNING_ALGORITHM, {
+      extractable: true,
+    });
     const privateJson = JSON.stringify(await exportJWK(pair.privateKey));
     const secret = this.env.KEY_ENCRYPTION_SECRET;
     const row = m.create(SigningKeyEntity, {
       kid,
       alg: TOKEN_SIGNING_ALGORITHM,
       publicJwk: await exportJWK(pair.publicKey),
-      privateJwk: secret ? encryptPrivateKey(privateJson, secret, kid) : privateJson,
+      privateJwk: secret
+        ? encryptPrivateKey(privateJson, secret, kid)
+        : privateJson,
       encrypted: Boolean(secret),
       active: true,
     });
     await m.insert(SigningKeyEntity, row);
-    this.logger.log(`created signing key ${kid}${secret ? ' (stored encrypted)' : ''}`);
+    this.logger.log(
+      `created signing key ${kid}${secret ? ' (stored encrypted)' : ''}`,
+    );
     return row;
   }
 
@@ -84,7 +108,9 @@ export class SigningKeysService implements OnModuleInit {
         json = decryptPrivateKey(row.privateJwk, secret, row.kid);
       } catch (e) {
         if (e instanceof KeyDecryptionError) {
-          throw new EnvValidationError([`KEY_ENCRYPTION_SECRET: ${e.message} (key ${row.kid})`]);
+          throw new EnvValidationError([
+            `KEY_ENCRYPTION_SECRET: ${e.message} (key ${row.kid})`,
+          ]);
         }
         throw e;
       }
@@ -93,7 +119,10 @@ export class SigningKeysService implements OnModuleInit {
       if (secret) {
         await this.keys.update(
           { kid: row.kid },
-          { privateJwk: encryptPrivateKey(json, secret, row.kid), encrypted: true },
+          {
+            privateJwk: encryptPrivateKey(json, secret, row.kid),
+            encrypted: true,
+          },
         );
         this.logger.log(`signing key ${row.kid} is now stored encrypted`);
       }

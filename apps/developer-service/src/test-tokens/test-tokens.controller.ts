@@ -28,7 +28,8 @@ export class TestTokensController {
   @ApiProduces('application/json', 'text/html')
   @ApiOkResponse({
     type: TestRedirectResponseDto,
-    description: '`redirect_url` (default): `{redirectUrl}`; `html`: a page showing the token.',
+    description:
+      '`redirect_url` (default): `{redirectUrl}`; `html`: a page showing the token.',
   })
   @ApiForbiddenResponse({ description: 'The application is not in test mode.' })
   @ApiNotFoundResponse({ description: 'No such tenant or application.' })
@@ -38,9 +39,18 @@ export class TestTokensController {
     @Query() query: TestTokenQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TestRedirectResponseDto | string> {
-    const answer = await this.tests.issue(tenantId, clientId, query.responseType ?? 'redirect_url');
+    const answer = await this.tests.issue(
+      tenantId,
+      clientId,
+      query.responseType ?? 'redirect_url',
+    );
     if ('redirectUrl' in answer) return answer;
-    res.type('html').setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    res
+      .type('html')
+      .setHeader(
+        'Content-Security-Policy',
+        "default-src 'none'; style-src 'unsafe-inline'",
+      );
     return answer.html;
   }
 }

@@ -24,15 +24,25 @@ export class TestTokensService {
     private readonly signer: TokenSigner,
   ) {}
 
-  async issue(tenantId: string, clientId: string, type: TestResponseType): Promise<TestTokenAnswer> {
+  async issue(
+    tenantId: string,
+    clientId: string,
+    type: TestResponseType,
+  ): Promise<TestTokenAnswer> {
     const app = await this.directory.findApplication(tenantId, clientId);
-    if (!app) throw ProblemException.notFound('No such application for this tenant.');
+    if (!app)
+      throw ProblemException.notFound('No such application for this tenant.');
     if (!app.testMode) {
-      throw ProblemException.forbidden('Test tokens are only issued to applications in test mode.');
+      throw ProblemException.forbidden(
+        'Test tokens are only issued to applications in test mode.',
+      );
     }
     const redirectUri = app.redirectUris[0];
     if (type === 'redirect_url' && !redirectUri) {
-      throw ProblemException.conflict('no_redirect_uri', 'The application has no redirect URI.');
+      throw ProblemException.conflict(
+        'no_redirect_uri',
+        'The application has no redirect URI.',
+      );
     }
     const token = await this.signer.issue({
       userId: testIdentityId(tenantId, clientId),

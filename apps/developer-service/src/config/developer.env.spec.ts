@@ -1,0 +1,61 @@
+import { EnvValidationError, loadEnv } from '@vault/platform';
+import { DeveloperEnv, tokenIdentity } from './developer.env';
+
+const DB = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/dev' };
+
+describe('DeveloperEnv', () => {
+  it('has the documented defaults', () => {
+    const env = loadEnv(DeveloperEnv, DB);
+    expect(env).toMatchObject({
+      PORT: 3001,
+      TOKEN_TTL_SECONDS: 900,
+      AUTH_MAX_FAILURES: 5,
+      AUTH_MAX_FAILURES_PER_IP: 100,
+      AUTH_FAILURE_WINDOW_SECONDS: 900,
+    });
+    expect(tokenIdentity(env)).toEqual({
+      issuer: 'https://developer-api.localhost:8443/api/v1',
+      audience: 'vault-api',
+    });
+  });
+
+  it('issues with TOKEN_ISSUER/TOKEN_AUDIENCE, falling back to AUTH_ISSUER/AUTH_AUDIENCE', () => {
+    expect(
+      tokenIdentity(
+        loadEnv(DeveloperEnv, {
+          ...DB,
+          AUTH_ISSUER: 'https://a',
+          AUTH_AUDIENCE: 'x',
+        }),
+      ),
+    ).toEqual({
+      issuer: 'https://a',
+      audience: 'x',
+    });
+    expect(
+      tokenIdentity(
+        loadEnv(DeveloperEnv, {
+          ...DB,
+          AUTH_ISSUER: 'https://a',
+          TOKEN_ISSUER: 'https://b',
+          TOKEN_AUDIENCE: 'y',
+        }),
+      ),
+    ).toEqual({ issuer: 'https://b', audience: 'y' });
+  });
+
+  it('names out-of-range values', () => {
+    expect(() =>
+      loadEnv(DeveloperEnv, { ...DB, TOKEN_TTL_SECONDS: '30' }),
+    ).toThrow(/TOKEN_TTL_SECONDS/);
+    expect(() =>
+      loadEnv(DeveloperEnv, { ...DB, TOKEN_TTL_SECONDS: '86400' }),
+    ).toThrow(EnvValidationError);
+    expect(() =>
+      loadEnv(DeveloperEnv, { ...DB, AUTH_MAX_FAILURES: '0' }),
+    ).toThrow(/AUTH_MAX_FAILURES/);
+    expect(() =>
+      loadEnv(DeveloperEnv, { ...DB, KEY_ENCRYPTION_SECRET: 'short' }),
+    ).toThrow(/KEY_ENCRYPTION_SECRET/);
+  });
+});
