@@ -14,3 +14,4 @@ export * from './health/shutdown-state';
 export * from './bootstrap/configure-app';
 export * from './bootstrap/run-service';
 export * from './platform.module';
+export * from './jetstream';

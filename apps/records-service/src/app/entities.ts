@@ -1,3 +1,4 @@
+import { ActivityLogEntryEntity } from './activity-log/activity-log-entry.entity';
 import { RecordMembershipEntity, VaultMembershipEntity } from './access/membership.entity';
 import { RecordSubtypeEntity, RecordTypeEntity } from './catalogue/record-type.entity';
 import { OutboxEventEntity } from './events/outbox-event.entity';
@@ -16,4 +17,5 @@ export const ENTITIES: Function[] = [
   RecordSubtypeEntity,
   RecordEntity,
   OutboxEventEntity,
+  ActivityLogEntryEntity,
 ];

@@ -1,3 +1,4 @@
 export * from './database';
 export * from './identity-provider';
 export * from './test-app';
+export * from './nats-server';

@@ -3,6 +3,7 @@ import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { DurableConsumerRunner, InvalidMessageError, NATS_CONNECTION } from '@vault/platform';
 import { DataSource } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ActivityLogEntryEntity } from './activity-log-entry.entity';
 import { ActivityLogEnv } from './activity-log.env';
 import { InvalidEventError, LogRow, parseEvent, toLogRows } from './activity-log.mapper';
@@ -84,7 +85,7 @@ export class ActivityLogWriter {
       .createQueryBuilder()
       .insert()
       .into(ActivityLogEntryEntity)
-      .values(rows)
+      .values(rows as QueryDeepPartialEntity<ActivityLogEntryEntity>[])
       .orIgnore()
       .execute();
   }

@@ -1,0 +1,2 @@
+export * from './file-events';
+export * from './log.dto';

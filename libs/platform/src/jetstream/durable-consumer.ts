@@ -1,0 +1,187 @@
+import type {
+  ConsumerMessages,
+  JetStreamClient,
+  JetStreamManager,
+  JsMsg,
+} from '@nats-io/jetstream';
+import { headers } from '@nats-io/nats-core';
+import type { RelayLogger } from './outbox-relay';
+import { DurableConsumerSpec, ensureDurableConsumer, ensureStream, StreamSpec } from './streams';
+
+/** Thrown by `decode` for a message that can never be processed: it is dead-lettered at once. */
+export class InvalidMessageError extends Error {}
+
+export interface DurableBatchHandler<T> {
+  /** Parses and validates one message; throw InvalidMessageError to dead-letter it. */
+  decode(msg: JsMsg): T | Promise<T>;
+  /** Stores the batch in ONE transaction; a throw has the messages delivered again. */
+  commit(items: T[]): Promise<void>;
+}
+
+export interface DeadLetterSpec {
+  /** Stream holding dead letters; its subjects must not overlap the source stream's. */
+  stream: StreamSpec;
+  /** Subject dead letters are published on (inside `stream.subjects`). */
+  subject: string;
+}
+
+export interface DurableConsumerRunnerOptions<T> {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  consumer: DurableConsumerSpec;
+  deadLetter: DeadLetterSpec;
+  /** Messages stored per transaction at most. */
+  batchSize: number;
+  /** Delay before a failed message is delivered again. */
+  retryDelayMs: number;
+  handler: DurableBatchHandler<T>;
+  logger: RelayLogger;
+}
+
+/** Headers a dead letter carries. */
+export const DEAD_LETTER_HEADERS = {
+  reason: 'Dead-Letter-Reason',
+  subject: 'Dead-Letter-Subject',
+  stream: 'Dead-Letter-Stream',
+  sequence: 'Dead-Letter-Sequence',
+  deliveries: 'Dead-Letter-Deliveries',
+} as const;
+
+/**
+ * Runs a durable pull consumer with explicit acks: messages are decoded,
+ * stored in batches by the handler and acknowledged only after the handler's
+ * commit. Unacknowledged messages come back after AckWait (or at once on a
+ * nak); a message that cannot be decoded, or still fails on its last allowed
+ * delivery (MaxDeliver), is published to the dead-letter subject and
+ * terminated. Several runners on the same durable share the messages.
+ */
+export class DurableConsumerRunner<T> {
+  private running = false;
+  private loop?: Promise<void>;
+  private messages?: ConsumerMessages;
+  private buffer: JsMsg[] = [];
+  private processing?: Promise<void>;
+  /** Messages committed and acknowledged since start. */
+  processed = 0;
+  /** Messages dead-lettered since start. */
+  deadLettered = 0;
+
+  constructor(private readonly opts: DurableConsumerRunnerOptions<T>) {}
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    await ensureStream(this.opts.jsm, this.opts.deadLetter.stream);
+    await ensureDurableConsumer(this.opts.jsm, this.opts.consumer);
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops pulling, finishes the batch in progress, and hands buffered messages back. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    await this.messages?.close().catch(() => undefined);
+    await this.loop;
+    await this.processing;
+    for (const m of this.buffer.splice(0)) m.nak();
+  }
+
+  private async run(): Promise<void> {
+    const { js, consumer: spec, batchSize } = this.opts;
+    while (this.running) {
+      try {
+        const consumer = await js.consumers.get(spec.stream, spec.durable);
+        this.messages = await consumer.consume({ max_messages: Math.max(batchSize * 2, 100) });
+        if (!this.running) await this.messages.close();
+        for await (const m of this.messages) {
+          this.buffer.push(m);
+          this.kick();
+        }
+      } catch (err) {
+        if (!this.running) break;
+        this.opts.logger.warn(`consumer ${spec.durable}: ${err}; resubscribing`);
+        await new Promise((r) => setTimeout(r, 1000));
+        await ensureDurableConsumer(this.opts.jsm, spec).catch(() => undefined);
+      }
+    }
+  }
+
+  private kick(): void {
+    if (this.processing) return;
+    this.processing = (async () => {
+      while (this.buffer.length > 0) {
+        const batch = this.buffer.splice(0, this.opts.batchSize);
+        await this.processBatch(batch).catch((err) =>
+          this.opts.logger.error(`consumer ${this.opts.consumer.durable}: ${err}`),
+        );
+      }
+      this.processing = undefined;
+    })();
+  }
+
+  private async processBatch(msgs: JsMsg[]): Promise<void> {
+    const good: { msg: JsMsg; value: T }[] = [];
+    for (const msg of msgs) {
+      try {
+        good.push({ msg, value: await this.opts.handler.decode(msg) });
+      } catch (err) {
+        if (err instanceof InvalidMessageError) await this.deadLetter(msg, `invalid: ${err.message}`);
+        else msg.nak(this.opts.retryDelayMs);
+      }
+    }
+    if (good.length === 0) return;
+    try {
+      await this.opts.handler.commit(good.map((g) => g.value));
+      this.ack(good.map((g) => g.msg));
+      return;
+    } catch (err) {
+      if (good.length === 1) return this.failed(good[0].msg, err);
+    }
+    // One bad message must not hold back the others: store them one by one.
+    for (const g of good) {
+      try {
+        await this.opts.handler.commit([g.value]);
+        this.ack([g.msg]);
+      } catch (err) {
+        await this.failed(g.msg, err);
+      }
+    }
+  }
+
+  private ack(msgs: JsMsg[]): void {
+    for (const m of msgs) m.ack();
+    this.processed += msgs.length;
+  }
+
+  private async failed(msg: JsMsg, err: unknown): Promise<void> {
+    if (msg.info.deliveryCount >= this.opts.consumer.maxDeliver) {
+      await this.deadLetter(msg, `failed ${msg.info.deliveryCount} deliveries: ${err}`);
+    } else {
+      this.opts.logger.warn(
+        `consumer ${this.opts.consumer.durable}: delivery ${msg.info.deliveryCount} of ${msg.subject} failed: ${err}`,
+      );
+      msg.nak(this.opts.retryDelayMs);
+    }
+  }
+
+  private async deadLetter(msg: JsMsg, reason: string): Promise<void> {
+    const h = headers();
+    h.set(DEAD_LETTER_HEADERS.reason, reason.slice(0, 500).replace(/[\r\n]+/g, ' '));
+    h.set(DEAD_LETTER_HEADERS.subject, msg.subject);
+    h.set(DEAD_LETTER_HEADERS.stream, msg.info.stream);
+    h.set(DEAD_LETTER_HEADERS.sequence, String(msg.seq));
+    h.set(DEAD_LETTER_HEADERS.deliveries, String(msg.info.deliveryCount));
+    try {
+      await this.opts.js.publish(this.opts.deadLetter.subject, msg.data, {
+        headers: h,
+        msgID: `${msg.info.stream}:${msg.seq}`,
+      });
+      msg.term(reason.slice(0, 200));
+      this.deadLettered++;
+      this.opts.logger.warn(`consumer ${this.opts.consumer.durable}: dead-lettered ${msg.subject} #${msg.seq}: ${reason}`);
+    } catch (err) {
+      this.opts.logger.warn(`consumer ${this.opts.consumer.durable}: dead-letter publish failed: ${err}`);
+      msg.nak(this.opts.retryDelayMs);
+    }
+  }
+}

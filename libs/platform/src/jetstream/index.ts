@@ -1,0 +1,4 @@
+export * from './namespace';
+export * from './streams';
+export * from './outbox-relay';
+export * from './durable-consumer';

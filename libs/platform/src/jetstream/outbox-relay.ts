@@ -1,0 +1,196 @@
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { EventNamespace } from './namespace';
+
+export interface RelayLogger {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface OutboxRelayOptions {
+  dataSource: DataSource;
+  js: JetStreamClient;
+  namespace: EventNamespace;
+  /**
+   * Outbox table with columns `id uuid` (event id), `subject text`, `payload jsonb`,
+   * `occurred_at timestamptz` and `published_at timestamptz null`.
+   */
+  table: string;
+  /** Channel a trigger on the table NOTIFYs on insert (the relay LISTENs to it). */
+  channel: string;
+  /** Connection string of the dedicated LISTEN connection (same database). */
+  listenUrl: string;
+  /** Rows published per transaction. */
+  batchSize: number;
+  /** Fallback poll interval when no notification arrives. */
+  pollIntervalMs: number;
+  /** Time to wait for JetStream's publish acknowledgement. */
+  publishTimeoutMs: number;
+  logger: RelayLogger;
+  /**
+   * Called after JetStream acknowledged a batch and before the rows are marked
+   * published (instrumentation; a throw here leaves the rows unpublished, as a
+   * crash at that point would).
+   */
+  onPublished?: (ids: string[]) => Promise<void> | void;
+}
+
+interface OutboxRow {
+  id: string;
+  subject: string;
+  payload: unknown;
+}
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * Transactional outbox relay: claims unpublished rows with
+ * `FOR UPDATE SKIP LOCKED` (several relays share the work without taking the
+ * same rows), publishes them to JetStream with `Nats-Msg-Id` = event id, and
+ * marks them published in the same transaction once JetStream acknowledged
+ * them. A crash between publish and mark leaves the rows unpublished; they are
+ * published again and JetStream drops the duplicates inside its duplicate
+ * window (consumers dedupe by event id beyond it). Woken by LISTEN/NOTIFY,
+ * with a poll as fallback.
+ */
+export class OutboxRelay {
+  private running = false;
+  private loop?: Promise<void>;
+  private listener?: Client;
+  private wake?: () => void;
+  private pending = true;
+  private listenRetry?: NodeJS.Timeout;
+  /** Rows published since start (for tests and benchmarks). */
+  published = 0;
+
+  constructor(private readonly opts: OutboxRelayOptions) {
+    if (!IDENT.test(opts.table) || !IDENT.test(opts.channel)) {
+      throw new Error('outbox table and channel must be plain lower-case identifiers');
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.listen();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearTimeout(this.listenRetry);
+    this.wake?.();
+    await this.loop;
+    const l = this.listener;
+    this.listener = undefined;
+    await l?.end().catch(() => undefined);
+  }
+
+  /** Publishes one batch; returns the number of rows published. */
+  async relayOnce(): Promise<number> {
+    const { dataSource, js, namespace, table, batchSize, publishTimeoutMs } = this.opts;
+    const qr = dataSource.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.startTransaction();
+      const rows: OutboxRow[] = await qr.query(
+        `SELECT id, subject, payload FROM ${table}
+          WHERE published_at IS NULL
+          ORDER BY occurred_at, id
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED`,
+        [batchSize],
+      );
+      if (rows.length === 0) {
+        await qr.commitTransaction();
+        return 0;
+      }
+      await Promise.all(
+        rows.map((r) =>
+          js.publish(namespace.subject(r.subject), JSON.stringify(r.payload), {
+            msgID: r.id,
+            timeout: publishTimeoutMs,
+          }),
+        ),
+      );
+      const ids = rows.map((r) => r.id);
+      await this.opts.onPublished?.(ids);
+      await qr.query(`UPDATE ${table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+      await qr.commitTransaction();
+      this.published += rows.length;
+      return rows.length;
+    } catch (err) {
+      if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      await qr.release();
+    }
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      this.pending = false;
+      let n = 0;
+      try {
+        n = await this.relayOnce();
+        failures = 0;
+      } catch (err) {
+        failures++;
+        if (failures === 1 || failures % 20 === 0) {
+          this.opts.logger.warn(`outbox relay: publish failed (${failures}x), retrying: ${err}`);
+        }
+        await this.sleep(Math.min(5000, 100 * 2 ** Math.min(failures, 6)));
+        continue;
+      }
+      if (n === this.opts.batchSize || this.pending) continue;
+      await this.sleep(this.opts.pollIntervalMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private notified(): void {
+    this.pending = true;
+    this.wake?.();
+  }
+
+  private async listen(): Promise<void> {
+    if (!this.running) return;
+    const client = new Client({ connectionString: this.opts.listenUrl });
+    const retry = () => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      client.end().catch(() => undefined);
+      if (this.running) this.listenRetry = setTimeout(() => void this.listen(), 1000);
+    };
+    client.on('notification', () => this.notified());
+    client.on('error', (err) => {
+      this.opts.logger.warn(`outbox relay: LISTEN connection lost, polling until it is back: ${err}`);
+      retry();
+    });
+    client.on('end', retry);
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.opts.channel}`);
+      this.notified();
+    } catch (err) {
+      this.opts.logger.warn(`outbox relay: LISTEN failed, polling: ${err}`);
+      retry();
+    }
+  }
+}
