@@ -112,7 +112,7 @@ export class MfaService {
          AND consumed_at IS NULL AND expires_at > now() AND attempts < :max`,
         { account: account.id, max: MFA_MAX_ATTEMPTS },
       )
-      .returning(['id', 'code_hash', 'attempts', 'channel', 'destination_id'])
+      .returning('id, code_hash, attempts, channel, destination_id')
       .execute();
     const row = (tried.raw as Array<Record<string, unknown>>)[0];
     if (!row) throw invalidCode();
