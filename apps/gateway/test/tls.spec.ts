@@ -28,6 +28,9 @@ describe('gateway certificate', () => {
     } finally {
       await first.app.close();
     }
+    // Both servers closed with the application.
+    await expect(call(first.httpsPort, { host: 'user-api.vault.test', path: '/health/live' })).rejects.toThrow(/ECONNREFUSED/);
+    await expect(call(first.httpPort, { host: 'user-api.vault.test' }, true)).rejects.toThrow(/ECONNREFUSED/);
     const second = await bootGateway({ CERT_DIR: dir, GATEWAY_DOMAIN: 'vault.test' });
     try {
       expect(second.tls.source).toBe('reused');

@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+/**
+ * Gateway benchmark: the same authenticated GET measured direct to user-service
+ * (plain HTTP on its port) and through the gateway (HTTPS, Host
+ * user-api.localhost), alternating, with autocannon. Prints and writes
+ * (.data/bench/gateway.json) the throughput ratio gateway/direct and the
+ * latency the gateway adds at p50 and p99.
+ *
+ * Two phases, each in alternating rounds:
+ * 1. saturation: as many requests as BENCH_CONNECTIONS connections carry;
+ *    gives the throughput of each path and the ratio.
+ * 2. latency: BENCH_LATENCY_CONNECTIONS (default 1) connections, each
+ *    sending its next request when the previous answered, so nothing queues;
+ *    the difference at p50/p99 is what the extra hop adds (at saturation the
+ *    latency only mirrors throughput). Latencies are taken per response at
+ *    sub-millisecond precision (autocannon's own histogram is whole ms).
+ *
+ * Self-contained: builds (nx cache) and starts dist/apps/user-service and
+ * dist/apps/gateway on free ports, with a throw-away database on the
+ * PostgreSQL server of DATABASE_URL and NATS from NATS_URL, and signs the
+ * bearer token with its own key whose JWKS it serves on loopback.
+ *
+ * Variables: BENCH_DURATION (s per run, 10), BENCH_CONNECTIONS (10),
+ * BENCH_ROUNDS (3), BENCH_LATENCY_CONNECTIONS (1), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+
+const require = createRequire(import.meta.url);
+const platform = require('../../scripts/platform.cjs');
+const { ROOT } = platform;
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const LATENCY_CONNECTIONS = Number(process.env.BENCH_LATENCY_CONNECTIONS ?? 1);
+const PG_SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const ISSUER = 'https://developer-api.localhost:8443/api/v1';
+const AUDIENCE = 'vault-api';
+const HOST = 'user-api.localhost';
+const ROUTE = '/api/v1/accounts/username/bench-user/check';
+
+const log = (msg) => console.log(`[bench] ${msg}`);
+const children = [];
+const cleanups = [];
+
+async function main() {
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    log('building gateway and user-service (nx cache)');
+    const r = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '--projects=gateway,user-service'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (r.status !== 0) throw new Error('build failed');
+  }
+
+  const { jwksUrl, token } = await startKeyServer();
+  const database = `vault_bench_user_${process.pid}`;
+  await platform.ensureDatabases(PG_SERVER, [database]);
+  cleanups.push(() => platform.dropDatabases(PG_SERVER, [database]));
+
+  const userPort = await platform.freePort();
+  const httpsPort = await platform.freePort();
+  const httpPort = await platform.freePort();
+  await startApp('user-service', `http://127.0.0.1:${userPort}/health/ready`, {
+    PORT: String(userPort),
+    DATABASE_URL: platform.databaseUrl(PG_SERVER, database),
+    NATS_URL,
+    AUTH_JWKS_URL: jwksUrl,
+    AUTH_ISSUER: ISSUER,
+    AUTH_AUDIENCE: AUDIENCE,
+    MAIL_DIR: mkdtempSync(path.join(tmpdir(), 'bench-mail-')),
+    SMS_DIR: mkdtempSync(path.join(tmpdir(), 'bench-sms-')),
+  });
+  await startApp('gateway', `https://127.0.0.1:${httpsPort}/health/ready`, {
+    HTTPS_PORT: String(httpsPort),
+    HTTP_PORT: String(httpPort),
+    USER_SERVICE_URL: `http://127.0.0.1:${userPort}`,
+    CERT_DIR: mkdtempSync(path.join(tmpdir(), 'bench-certs-')),
+    // The limiter stays in the path, with a ceiling the benchmark never reaches.
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+  });
+
+  const authorization = `Bearer ${token}`;
+  const targets = {
+    direct: { url: `http://127.0.0.1:${userPort}${ROUTE}`, headers: { authorization } },
+    gateway: {
+      url: `https://127.0.0.1:${httpsPort}${ROUTE}`,
+      headers: { authorization, host: HOST },
+      servername: HOST,
+    },
+  };
+  await sanityCheck(targets);
+
+  log(`warming up (${CONNECTIONS} connections)`);
+  await measure(targets.direct, 3, CONNECTIONS);
+  await measure(targets.gateway, 3, CONNECTIONS);
+
+  log('phase 1: saturation');
+  const saturation = await rounds(targets, CONNECTIONS);
+  log(`phase 2: latency with ${LATENCY_CONNECTIONS} connection(s)`);
+  const latency = await rounds(targets, LATENCY_CONNECTIONS);
+
+  const summary = summarise(saturation, latency);
+  const report = {
+    date: new Date().toISOString(),
+    route: `GET ${ROUTE} (authenticated, Bearer ES256 token)`,
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      loadAverage: loadavg().map((l) => +l.toFixed(2)),
+    },
+    settings: { durationSeconds: DURATION, connections: CONNECTIONS, latencyConnections: LATENCY_CONNECTIONS, rounds: ROUNDS },
+    ...summary,
+    runs: { saturation, latency },
+  };
+  mkdirSync(path.join(ROOT, '.data/bench'), { recursive: true });
+  const out = path.join(ROOT, '.data/bench/gateway.json');
+  writeFileSync(out, JSON.stringify(report, null, 2));
+  console.log('');
+  const t = summary.throughput;
+  const l = summary.latency;
+  console.log(`saturation: direct ${t.direct.toFixed(0)} req/s, gateway ${t.gateway.toFixed(0)} req/s`);
+  console.log(`throughput ratio gateway/direct: ${t.ratio.toFixed(2)} (goal >= 0.6)`);
+  console.log(`${LATENCY_CONNECTIONS} connection(s): direct p50 ${l.direct.p50} ms p99 ${l.direct.p99} ms; gateway p50 ${l.gateway.p50} ms p99 ${l.gateway.p99} ms`);
+  console.log(`added latency: p50 ${l.addedP50} ms, p99 ${l.addedP99} ms (goal p99 < 5 ms)`);
+  console.log(`written to ${path.relative(ROOT, out)}`);
+}
+
+/** An ES256 key, its JWKS on loopback, and a bearer token signed with it. */
+async function startKeyServer() {
+  const kid = randomUUID();
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' };
+  const server = createServer((_, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ keys: [jwk] }));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(() => new Promise((r) => server.close(r)));
+  const token = await new SignJWT({ tid: 'bench-tenant', cid: 'bench-client', scope: 'vault', preferred_username: 'bench-user' })
+    .setProtectedHeader({ alg: 'ES256', kid, typ: 'JWT' })
+    .setSubject(`vault|${randomUUID()}`)
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime('2h')
+    .setJti(randomUUID())
+    .sign(privateKey);
+  return { jwksUrl: `http://127.0.0.1:${server.address().port}/jwks.json`, token };
+}
+
+async function startApp(app, readyUrl, env) {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', app, 'main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  await platform.waitForReady(readyUrl, 60000, () => child.exitCode === null);
+  log(`${app} ready (${readyUrl.replace('/health/ready', '')})`);
+}
+
+async function sanityCheck(targets) {
+  const results = {};
+  for (const [name, t] of Object.entries(targets)) {
+    const r = await measure(t, 1, 1);
+    if (r.non2xx > 0 || r.errors > 0 || r.requests === 0) {
+      throw new Error(`${name}: the measured route does not answer 200 (non-2xx ${r.non2xx}, errors ${r.errors})`);
+    }
+    results[name] = r.requests;
+  }
+  log(`route answers 200 direct and through the gateway (${JSON.stringify(results)} requests in 1 s)`);
+}
+
+/** Alternating rounds direct/gateway; returns the runs of each. */
+async function rounds(targets, connections) {
+  const runs = { direct: [], gateway: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const name of round % 2 ? ['direct', 'gateway'] : ['gateway', 'direct']) {
+      const r = await measure(targets[name], DURATION, connections);
+      runs[name].push(r);
+      log(
+        `round ${round} ${name.padEnd(7)} ${r.rps.toFixed(0)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms` +
+          `  non-2xx ${r.non2xx}  errors ${r.errors}`,
+      );
+    }
+  }
+  return runs;
+}
+
+/** One autocannon run; latencies recorded per 2xx response (autocannon's own histogram is whole ms). */
+function measure(target, duration, connections) {
+  return new Promise((resolve, reject) => {
+    const latencies = [];
+    const instance = autocannon(
+      { ...target, method: 'GET', connections, duration, pipelining: 1 },
+      (err, result) => {
+        if (err) return reject(err);
+        latencies.sort((a, b) => a - b);
+        resolve({
+          rps: result.requests.average,
+          requests: result.requests.total,
+          p50: percentile(latencies, 50),
+          p90: percentile(latencies, 90),
+          p99: percentile(latencies, 99),
+          non2xx: result.non2xx,
+          errors: result.errors + result.timeouts,
+        });
+      },
+    );
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300) latencies.push(ms);
+    });
+  });
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return +sorted[Math.max(0, i)].toFixed(2);
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Throughput: mean over the saturation rounds; latency: median over the latency rounds. */
+function summarise(saturation, latency) {
+  const rps = (rs) => mean(rs.map((r) => r.rps));
+  const lat = (rs) => ({ p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) });
+  const direct = lat(latency.direct);
+  const gateway = lat(latency.gateway);
+  return {
+    throughput: {
+      direct: rps(saturation.direct),
+      gateway: rps(saturation.gateway),
+      ratio: rps(saturation.gateway) / rps(saturation.direct),
+    },
+    latency: {
+      direct,
+      gateway,
+      addedP50: +(gateway.p50 - direct.p50).toFixed(2),
+      addedP99: +(gateway.p99 - direct.p99).toFixed(2),
+    },
+  };
+}
+
+async function shutdown() {
+  // Let the requests autocannon left in flight finish before the apps stop.
+  await new Promise((r) => setTimeout(r, 500));
+  for (const child of children.reverse()) {
+    if (child.exitCode !== null) continue;
+    await new Promise((r) => {
+      child.once('exit', r);
+      child.kill('SIGTERM');
+    });
+  }
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+}
+
+main()
+  .then(shutdown)
+  .catch(async (err) => {
+    console.error(err);
+    await shutdown();
+    process.exit(1);
+  });
