@@ -55,7 +55,9 @@ export class VaultsService {
           `vault-owner:${principal.tenantId}:${principal.openId}`,
         ]);
         const owned = await this.access.ownedVaultIds(m, principal);
-        const plans = [choice.plan, ...(await Promise.all(owned.map((id) => this.licenses.planOf(id, m))))];
+        // one query at a time: the transaction has a single connection
+        const plans = [choice.plan];
+        for (const id of owned) plans.push(await this.licenses.planOf(id, m));
         const max = Math.max(...plans.map((p) => this.plans.limit(p, 'account.maxOwnedVaults')));
         if (owned.length >= max) {
           throw ProblemException.conflict(
