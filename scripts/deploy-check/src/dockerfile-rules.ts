@@ -1,0 +1,110 @@
+import { DockerfileParser, From, Instruction } from 'dockerfile-ast';
+import { Violation, violation } from './violation';
+
+/**
+ * Lints a Dockerfile for the image rules of the platform: multi-stage, every base
+ * image pinned (a tag that is not `latest`, or a digest), a final stage that runs as
+ * a non-root user, installs production dependencies only, copies no whole build
+ * context, has NODE_ENV=production, a HEALTHCHECK and an exec-form CMD (so node is
+ * PID 1 and receives SIGTERM), and no ADD of remote URLs or secrets baked into ENV.
+ */
+export function lintDockerfile(text: string, where: string): Violation[] {
+  const out: Violation[] = [];
+  const fail = (rule: string, message: string, line?: number) =>
+    out.push(violation(line === undefined ? where : `${where}:${line + 1}`, rule, message));
+  const df = DockerfileParser.parse(text);
+  const argDefaults = new Map<string, string>();
+  for (const arg of df.getInitialARGs()) {
+    const p = arg.getProperty();
+    if (p?.getName()) argDefaults.set(p.getName(), p.getValue() ?? '');
+  }
+  const froms = df.getFROMs();
+  if (froms.length < 2) fail('multi-stage', `needs a build stage and a runtime stage (found ${froms.length} FROM)`);
+  const stageNames = new Set(froms.map((f) => f.getBuildStage()).filter((s): s is string => !!s));
+
+  for (const from of froms) {
+    const line = from.getRange().start.line;
+    const image = expand(from.getImage() ?? '', argDefaults);
+    if (stageNames.has(image)) continue;
+    const pinned = image.includes('@sha256:') || /:[^/:]+$/.test(image);
+    if (!pinned) fail('pinned-base-image', `base image "${image}" has no tag or digest`, line);
+    else if (/:latest$/.test(image)) fail('pinned-base-image', `base image "${image}" uses the latest tag`, line);
+  }
+
+  const instructions = df.getInstructions();
+  const lastFrom = froms[froms.length - 1];
+  const finalStart = lastFrom ? lastFrom.getRange().start.line : 0;
+  const final = instructions.filter((i) => i.getRange().start.line > finalStart);
+  const lines = text.split(/\r?\n/);
+  // Arguments with flags (--from=..., --mount=...), continuation lines joined.
+  const raw = (i: Instruction) => {
+    const { start, end } = i.getRange();
+    const full = lines.slice(start.line, end.line + 1).join('\n').replace(/\\\n/g, ' ');
+    return full.replace(/^\s*\S+\s*/, '');
+  };
+
+  for (const i of instructions) {
+    const line = i.getRange().start.line;
+    if (i.getKeyword() === 'ADD' && /\bhttps?:\/\//.test(raw(i))) {
+      fail('no-remote-add', 'ADD of a URL: download in a RUN step with a checksum, or COPY', line);
+    }
+    if (i.getKeyword() === 'ENV' || i.getKeyword() === 'ARG') {
+      for (const m of raw(i).matchAll(/([A-Z0-9_]*(?:SECRET|PASSWORD|TOKEN|PRIVATE_KEY)[A-Z0-9_]*)=(\S+)/g)) {
+        fail('no-baked-secrets', `${i.getKeyword()} ${m[1]} carries a value: secrets come from the runtime`, line);
+      }
+    }
+  }
+
+  const users = final.filter((i) => i.getKeyword() === 'USER');
+  const lastUser = users[users.length - 1];
+  if (!lastUser) fail('non-root-user', 'the final stage has no USER: it would run as root');
+  else if (/^(root|0)(:|$)/.test(raw(lastUser).trim())) {
+    fail('non-root-user', `the final stage runs as "${raw(lastUser).trim()}"`, lastUser.getRange().start.line);
+  }
+
+  for (const i of final) {
+    const line = i.getRange().start.line;
+    const args = raw(i);
+    if (i.getKeyword() === 'RUN' && /\bnpm\s+(install|i|ci)\b/.test(args) && !/--omit[= ]dev|--production\b|--only[= ]prod/.test(args)) {
+      fail('prod-deps-only', `the final stage installs dev dependencies: "${args.trim()}" needs --omit=dev`, line);
+    }
+    if ((i.getKeyword() === 'COPY' || i.getKeyword() === 'ADD') && !/--from=/.test(args) && /(^|\s)\.\s+\S+\s*$/.test(args)) {
+      fail('prod-deps-only', 'the final stage copies the whole build context: copy the build output only', line);
+    }
+  }
+  const copiesModules = final.some((i) => i.getKeyword() === 'COPY' && /node_modules/.test(raw(i)));
+  if (copiesModules) {
+    const from = final.find((i) => i.getKeyword() === 'COPY' && /node_modules/.test(raw(i)));
+    const stage = /--from=(\S+)/.exec(from ? raw(from) : '')?.[1];
+    const installs = stage ? stageInstructions(froms, instructions, stage).filter((i) => i.getKeyword() === 'RUN' && /\bnpm\s+(install|i|ci)\b/.test(raw(i))) : [];
+    if (!stage || installs.length === 0 || installs.some((i) => !/--omit[= ]dev|--production\b/.test(raw(i)))) {
+      fail('prod-deps-only', `node_modules copied from stage "${stage ?? '?'}", which does not install with --omit=dev only`);
+    }
+  }
+
+  const envs = final.filter((i) => i.getKeyword() === 'ENV').map(raw).join(' ');
+  if (!/\bNODE_ENV=production\b/.test(envs)) fail('node-env', 'the final stage does not set NODE_ENV=production');
+  if (!final.some((i) => i.getKeyword() === 'HEALTHCHECK' && !/^\s*NONE\b/i.test(raw(i)))) {
+    fail('healthcheck', 'the final stage has no HEALTHCHECK (Kubernetes probes are declared in deploy/k8s)');
+  }
+  const cmds = final.filter((i) => i.getKeyword() === 'CMD' || i.getKeyword() === 'ENTRYPOINT');
+  if (cmds.length === 0) fail('exec-form-cmd', 'the final stage has no CMD');
+  for (const c of cmds) {
+    if (!raw(c).trim().startsWith('[')) {
+      fail('exec-form-cmd', `${c.getKeyword()} in shell form: a shell as PID 1 does not pass SIGTERM on`, c.getRange().start.line);
+    }
+  }
+  return out;
+}
+
+function stageInstructions(froms: From[], all: Instruction[], stage: string): Instruction[] {
+  const index = froms.findIndex((f) => f.getBuildStage() === stage);
+  if (index < 0) return [];
+  const start = froms[index].getRange().start.line;
+  const end = index + 1 < froms.length ? froms[index + 1].getRange().start.line : Infinity;
+  return all.filter((i) => i.getRange().start.line > start && i.getRange().start.line < end);
+}
+
+function expand(value: string, args: Map<string, string>): string {
+  return value.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => args.get(name) ?? '');
+}
