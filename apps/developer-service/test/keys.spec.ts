@@ -20,6 +20,14 @@ const DEMO = {
   password: 'demo-password',
 };
 
+const demoToken = async (app: INestApplication): Promise<string> =>
+  (
+    await request(app.getHttpServer())
+      .post(`${appPath('demo', 'demo-app')}/auth`)
+      .send(DEMO)
+      .expect(200)
+  ).body.access_token;
+
 const jwks = async (app: INestApplication) =>
   (
     await request(app.getHttpServer())
@@ -53,12 +61,7 @@ describe('developer-service signing keys', () => {
   it('keeps the key across a restart, stored encrypted: old tokens still verify', async () => {
     const db = await newDb();
     const first = await boot(db, { KEY_ENCRYPTION_SECRET: SECRET });
-    const token = (
-      await request(first.getHttpServer())
-        .post(`${appPath('demo', 'demo-app')}/auth`)
-        .send(DEMO)
-        .expect(200)
-    ).body.access_token;
+    const token = await demoToken(first);
     const kid = decodeProtectedHeader(token).kid;
     const [row] = await first
       .get(DataSource)
@@ -73,12 +76,7 @@ describe('developer-service signing keys', () => {
     ).toEqual([kid]);
     const { payload } = await verifyWithJwks(second, token);
     expect(payload['tid']).toBe('demo');
-    const again = (
-      await request(second.getHttpServer())
-        .post(`${appPath('demo', 'demo-app')}/auth`)
-        .send(DEMO)
-        .expect(200)
-    ).body.access_token;
+    const again = await demoToken(second);
     expect(decodeProtectedHeader(again).kid).toBe(kid);
     await stop(second);
 
@@ -133,12 +131,7 @@ describe('developer-service signing keys', () => {
       .get(DataSource)
       .query('SELECT count(*)::int AS n FROM signing_keys');
     expect(n).toBe(1);
-    const token = (
-      await request(a.getHttpServer())
-        .post(`${appPath('demo', 'demo-app')}/auth`)
-        .send(DEMO)
-        .expect(200)
-    ).body.access_token;
+    const token = await demoToken(a);
     await verifyWithJwks(b, token);
   });
 });

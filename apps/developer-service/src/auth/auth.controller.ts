@@ -54,6 +54,6 @@ export class AuthController {
     @Body() body: TokenRequestDto,
     @Ip() ip: string,
   ): Promise<TokenResponseDto> {
-    return this.auth.issueToken(tenantId, clientId, body, ip);
+    return this.auth.issueToken(tenantId, clientId, body, ip ?? 'unknown');
   }
 }

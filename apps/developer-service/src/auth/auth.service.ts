@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import {
   ERROR_CODES,
   TokenRequestDto,
@@ -27,6 +27,8 @@ export function invalidCredentials(): ProblemException {
  */
 @Injectable()
 export class AuthService {
+  private readonly logger = new Logger('Auth');
+
   constructor(
     private readonly directory: DirectoryService,
     private readonly hasher: PasswordHasher,
@@ -57,7 +59,20 @@ export class AuthService {
       user?.passwordHash,
       body.password,
     );
-    if (!app || !user || !secretOk || !passwordOk) throw invalidCredentials();
+    if (!app || !user || !secretOk || !passwordOk) {
+      // The reason stays in the service log; the caller learns nothing from the answer.
+      const reason = !app
+        ? 'unknown tenant or client'
+        : !secretOk
+          ? 'wrong client secret'
+          : !user
+            ? 'unknown user'
+            : 'wrong password';
+      this.logger.debug(
+        `sign-in refused for ${tenantId}/${clientId} from ${ip}: ${reason}`,
+      );
+      throw invalidCredentials();
+    }
     await this.throttle.succeeded(attempt);
     return this.signer.issue({
       userId: user.id,
