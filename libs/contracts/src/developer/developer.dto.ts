@@ -1,5 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import {
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+} from 'class-validator';
 
 /** Longest credential value accepted (bounds the hashing work per request). */
 export const MAX_CREDENTIAL_LENGTH = 1024;
@@ -8,21 +15,30 @@ const NOT_BLANK = /\S/;
 
 /** Body of `POST .../auth` (JSON or application/x-www-form-urlencoded). */
 export class TokenRequestDto {
-  @ApiProperty({ description: 'Secret of the client application.', example: 'demo-secret' })
+  @ApiProperty({
+    description: 'Secret of the client application.',
+    example: 'demo-secret',
+  })
   @IsString()
   @IsNotEmpty()
   @Matches(NOT_BLANK, { message: 'clientSecret must not be blank' })
   @MaxLength(MAX_CREDENTIAL_LENGTH)
   clientSecret!: string;
 
-  @ApiProperty({ description: 'Organisation user of the tenant.', example: 'demo@vault.local' })
+  @ApiProperty({
+    description: 'Organisation user of the tenant.',
+    example: 'demo@vault.local',
+  })
   @IsString()
   @IsNotEmpty()
   @Matches(NOT_BLANK, { message: 'username must not be blank' })
   @MaxLength(MAX_CREDENTIAL_LENGTH)
   username!: string;
 
-  @ApiProperty({ description: 'Password of the organisation user.', example: 'demo-password' })
+  @ApiProperty({
+    description: 'Password of the organisation user.',
+    example: 'demo-password',
+  })
   @IsString()
   @IsNotEmpty()
   @Matches(NOT_BLANK, { message: 'password must not be blank' })
@@ -32,10 +48,16 @@ export class TokenRequestDto {
 
 /** Successful answer of `POST .../auth`. */
 export class TokenResponseDto {
-  @ApiProperty({ description: 'Signed JWT (ES256) to send as `Authorization: Bearer <token>`.' })
+  @ApiProperty({
+    description:
+      'Signed JWT (ES256) to send as `Authorization: Bearer <token>`.',
+  })
   access_token!: string;
 
-  @ApiProperty({ description: 'Seconds until the token expires.', example: 900 })
+  @ApiProperty({
+    description: 'Seconds until the token expires.',
+    example: 900,
+  })
   expires_in!: number;
 
   @ApiProperty({ enum: ['Bearer'], example: 'Bearer' })
@@ -50,7 +72,8 @@ export class TestTokenQueryDto {
   @ApiPropertyOptional({
     enum: TEST_RESPONSE_TYPES,
     default: 'redirect_url',
-    description: '`redirect_url` answers `{redirectUrl}`; `html` answers a page showing the token.',
+    description:
+      '`redirect_url` answers `{redirectUrl}`; `html` answers a page showing the token.',
   })
   @IsOptional()
   @IsIn(TEST_RESPONSE_TYPES)
@@ -63,7 +86,8 @@ export class TestRedirectResponseDto {
     description:
       'First redirect URI of the application with the token in the fragment: ' +
       '`#access_token=<jwt>&token_type=Bearer&expires_in=<seconds>`.',
-    example: 'https://localhost:8443/callback#access_token=eyJ...&token_type=Bearer&expires_in=900',
+    example:
+      'https://localhost:8443/callback#access_token=eyJ...&token_type=Bearer&expires_in=900',
   })
   redirectUrl!: string;
 }
