@@ -356,7 +356,9 @@ describe('user-service accounts', () => {
     it('publishes account created and updated on the versioned subjects', async () => {
       const got: Array<{ subject: string; data: Record<string, unknown> }> = [];
       const sub = nc.subscribe('account.>', {
-        callback: (_e, m) => got.push({ subject: m.subject, data: m.json() }),
+        callback: (_e, m) => {
+          got.push({ subject: m.subject, data: m.json() });
+        },
       });
       await nc.flush();
       const openId = `vault|${randomUUID()}`;

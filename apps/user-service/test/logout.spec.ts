@@ -12,7 +12,7 @@ const A = '/api/v1/accounts';
  */
 describe('user-service logout', () => {
   let svc: UserService;
-  let other: INestApplication | undefined;
+  let other: INestApplication;
 
   beforeAll(async () => {
     svc = await startUserService('user_logout');
@@ -39,18 +39,18 @@ describe('user-service logout', () => {
     const token = await svc.token({ sub });
     const id = await createAccount(svc, token);
     const path = `${A}/account-id/${id}`;
-    await request(other!.getHttpServer()).get(path).set(auth(token)).expect(200);
+    await request(other.getHttpServer()).get(path).set(auth(token)).expect(200);
 
     const res = await svc.http().delete(`${A}/logout`).set(auth(token)).expect(200);
     expect(res.text).toBe('');
 
     await svc.http().get(path).set(auth(token)).expect(401);
-    expect(await until(other!, token, path, 401, 1000)).toBeLessThan(1000);
-    const refused = await request(other!.getHttpServer()).get(path).set(auth(token)).expect(401);
+    expect(await until(other, token, path, 401, 1000)).toBeLessThan(1000);
+    const refused = await request(other.getHttpServer()).get(path).set(auth(token)).expect(401);
     expect(refused.body.detail).toMatch(/revoked/);
     await svc.http().delete(`${A}/logout`).set(auth(token)).expect(401);
 
-    await other!.close();
+    await other.close();
     other = await bootTestApp(AppModule, svc.env);
     await request(other.getHttpServer()).get(path).set(auth(token)).expect(401);
 

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { applyDecorators, Type } from '@nestjs/common';
+import { Type as TransformType } from 'class-transformer';
 import {
   Allow,
   ArrayMaxSize,
@@ -34,6 +35,23 @@ import { AtMostOnePrimary, IsDayMonthYear, ReadOnlyEcho, UniqueBy } from './vali
 /** Longest list of emails or phones one account holds. */
 export const MAX_CONTACT_ENTRIES = 20;
 const TEXT = 200;
+
+/**
+ * An optional list of email or phone entries: each entry validated, at most
+ * MAX_CONTACT_ENTRIES, `key` never repeated, at most one primary.
+ */
+function ContactList(type: () => Type<unknown>, key: string) {
+  return applyDecorators(
+    ApiPropertyOptional({ type: () => [type()], maxItems: MAX_CONTACT_ENTRIES }),
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(MAX_CONTACT_ENTRIES),
+    ValidateNested({ each: true }),
+    TransformType(type),
+    UniqueBy(key),
+    AtMostOnePrimary(),
+  );
+}
 
 /** Residence (contract §2.3). */
 export class ResidenceDto {
@@ -179,17 +197,10 @@ export abstract class AccountProfileDto {
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => ResidenceDto)
+  @TransformType(() => ResidenceDto)
   primaryResidence?: ResidenceDto | null;
 
-  @ApiPropertyOptional({ type: () => [PhoneEntryDto], maxItems: MAX_CONTACT_ENTRIES })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_CONTACT_ENTRIES)
-  @ValidateNested({ each: true })
-  @Type(() => PhoneEntryDto)
-  @UniqueBy('number')
-  @AtMostOnePrimary()
+  @ContactList(() => PhoneEntryDto, 'number')
   phones?: PhoneEntryDto[];
 
   @ApiPropertyOptional({ maxLength: TEXT, nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
@@ -211,21 +222,14 @@ export class CreateAccountDto extends AccountProfileDto {
   @MaxLength(254)
   username?: string;
 
-  @ApiPropertyOptional({ type: () => [CreateEmailEntryDto], maxItems: MAX_CONTACT_ENTRIES })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_CONTACT_ENTRIES)
-  @ValidateNested({ each: true })
-  @Type(() => CreateEmailEntryDto)
-  @UniqueBy('address')
-  @AtMostOnePrimary()
+  @ContactList(() => CreateEmailEntryDto, 'address')
   emails?: CreateEmailEntryDto[];
 
   @ApiPropertyOptional({ type: () => AccountSettingsDto, description: 'Defaults documented in docs/user-api.md.' })
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => AccountSettingsDto)
+  @TransformType(() => AccountSettingsDto)
   settings?: AccountSettingsDto;
 
   @ApiPropertyOptional({ type: () => [AgreementDto] })
@@ -233,7 +237,7 @@ export class CreateAccountDto extends AccountProfileDto {
   @IsArray()
   @ArrayMaxSize(50)
   @ValidateNested({ each: true })
-  @Type(() => AgreementDto)
+  @TransformType(() => AgreementDto)
   agreements?: AgreementDto[];
 
   @ApiPropertyOptional({ description: 'Single-use code from an invitation email.' })
@@ -252,14 +256,7 @@ export class UpdateAccountDto extends AccountProfileDto {
   @MaxLength(254)
   username: string;
 
-  @ApiPropertyOptional({ type: () => [EmailEntryDto], maxItems: MAX_CONTACT_ENTRIES })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_CONTACT_ENTRIES)
-  @ValidateNested({ each: true })
-  @Type(() => EmailEntryDto)
-  @UniqueBy('address')
-  @AtMostOnePrimary()
+  @ContactList(() => EmailEntryDto, 'address')
   emails?: EmailEntryDto[];
 
   /** Not changed by an account update (own endpoints); accepted and ignored. */

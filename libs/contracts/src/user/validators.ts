@@ -24,58 +24,46 @@ export function parseDayMonthYear(value: unknown): string | null {
   return `${yyyy}-${mm}-${dd}`;
 }
 
-/** A real calendar date written `DD/MM/YYYY`. */
-export function IsDayMonthYear(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isDayMonthYear',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: `${String(propertyName)} must be a real date written DD/MM/YYYY`, ...options },
-      validator: { validate: (value: unknown) => parseDayMonthYear(value) !== null },
-    });
+/** Registers a property rule with a message naming the property. */
+function rule(name: string, message: (property: string) => string, validate: (value: unknown) => boolean) {
+  return (options?: ValidationOptions): PropertyDecorator =>
+    (target, propertyName) =>
+      registerDecorator({
+        name,
+        target: target.constructor,
+        propertyName: propertyName as string,
+        options: { message: message(String(propertyName)), ...options },
+        validator: { validate },
+      });
 }
+
+/** A real calendar date written `DD/MM/YYYY`. */
+export const IsDayMonthYear = rule(
+  'isDayMonthYear',
+  (p) => `${p} must be a real date written DD/MM/YYYY`,
+  (value) => parseDayMonthYear(value) !== null,
+);
 
 /** Entries of an array differ in `key` (compared case-insensitively for strings). */
 export function UniqueBy(key: string, options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'uniqueBy',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: `${String(propertyName)} must not repeat a ${key}`, ...options },
-      validator: {
-        validate(value: unknown) {
-          if (!Array.isArray(value)) return true;
-          const seen = new Set<unknown>();
-          for (const entry of value) {
-            const raw = (entry as Record<string, unknown> | null)?.[key];
-            if (raw === undefined || raw === null) continue;
-            const k = typeof raw === 'string' ? raw.toLowerCase() : raw;
-            if (seen.has(k)) return false;
-            seen.add(k);
-          }
-          return true;
-        },
-      },
-    });
+  return rule('uniqueBy', (p) => `${p} must not repeat a ${key}`, (value) => {
+    if (!Array.isArray(value)) return true;
+    const keys = value
+      .map((entry) => (entry as Record<string, unknown> | null)?.[key])
+      .filter((k) => k !== undefined && k !== null)
+      .map((k) => (typeof k === 'string' ? k.toLowerCase() : k));
+    return new Set(keys).size === keys.length;
+  })(options);
 }
 
 /** At most one entry of an array has `primary: true`. */
-export function AtMostOnePrimary(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'atMostOnePrimary',
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: { message: `${String(propertyName)} may have at most one primary entry`, ...options },
-      validator: {
-        validate: (value: unknown) =>
-          !Array.isArray(value) ||
-          value.filter((e) => (e as { primary?: unknown } | null)?.primary === true).length <= 1,
-      },
-    });
-}
+export const AtMostOnePrimary = rule(
+  'atMostOnePrimary',
+  (p) => `${p} may have at most one primary entry`,
+  (value) =>
+    !Array.isArray(value) ||
+    value.filter((e) => (e as { primary?: unknown } | null)?.primary === true).length <= 1,
+);
 
 /**
  * A read-only field clients echo back from a response (`id`, `createdAt`...):
