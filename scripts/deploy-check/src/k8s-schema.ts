@@ -37,7 +37,6 @@ export function validateSchemas(items: Located[]): Violation[] {
       out.push(violation(`${where} ${describe(object)}`, 'k8s-schema', `unknown apiVersion/kind ${object.apiVersion} ${object.kind}`));
       continue;
     }
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const model = require(file) as Record<string, new (data: unknown) => { validate(): void }>;
     try {
       new model[object.kind](object).validate();

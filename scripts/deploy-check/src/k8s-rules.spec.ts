@@ -1,0 +1,104 @@
+import * as path from 'node:path';
+import { APPS } from './expectations';
+import { K8sObject } from './k8s-object';
+import { appSpec, checkApp, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads } from './k8s-rules';
+import { renderKustomization } from './kustomize';
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
+const OVERLAYS = path.join(__dirname, '../../../deploy/k8s/overlays');
+const PROD = renderKustomization(path.join(OVERLAYS, 'prod'));
+const USER_SERVICE = renderKustomization(path.join(OVERLAYS, 'dev/user-service'));
+
+const edit = (objs: K8sObject[], kind: string, name: string, change: (o: any) => void) => {
+  const copy = structuredClone(objs);
+  const target = copy.find((o) => o.kind === kind && o.metadata?.name === name);
+  expect(target).toBeDefined();
+  change(target);
+  return copy;
+};
+const without = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind !== kind);
+const container = (d: any) => d.spec.template.spec.containers[0];
+const app = (name: string) => {
+  const spec = appSpec(name);
+  if (!spec) throw new Error(`unknown app ${name}`);
+  return spec;
+};
+const userService = app('user-service');
+const appRules = (objs: K8sObject[]) => [...new Set(checkApp(objs, userService, 'dev/user-service').map((v) => v.rule))];
+const workloadRules = (objs: K8sObject[]) => [...new Set(checkWorkloads(objs, 'x').map((v) => v.rule))];
+
+describe('Kubernetes rules on the rendered overlays', () => {
+  it('accept the production environment and a module rendered alone', () => {
+    expect(checkWorkloads(PROD, 'prod')).toEqual([]);
+    for (const app of APPS) expect(checkApp(PROD, app, 'prod')).toEqual([]);
+    expect(checkIngress(PROD, 'prod')).toEqual([]);
+    expect(checkNats(PROD, 'prod')).toEqual([]);
+    expect(checkReferences(PROD, 'prod')).toEqual([]);
+    expect(checkApp(USER_SERVICE, userService, 'dev/user-service')).toEqual([]);
+    expect(checkModuleScope(USER_SERVICE, 'user-service', 'dev/user-service', USER_SERVICE.filter((o) => o.metadata?.name?.startsWith('vault-platform')).map((o) => o.metadata?.name ?? ''))).toEqual([]);
+  });
+
+  it('require the three probes on the health endpoints and the app port', () => {
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => delete container(d).readinessProbe))).toEqual(['probes']);
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).livenessProbe.httpGet.path = '/')))).toEqual(['probes']);
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).startupProbe.httpGet.port = 9999)))).toEqual(['probes']);
+    const gateway = checkApp(edit(PROD, 'Deployment', 'gateway', (d) => delete container(d).readinessProbe.httpGet.scheme), app('gateway'), 'prod');
+    expect(gateway.map((v) => v.message)).toEqual(['readinessProbe must use scheme HTTPS']);
+  });
+
+  it('require a termination grace period longer than preStop + shutdown delay + drain', () => {
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (d.spec.template.spec.terminationGracePeriodSeconds = 20)))).toEqual(['graceful-shutdown']);
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => delete container(d).lifecycle))).toEqual(['graceful-shutdown']);
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).env.find((e: any) => e.name === 'SHUTDOWN_DELAY_MS').value = '30000')))).toEqual(['graceful-shutdown']);
+  });
+
+  it('require the Service, HPA, PDB and migration Job of the module', () => {
+    expect(appRules(without(USER_SERVICE, 'Service'))).toEqual(['module-complete']);
+    expect(appRules(without(USER_SERVICE, 'HorizontalPodAutoscaler'))).toEqual(['module-complete']);
+    expect(appRules(without(USER_SERVICE, 'PodDisruptionBudget'))).toEqual(['module-complete']);
+    expect(appRules(without(USER_SERVICE, 'Job'))).toEqual(['migration-order']);
+    expect(appRules(edit(USER_SERVICE, 'Job', 'user-service-migrate', (j) => (container(j).image = 'other/image:1')))).toEqual(['migration-order']);
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).env.find((e: any) => e.name === 'DB_MIGRATE_ON_START').value = 'true')))).toEqual(['migration-order']);
+  });
+
+  it('require hardened containers with pinned images and resources', () => {
+    const dep = (change: (c: any) => void) => edit(USER_SERVICE, 'Deployment', 'user-service', (d) => change(container(d)));
+    expect(workloadRules(dep((c) => (c.securityContext.readOnlyRootFilesystem = false)))).toEqual(['security-context']);
+    expect(workloadRules(dep((c) => (c.securityContext.allowPrivilegeEscalation = true)))).toEqual(['security-context']);
+    expect(workloadRules(dep((c) => (c.securityContext.capabilities.drop = [])))).toEqual(['security-context']);
+    expect(workloadRules(dep((c) => (c.image = 'vault/user-service:latest')))).toEqual(['pinned-image']);
+    expect(workloadRules(dep((c) => delete c.resources.limits))).toEqual(['resources']);
+    expect(workloadRules(dep((c) => c.env.push({ name: 'SMTP_URL', value: 'smtp://u:p@host' })))).toEqual(['no-secret-values']);
+    expect(appRules(dep((c) => (c.volumeMounts = [])))).toEqual(['security-context']);
+  });
+
+  it('reject Secret objects in a render', () => {
+    const withSecret = [...USER_SERVICE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'user-service-database' }, stringData: { DATABASE_URL: 'x' } }];
+    expect(workloadRules(withSecret)).toEqual(['no-secret-values']);
+  });
+
+  it('require ConfigMaps a workload needs to be rendered with it', () => {
+    const out = checkReferences(USER_SERVICE.filter((o) => !o.metadata?.name?.startsWith('vault-platform')), 'dev/user-service');
+    expect(out.map((v) => `${v.where}: ${v.message}`)).toEqual([
+      expect.stringMatching(/^dev\/user-service Deployment\/user-service: ConfigMap vault-platform-\w+ is not part of this render$/),
+    ]);
+  });
+
+  it('require the Ingress to route every module host to the gateway over TLS', () => {
+    expect(checkIngress(without(PROD, 'Ingress'), 'prod').map((v) => v.rule)).toEqual(['ingress']);
+    const noTls = edit(PROD, 'Ingress', 'gateway', (i) => (i.spec.tls[0].hosts = i.spec.tls[0].hosts.slice(1)));
+    expect(checkIngress(noTls, 'prod').map((v) => v.message)).toEqual(['host developer-api.vault.example.com is not covered by a tls entry with a secretName']);
+    const elsewhere = edit(PROD, 'Ingress', 'gateway', (i) => (i.spec.rules[2].http.paths[0].backend.service.name = 'records-service'));
+    expect(checkIngress(elsewhere, 'prod').map((v) => v.message)).toEqual(['host records-api.vault.example.com must route to the gateway Service']);
+  });
+
+  it('require NATS JetStream on a persistent volume', () => {
+    expect(checkNats(edit(PROD, 'StatefulSet', 'nats', (s) => delete s.spec.volumeClaimTemplates), 'prod').map((v) => v.rule)).toEqual(['nats-jetstream']);
+    expect(checkNats(without(PROD, 'StatefulSet'), 'prod').map((v) => v.rule)).toEqual(['nats-jetstream']);
+  });
+
+  it('flag objects of another module in a module render', () => {
+    const mixed = [...USER_SERVICE, ...PROD.filter((o) => o.kind === 'Deployment' && o.metadata?.name === 'gateway')];
+    expect(checkModuleScope(mixed, 'user-service', 'dev/user-service', []).map((v) => v.where)).toContain('dev/user-service Deployment/gateway');
+  });
+});
