@@ -81,11 +81,11 @@ describe('gateway in front of real upstreams', () => {
     ];
     for (const r of requests) {
       const res = await call(gw.httpPort, r, true);
-      expect(res.status).toBe(403);
+      expect(res.status).toBe(400);
       expect(res.headers.location).toBeUndefined();
       expect(res.headers.connection).toBe('close');
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(res.json()).toMatchObject({ status: 403, code: 'https_required', requestId: res.headers['x-request-id'] });
+      expect(res.json()).toMatchObject({ status: 400, code: 'https_required', requestId: res.headers['x-request-id'] });
     }
     expect(allHits()).toBe(0);
   });

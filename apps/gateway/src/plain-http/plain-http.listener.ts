@@ -6,11 +6,11 @@ import { AddressInfo } from 'node:net';
 import { sendProblem } from '../edge/problem-response';
 
 /** Status of every plain-HTTP answer (see docs/gateway.md). */
-export const PLAIN_HTTP_STATUS = 403;
+export const PLAIN_HTTP_STATUS = 400;
 
 /**
  * Plain HTTP is only served to refuse: every request, whatever its host, path
- * or method, gets a 403 problem body and the connection is closed. No
+ * or method, gets a 400 problem body and the connection is closed. No
  * redirect (a redirect would invite clients to send credentials in clear
  * first), nothing proxied, the body never read.
  */
