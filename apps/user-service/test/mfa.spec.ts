@@ -15,7 +15,11 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
 
   beforeAll(async () => {
     smtp = await SmtpSink.start();
-    svc = await startUserService('user_mfa', { SMTP_URL: smtp.url, MAIL_FROM: 'Vault <mfa@vault.test>' });
+    svc = await startUserService('user_mfa', {
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Vault <mfa@vault.test>',
+      INVITATIONS_PER_HOUR: '3',
+    });
     pg = new Client({ connectionString: svc.db.url });
     await pg.connect();
   });
@@ -220,6 +224,19 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
       const late = /invitation code: ([A-Za-z0-9_-]{24})/.exec((await smtp.next(`late.${invitee}`, since)).text)?.[1] as string;
       await pg.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE email = $1`, [`late.${invitee}`]);
       await svc.http().post(A).set(auth(await svc.token())).send(fullAccount({ invitationCode: late })).expect(400);
+    });
+
+    it('throttles invitations per identity (429 with Retry-After)', async () => {
+      const inviter = await account();
+      for (let i = 0; i < 3; i++) {
+        await svc.http().post(`${A}/invitations`).set(auth(inviter.token)).send({ email: `t${i}.${inviter.email}` }).expect(201);
+      }
+      const res = await svc.http().post(`${A}/invitations`).set(auth(inviter.token)).send({ email: `t4.${inviter.email}` }).expect(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(3500);
+      const since = smtp.mails.length;
+      await svc.http().post(`${A}/invitations`).set(auth((await account()).token)).send({ email: `t5.${inviter.email}` }).expect(201);
+      await smtp.next(`t5.${inviter.email}`, since);
+      expect(smtp.mails.some((m) => m.to.includes(`t4.${inviter.email}`))).toBe(false);
     });
 
     it('answers 400 per rule', async () => {

@@ -33,6 +33,13 @@ export class UserEnv extends ServiceEnv {
   @Max(3600)
   MFA_RESEND_INTERVAL_SECONDS = 30;
 
+  /** Invitations one identity may send per rolling hour (beyond: 429). */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  INVITATIONS_PER_HOUR = 20;
+
   /** Hours an invitation code stays valid. */
   @ToInt()
   @IsInt()

@@ -37,6 +37,7 @@ export class InvitationsService {
 
   /** Stores an invitation with a fresh single-use code and emails the code. */
   async invite(p: Principal, dto: InvitationDto): Promise<void> {
+    await this.throttle(p);
     const code = newInvitationCode();
     const expiresAt = new Date(Date.now() + this.env.INVITATION_TTL_HOURS * HOUR_MS);
     await this.repo.insert({
@@ -53,6 +54,20 @@ export class InvitationsService {
       consumedBy: null,
     });
     await this.mail.send(invitationMail(dto, code, expiresAt));
+  }
+
+  /** Each identity sends at most INVITATIONS_PER_HOUR invitations in any rolling hour. */
+  private async throttle(p: Principal): Promise<void> {
+    const recent = await this.repo.find({
+      select: { createdAt: true },
+      where: { tenantId: p.tenantId, invitedBy: p.openId, createdAt: MoreThan(new Date(Date.now() - HOUR_MS)) },
+      order: { createdAt: 'DESC' },
+      take: this.env.INVITATIONS_PER_HOUR,
+    });
+    if (recent.length >= this.env.INVITATIONS_PER_HOUR) {
+      const oldest = recent[recent.length - 1].createdAt.getTime();
+      throw ProblemException.tooManyRequests((oldest + HOUR_MS - Date.now()) / 1000, 'Too many invitations sent; retry later.');
+    }
   }
 
   /**
