@@ -199,6 +199,25 @@ describe('developer-service tokens', () => {
       for (const b of bodies) expect(b).toEqual(bodies[0]);
     });
 
+    it('treats malformed ids and usernames as unknown, never as a server error', async () => {
+      const cases: Array<[object, string, string]> = [
+        [ALICE, 'tenant%00a', 'app-a'],
+        [ALICE, 'tenant-a', 'x'.repeat(300)],
+        [{ ...ALICE, username: 'alice\u0000@a.test' }, 'tenant-a', 'app-a'],
+      ];
+      for (const [body, tenant, client] of cases) {
+        const res = await auth(body, tenant, client);
+        expect(res.status).toBe(401);
+        expect(res.body.code).toBe('invalid_credentials');
+        if (tenant !== 'tenant-a' || client !== 'app-a') {
+          const test = await request(app.getHttpServer()).get(
+            `${appPath(tenant, client)}/test`,
+          );
+          expect(test.status).toBe(404);
+        }
+      }
+    });
+
     it('refuses the right user and secret through a client of another tenant', async () => {
       await auth(
         {

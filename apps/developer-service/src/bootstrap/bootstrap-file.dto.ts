@@ -12,8 +12,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-/** Tenant ids and client ids appear in URL paths: unreserved characters only. */
-export const IDENTIFIER = /^[A-Za-z0-9._~-]{1,128}$/;
+import { IDENTIFIER } from '../directory/identifiers';
 
 export class BootstrapApplication {
   @Matches(IDENTIFIER, {

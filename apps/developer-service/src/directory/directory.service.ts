@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { ApplicationEntity } from './application.entity';
+import { isIdentifier, isStorableText } from './identifiers';
 import { OrganisationUserEntity } from './organisation-user.entity';
 
 /** Read access to applications and organisation users (the bootstrap writes them). */
@@ -19,6 +20,7 @@ export class DirectoryService {
     tenantId: string,
     clientId: string,
   ): Promise<ApplicationEntity | undefined> {
+    if (!isIdentifier(tenantId) || !isIdentifier(clientId)) return undefined;
     const app = await this.applications.findOne({ where: { clientId } });
     return app && app.tenantId === tenantId ? app : undefined;
   }
@@ -28,6 +30,9 @@ export class DirectoryService {
     tenantId: string,
     username: string,
   ): Promise<OrganisationUserEntity | undefined> {
+    if (!isIdentifier(tenantId) || !isStorableText(username)) {
+      return Promise.resolve(undefined);
+    }
     return findUserByUsername(this.users.manager, tenantId, username);
   }
 }
