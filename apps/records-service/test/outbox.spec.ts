@@ -1,24 +1,9 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import {
-  LicenseCreatedEvent,
-  RecordChangedEvent,
-  RecordTransferredEvent,
-  SUBJECTS,
-  VaultChangedEvent,
-} from '@vault/contracts';
+import { RECORDS_EVENT_PAYLOADS, SUBJECTS } from '@vault/contracts';
 import { Caller, recordBody, RecordsTestApp } from './support';
 
-const PAYLOAD_CLASSES: Record<string, new () => object> = {
-  [SUBJECTS.vaultCreated]: VaultChangedEvent,
-  [SUBJECTS.vaultUpdated]: VaultChangedEvent,
-  [SUBJECTS.vaultDeleted]: VaultChangedEvent,
-  [SUBJECTS.licenseCreated]: LicenseCreatedEvent,
-  [SUBJECTS.recordCreated]: RecordChangedEvent,
-  [SUBJECTS.recordUpdated]: RecordChangedEvent,
-  [SUBJECTS.recordDeleted]: RecordChangedEvent,
-  [SUBJECTS.recordTransferred]: RecordTransferredEvent,
-};
+const PAYLOAD_CLASSES: Record<string, new () => object> = RECORDS_EVENT_PAYLOADS;
 
 describe('event outbox', () => {
   let t: RecordsTestApp;

@@ -116,7 +116,9 @@ export class RecordsTestApp {
   }
 
   async outbox(subject?: string) {
-    return this.sql<{ id: string; subject: string; vault_id: string; payload: Record<string, any>; published_at: Date | null }>(
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- payloads are read field by field in assertions
+    type Payload = Record<string, any>;
+    return this.sql<{ id: string; subject: string; vault_id: string; payload: Payload; published_at: Date | null }>(
       `SELECT * FROM outbox_events ${subject ? 'WHERE subject = $1' : ''} ORDER BY occurred_at, id`,
       subject ? [subject] : [],
     );

@@ -103,3 +103,15 @@ export const RECORDS_EVENT_KINDS = {
   'vault.record.transferred.v1': { entity: 'Record', eventType: 'Update' },
 } as const;
 
+
+/** Payload class of each records-module subject, to validate a payload on receipt. */
+export const RECORDS_EVENT_PAYLOADS: Record<keyof typeof RECORDS_EVENT_KINDS, new () => VaultEventBase> = {
+  'vault.vault.created.v1': VaultChangedEvent,
+  'vault.vault.updated.v1': VaultChangedEvent,
+  'vault.vault.deleted.v1': VaultChangedEvent,
+  'vault.license.created.v1': LicenseCreatedEvent,
+  'vault.record.created.v1': RecordChangedEvent,
+  'vault.record.updated.v1': RecordChangedEvent,
+  'vault.record.deleted.v1': RecordChangedEvent,
+  'vault.record.transferred.v1': RecordTransferredEvent,
+};

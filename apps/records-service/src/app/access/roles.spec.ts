@@ -1,10 +1,16 @@
 import { RECORD_ROLES, RecordRole, VAULT_ROLES, VaultRole } from '@vault/contracts';
-import { grants, parseRule } from './roles';
+import { grants, parseRule, ParsedRule } from './roles';
 
-const vaultRolesGranting = (rule: string) =>
-  VAULT_ROLES.filter((r) => grants(parseRule(rule)!, r, undefined));
-const recordRolesGranting = (rule: string) =>
-  RECORD_ROLES.filter((r) => grants(parseRule(rule)!, undefined, r));
+const rule = (s: string): ParsedRule => {
+  const parsed = parseRule(s);
+  if (!parsed) throw new Error(`not a rule: ${s}`);
+  return parsed;
+};
+
+const vaultRolesGranting = (name: string) =>
+  VAULT_ROLES.filter((r) => grants(rule(name), r, undefined));
+const recordRolesGranting = (name: string) =>
+  RECORD_ROLES.filter((r) => grants(rule(name), undefined, r));
 
 describe('role rules', () => {
   it('parses only vault and record rules with a known level', () => {
@@ -33,6 +39,6 @@ describe('role rules', () => {
   });
 
   it('grants nothing without a role', () => {
-    expect(grants(parseRule('record:info')!, undefined as VaultRole | undefined, undefined as RecordRole | undefined)).toBe(false);
+    expect(grants(rule('record:info'), undefined as VaultRole | undefined, undefined as RecordRole | undefined)).toBe(false);
   });
 });

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import {
   BrandingView,
@@ -6,7 +5,8 @@ import {
   DEFAULT_LOCALE,
   DisplayLocale,
 } from '@vault/contracts';
-import { EnvValidationError, ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform';
+import { loadJsonConfigFile } from '../../config/json-config-file';
 import { RecordsEnv } from '../../config/records.env';
 import { stableId } from '../catalogue/stable-id';
 import { ANY_TENANT, Brand, parseBrandingFile } from './branding-file';
@@ -18,18 +18,10 @@ export class BrandingService {
   private readonly brands: Brand[];
 
   constructor(env: RecordsEnv) {
-    let raw: unknown = defaultBranding;
-    const path = env.VAULT_BRANDING_FILE;
-    if (path) {
-      try {
-        raw = JSON.parse(readFileSync(path, 'utf8'));
-      } catch (err) {
-        throw new EnvValidationError([`VAULT_BRANDING_FILE: cannot read ${path}: ${(err as Error).message}`]);
-      }
-    }
-    const { brands, problems } = parseBrandingFile(raw);
-    if (!brands) throw new EnvValidationError(problems.map((p) => `VAULT_BRANDING_FILE: ${p}`));
-    this.brands = brands;
+    this.brands = loadJsonConfigFile('VAULT_BRANDING_FILE', env.VAULT_BRANDING_FILE, defaultBranding, (raw) => {
+      const { brands, problems } = parseBrandingFile(raw);
+      return { value: brands, problems };
+    });
   }
 
   /**

@@ -1,17 +1,13 @@
 import type { BlockSections, DisplayValue } from '@vault/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** Reference data shipped by migration: the record types of contract §2.10. */
-@Entity('record_types')
-export class RecordTypeEntity {
+/** Columns every catalogue entry has (reference data shipped by migration). */
+abstract class CatalogueEntry {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
 
-  @Column({ type: 'text', unique: true })
+  @Column({ type: 'text' })
   name!: string;
-
-  @Column({ name: 'vault_type', type: 'text' })
-  vaultType!: string;
 
   @Column({ name: 'order_id', type: 'int' })
   orderId!: number;
@@ -23,26 +19,18 @@ export class RecordTypeEntity {
   displayValue!: DisplayValue[];
 }
 
-/** Reference data: the subtypes of each record type. */
-@Entity('record_subtypes')
-export class RecordSubtypeEntity {
-  @PrimaryColumn({ type: 'uuid' })
-  id!: string;
+/** The record types of contract §2.10. */
+@Entity('record_types')
+export class RecordTypeEntity extends CatalogueEntry {
+  @Column({ name: 'vault_type', type: 'text' })
+  vaultType!: string;
+}
 
+/** The subtypes of each record type. */
+@Entity('record_subtypes')
+export class RecordSubtypeEntity extends CatalogueEntry {
   @Column({ name: 'record_type_id', type: 'uuid' })
   recordTypeId!: string;
-
-  @Column({ type: 'text' })
-  name!: string;
-
-  @Column({ name: 'order_id', type: 'int' })
-  orderId!: number;
-
-  @Column({ type: 'text' })
-  logo!: string;
-
-  @Column({ name: 'display_value', type: 'jsonb' })
-  displayValue!: DisplayValue[];
 
   @Column({ name: 'block_sections', type: 'jsonb' })
   blockSections!: BlockSections;

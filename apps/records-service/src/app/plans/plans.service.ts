@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import type { SubscriptionFeatureKey } from '@vault/contracts';
-import { EnvValidationError } from '@vault/platform';
+import { loadJsonConfigFile } from '../../config/json-config-file';
 import { RecordsEnv } from '../../config/records.env';
 import defaultPlans from './default-plans.json';
 import { LicenseKeyEntry, NUMERIC_FEATURES, parsePlansFile, Plan, PlansFile } from './plans-file';
@@ -14,18 +13,10 @@ export class PlansService {
   private readonly file: PlansFile;
 
   constructor(env: RecordsEnv) {
-    let raw: unknown = defaultPlans;
-    const path = env.VAULT_PLANS_FILE;
-    if (path) {
-      try {
-        raw = JSON.parse(readFileSync(path, 'utf8'));
-      } catch (err) {
-        throw new EnvValidationError([`VAULT_PLANS_FILE: cannot read ${path}: ${(err as Error).message}`]);
-      }
-    }
-    const { file, problems } = parsePlansFile(raw);
-    if (!file) throw new EnvValidationError(problems.map((p) => `VAULT_PLANS_FILE: ${p}`));
-    this.file = file;
+    this.file = loadJsonConfigFile('VAULT_PLANS_FILE', env.VAULT_PLANS_FILE, defaultPlans, (raw) => {
+      const { file, problems } = parsePlansFile(raw);
+      return { value: file, problems };
+    });
   }
 
   defaultPlan(): Plan {
