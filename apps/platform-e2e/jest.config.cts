@@ -1,3 +1,4 @@
+/// <reference types="node" />
 module.exports = {
   displayName: 'platform-e2e',
   preset: '../../jest.preset.js',

@@ -1,3 +1,4 @@
+/// <reference types="node" />
 module.exports = {
   displayName: 'records-service',
   preset: '../../jest.preset.js',

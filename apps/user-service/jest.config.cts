@@ -1,3 +1,4 @@
+/// <reference types="node" />
 module.exports = {
   displayName: 'user-service',
   preset: '../../jest.preset.js',

@@ -1,3 +1,4 @@
+/// <reference types="node" />
 module.exports = {
   displayName: 'platform',
   preset: '../../jest.preset.js',
