@@ -332,6 +332,15 @@ describe('records', () => {
       expect(await t.snapshot()).toBe(before);
     });
 
+    it('answers 404 for a deleted record', async () => {
+      const id = await t.createRecord(owner, vaultId);
+      const dest = await t.createVault(owner);
+      await t.delete(owner, `${base()}/record-id/${id}`).expect(200);
+      await t.put(owner, `${base()}/record-id/${id}/transfer`, { destinationVaultId: dest }).expect(404);
+      const [row] = await t.sql('SELECT vault_id FROM records WHERE id = $1', [id]);
+      expect(row.vault_id).toBe(vaultId);
+    });
+
     it('refuses the record own vault as destination with 400', async () => {
       const id = await t.createRecord(owner, vaultId);
       await t.put(owner, `${base()}/record-id/${id}/transfer`, { destinationVaultId: vaultId }).expect(400);

@@ -38,6 +38,7 @@ export class RecordsTestApp {
       DATABASE_URL: db.url,
       VAULT_PLANS_FILE: '',
       VAULT_BRANDING_FILE: '',
+      VAULT_INBOX_DOMAIN: 'inbox.vault.localhost',
       ...idp.env(),
       ...env,
     });

@@ -128,6 +128,14 @@ describe('vaults', () => {
       expect(await t.snapshot()).toBe(before);
     });
 
+    it('gives a contested inbox name to exactly one of concurrent creates', async () => {
+      const callers = await Promise.all(Array.from({ length: 5 }, () => t.caller()));
+      const results = await Promise.all(callers.map((c) => t.post(c, '/vault', { emailUsername: 'race-box' })));
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+      expect(results.filter((r) => r.status === 409).every((r) => r.body.code === 'email_username_taken')).toBe(true);
+      expect(await t.sql(`SELECT id FROM vaults WHERE email_username = 'race-box'`)).toHaveLength(1);
+    });
+
     it('keeps one default vault per owner', async () => {
       const caller = await t.caller();
       const first = await t.createVault(caller);
