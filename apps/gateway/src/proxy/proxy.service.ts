@@ -9,7 +9,19 @@ import { bodyLimitFor, declaresTooMuch, describeLimit, isJsonMediaType } from '.
 import { ClientRateLimiter } from './client-rate-limiter';
 import { clientResponseHeaders, hasBody, upstreamRequestHeaders } from './forward-headers';
 
-type Outcome = 'timeout' | 'too_large' | undefined;
+/** One client request on its way through the gateway. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  clientIp: string;
+  upstream: Upstream;
+  /** Byte limit of the body, by its content type. */
+  limit: number;
+}
+
+/** Idle upstream sockets are closed after this long at most (sooner when the upstream announces less). */
+const IDLE_SOCKET_MS = 30_000;
 
 /**
  * Streams every non-health request to the module its Host names: the body is
@@ -20,7 +32,12 @@ type Outcome = 'timeout' | 'too_large' | undefined;
 export class ProxyService implements OnApplicationShutdown {
   private readonly logger = new Logger('Proxy');
   readonly router: HostRouter;
-  private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' });
+  private readonly agent = new Agent({
+    keepAlive: true,
+    maxFreeSockets: 256,
+    scheduling: 'lifo',
+    timeout: IDLE_SOCKET_MS,
+  });
   private readonly limiter: ClientRateLimiter;
 
   constructor(private readonly env: GatewayEnv) {
@@ -35,80 +52,92 @@ export class ProxyService implements OnApplicationShutdown {
   handle(req: IncomingMessage, res: ServerResponse): void {
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
     const clientIp = req.socket.remoteAddress ?? '';
-    this.limiter.retryAfter(clientIp).then(
-      (wait) => {
+    this.limiter
+      .retryAfter(clientIp)
+      .then((wait) => {
         if (wait === undefined) this.route(req, res, requestId, clientIp);
         else
           sendProblem(res, 429, ERROR_CODES.tooManyRequests, 'Too many requests; retry later.', requestId, {
             headers: { 'retry-after': String(wait) },
             close: hasBody(req.headers),
           });
-      },
-      (err) => this.internalError(res, requestId, err),
-    );
+      })
+      .catch((err) => this.internalError(res, requestId, err));
   }
 
   private route(req: IncomingMessage, res: ServerResponse, requestId: string, clientIp: string): void {
+    const close = hasBody(req.headers);
+    if (req.url?.charCodeAt(0) !== 0x2f) {
+      // Absolute-form or `*` targets would let the URL disagree with the Host that was routed.
+      sendProblem(res, 400, ERROR_CODES.validationFailed, 'The request target must be a path.', requestId, { close });
+      return;
+    }
     const upstream = this.router.resolve(req.headers.host);
     if (!upstream) {
-      sendProblem(res, 404, ERROR_CODES.unknownHost, 'No module is served at this host name.', requestId, {
-        close: hasBody(req.headers),
-      });
+      sendProblem(res, 404, ERROR_CODES.unknownHost, 'No module is served at this host name.', requestId, { close });
       return;
     }
     const limit = bodyLimitFor(req.headers, {
       json: this.env.MAX_JSON_BODY_BYTES,
       other: this.env.MAX_UPLOAD_BYTES,
     });
-    if (declaresTooMuch(req.headers, limit)) {
-      this.tooLarge(req, res, requestId, limit);
-      return;
-    }
-    this.forward(req, res, requestId, clientIp, upstream, limit);
+    const x: Exchange = { req, res, requestId, clientIp, upstream, limit };
+    if (declaresTooMuch(req.headers, limit)) this.tooLarge(x);
+    else this.forward(x, true);
   }
 
-  private forward(
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestId: string,
-    clientIp: string,
-    upstream: Upstream,
-    limit: number,
-  ): void {
-    let outcome: Outcome;
+  /**
+   * Sends the request upstream and pipes the answer back. A bodiless request
+   * that fails on a reused keep-alive socket (closed by the upstream at the
+   * same moment) is sent once more on a fresh one.
+   */
+  private forward(x: Exchange, mayRetry: boolean): void {
+    const { req, res } = x;
+    const withBody = hasBody(req.headers);
+    let timedOut = false;
+    let cutOff = false;
     const proxyReq = request({
       agent: this.agent,
-      host: upstream.hostname,
-      port: upstream.port,
+      host: x.upstream.hostname,
+      port: x.upstream.port,
       method: req.method,
       path: req.url,
-      headers: upstreamRequestHeaders(req.headers, { requestId, clientIp }),
+      headers: upstreamRequestHeaders(req.headers, x),
     });
     proxyReq.setTimeout(this.env.UPSTREAM_TIMEOUT_MS, () => {
-      outcome = 'timeout';
+      timedOut = true;
       proxyReq.destroy();
     });
     proxyReq.on('response', (up) => {
-      res.writeHead(up.statusCode ?? 502, up.statusMessage, clientResponseHeaders(up.headers, requestId));
+      res.writeHead(up.statusCode ?? 502, up.statusMessage, clientResponseHeaders(up.headers, x.requestId));
       up.on('error', () => res.destroy());
       up.pipe(res);
     });
-    proxyReq.on('error', (err) => this.upstreamFailed(req, res, requestId, upstream, outcome, err));
-    res.on('close', () => {
-      if (!res.writableFinished) proxyReq.destroy();
+    proxyReq.on('error', (err: Error & { code?: string }) => {
+      if (cutOff) return;
+      if (mayRetry && !withBody && !timedOut && proxyReq.reusedSocket && err.code === 'ECONNRESET' && !res.headersSent) {
+        this.forward(x, false);
+        return;
+      }
+      this.upstreamFailed(x, timedOut, err);
     });
-    if (!hasBody(req.headers)) {
+    const onClientGone = () => {
+      if (!res.writableFinished) proxyReq.destroy();
+    };
+    res.on('close', onClientGone);
+    proxyReq.on('close', () => res.off('close', onClientGone));
+    if (!withBody) {
       proxyReq.end();
       return;
     }
     req.on('error', () => proxyReq.destroy());
     if (req.headers['content-length'] === undefined) {
       // Chunked: the length is unknown up front, so count while streaming.
-      this.countBody(req, limit, () => {
-        outcome = 'too_large';
+      this.countBody(req, x.limit, () => {
+        cutOff = true;
         req.unpipe(proxyReq);
         proxyReq.destroy();
-        this.tooLarge(req, res, requestId, limit);
+        this.tooLarge(x);
       });
     }
     req.pipe(proxyReq);
@@ -126,7 +155,7 @@ export class ProxyService implements OnApplicationShutdown {
     req.on('data', onData);
   }
 
-  private tooLarge(req: IncomingMessage, res: ServerResponse, requestId: string, limit: number): void {
+  private tooLarge({ req, res, requestId, limit }: Exchange): void {
     if (res.headersSent) {
       res.destroy();
       return;
@@ -137,31 +166,19 @@ export class ProxyService implements OnApplicationShutdown {
     });
   }
 
-  private upstreamFailed(
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestId: string,
-    upstream: Upstream,
-    outcome: Outcome,
-    err: Error & { code?: string },
-  ): void {
-    if (outcome === 'too_large') return;
+  private upstreamFailed({ req, res, requestId, upstream }: Exchange, timedOut: boolean, err: Error & { code?: string }): void {
     if (res.headersSent || res.destroyed) {
       res.destroy();
       return;
     }
     const close = hasBody(req.headers);
-    if (outcome === 'timeout') {
+    if (timedOut) {
       this.logger.warn(`${upstream.module} did not answer in time [${requestId}]`);
-      sendProblem(res, 504, ERROR_CODES.gatewayTimeout, 'The module did not answer in time.', requestId, {
-        close,
-      });
+      sendProblem(res, 504, ERROR_CODES.gatewayTimeout, 'The module did not answer in time.', requestId, { close });
       return;
     }
     this.logger.warn(`${upstream.module} unreachable: ${err.code ?? err.message} [${requestId}]`);
-    sendProblem(res, 502, ERROR_CODES.badGateway, 'The module is not reachable right now.', requestId, {
-      close,
-    });
+    sendProblem(res, 502, ERROR_CODES.badGateway, 'The module is not reachable right now.', requestId, { close });
   }
 
   private internalError(res: ServerResponse, requestId: string, err: unknown): void {
