@@ -65,6 +65,11 @@ describe('records-service routes', () => {
         '/api/v1/vault/vault-id/{vaultId}/records/record-id/{recordId}/transfer',
       ]),
     );
+    const schemas = res.body.components.schemas;
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining(['VaultView', 'VaultHomeView', 'BrandingView', 'LicenseView', 'RecordLookupView', 'RecordSearchItem']),
+    );
+    expect(Object.keys(schemas.BrandingView.properties)).toHaveLength(17);
     expect(res.body.components.schemas.RecordDto.required).toEqual(
       expect.arrayContaining(['name', 'description', 'recordTypeName', 'recordSubtypeName']),
     );

@@ -1,65 +1,82 @@
-import type { DisplayLocale, RecordStatus } from '../enums';
-import type { RecordRole, VaultRole } from '../roles';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ACCOUNT_LOCALES, RECORD_STATUSES, type DisplayLocale, type RecordStatus } from '../enums';
+import { RECORD_ROLES, VAULT_ROLES, type RecordRole, type VaultRole } from '../roles';
 import type { SubscriptionFeatures } from './features';
 
-export interface IdResponse {
-  id: string;
+/*
+ * Response shapes of the records module. They are classes so the OpenAPI description
+ * documents them; services build them as plain objects.
+ */
+
+const FEATURES_SCHEMA = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'Plan features (contract §8), every value a string.',
+} as const;
+
+export class IdResponse {
+  @ApiProperty()
+  id!: string;
 }
 
-export interface DisplayValue {
-  locale: DisplayLocale;
-  value: string;
+export class DisplayValue {
+  @ApiProperty({ enum: ACCOUNT_LOCALES })
+  locale!: DisplayLocale;
+
+  @ApiProperty()
+  value!: string;
 }
 
 /** Vault response (contract §2.9). */
-export interface VaultView {
-  id: string;
-  name: string;
-  email: string | null;
-  profilePhoto: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  type: string;
-  default: boolean;
-  editable: boolean;
-  brandCode: string | null;
-  active: boolean;
-  status: string;
-  userVaultRole: VaultRole[];
-  subscriptionFeatures: SubscriptionFeatures;
-  createdAt: string;
-  updatedAt: string;
+export class VaultView {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ nullable: true, type: String, description: '<emailUsername>@<inbox domain>' })
+  email!: string | null;
+  @ApiProperty({ nullable: true, type: String }) profilePhoto!: string | null;
+  @ApiProperty({ nullable: true, type: String }) firstName!: string | null;
+  @ApiProperty({ nullable: true, type: String }) lastName!: string | null;
+  @ApiProperty() type!: string;
+  @ApiProperty() default!: boolean;
+  @ApiProperty() editable!: boolean;
+  @ApiProperty({ nullable: true, type: String }) brandCode!: string | null;
+  @ApiProperty() active!: boolean;
+  @ApiProperty({ example: 'ACTIVE' }) status!: string;
+  @ApiProperty({ enum: VAULT_ROLES, isArray: true }) userVaultRole!: VaultRole[];
+  @ApiProperty(FEATURES_SCHEMA) subscriptionFeatures!: SubscriptionFeatures;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
 
-export interface HomeTile {
-  name: string;
-  logo: string;
-  count: number;
-  displayValue: DisplayValue[];
+export class HomeTile {
+  @ApiProperty() name!: string;
+  @ApiProperty() logo!: string;
+  @ApiProperty() count!: number;
+  @ApiProperty({ type: [DisplayValue] }) displayValue!: DisplayValue[];
 }
 
 /** Vault home response (contract §2.10). */
-export interface VaultHomeView {
-  id: string;
-  name: string;
-  firstName: string | null;
-  lastName: string | null;
-  email: string | null;
-  default: boolean;
-  active: boolean;
-  status: string;
-  type: string;
-  userVaultRole: VaultRole[];
-  subscriptionFeatures: SubscriptionFeatures;
-  maxRecordsReached: boolean;
-  integrations: null;
-  recordsType: HomeTile[];
+export class VaultHomeView {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ nullable: true, type: String }) firstName!: string | null;
+  @ApiProperty({ nullable: true, type: String }) lastName!: string | null;
+  @ApiProperty({ nullable: true, type: String }) email!: string | null;
+  @ApiProperty() default!: boolean;
+  @ApiProperty() active!: boolean;
+  @ApiProperty() status!: string;
+  @ApiProperty() type!: string;
+  @ApiProperty({ enum: VAULT_ROLES, isArray: true }) userVaultRole!: VaultRole[];
+  @ApiProperty(FEATURES_SCHEMA) subscriptionFeatures!: SubscriptionFeatures;
+  @ApiProperty({ description: 'True when the vault holds its plan quota of records.' }) maxRecordsReached!: boolean;
+  @ApiProperty({ nullable: true, type: Object }) integrations!: null;
+  @ApiProperty({ type: [HomeTile] }) recordsType!: HomeTile[];
 }
 
-export interface LogoSizes {
-  large: string;
-  medium: string;
-  small: string;
+export class LogoSizes {
+  @ApiProperty() large!: string;
+  @ApiProperty() medium!: string;
+  @ApiProperty() small!: string;
 }
 
 export const BRANDING_LOGOS = [
@@ -72,6 +89,24 @@ export const BRANDING_LOGOS = [
 ] as const;
 export type BrandingLogo = (typeof BRANDING_LOGOS)[number];
 
+export class StyleSheet {
+  @ApiProperty() fontFamily!: string;
+  @ApiProperty() appBackground!: string;
+  @ApiProperty() primaryColor!: string;
+  @ApiProperty() primaryAccentColor!: string;
+  @ApiProperty() primaryColorSemiTransparent!: string;
+  @ApiProperty() secondaryAccentColor!: string;
+  @ApiProperty() tertiaryAccentColor!: string;
+  @ApiProperty() backgroundShade!: string;
+  @ApiProperty() accentBackground!: string;
+  @ApiProperty() headerBackground!: string;
+  @ApiProperty() inactiveButton!: string;
+  @ApiProperty() alertsErrors!: string;
+  @ApiProperty() checkbox!: string;
+  @ApiProperty() progressBar!: string;
+  @ApiProperty() appCameraBackground!: string;
+  @ApiProperty() successBar!: string;
+}
 export const STYLE_SHEET_KEYS = [
   'fontFamily',
   'appBackground',
@@ -89,9 +124,17 @@ export const STYLE_SHEET_KEYS = [
   'progressBar',
   'appCameraBackground',
   'successBar',
-] as const;
+] as const satisfies readonly (keyof StyleSheet)[];
 export type StyleSheetKey = (typeof STYLE_SHEET_KEYS)[number];
 
+export class AppSections {
+  @ApiProperty() manageSubscriptions!: boolean;
+  @ApiProperty() paymentDetails!: boolean;
+  @ApiProperty() tellAFriend!: boolean;
+  @ApiProperty() faqs!: boolean;
+  @ApiProperty() helpAndSupport!: boolean;
+  @ApiProperty() about!: boolean;
+}
 export const APP_SECTION_KEYS = [
   'manageSubscriptions',
   'paymentDetails',
@@ -99,90 +142,105 @@ export const APP_SECTION_KEYS = [
   'faqs',
   'helpAndSupport',
   'about',
-] as const;
+] as const satisfies readonly (keyof AppSections)[];
 export type AppSectionKey = (typeof APP_SECTION_KEYS)[number];
 
 /** Vault branding response (contract §2.11). */
-export type BrandingView = {
-  id: string;
-  tenant: string;
-  brandCode: string;
-  brandName: string;
-  locale: string;
-  footerMessage: string;
-  styleSheet: Record<StyleSheetKey, string>;
-  appSections: Record<AppSectionKey, boolean>;
-  active: boolean;
-  hideDefaultRecordTypes: boolean;
-  default: boolean;
-} & Record<BrandingLogo, LogoSizes>;
-
-/** Licence list item (contract §2.12). */
-export interface LicenseView {
-  subscriptionId: string;
-  plan: { id: string; name: string };
-  sponsored: boolean;
-  sponsor?: string;
-  renewsOn: string;
+export class BrandingView {
+  @ApiProperty() id!: string;
+  @ApiProperty() tenant!: string;
+  @ApiProperty() brandCode!: string;
+  @ApiProperty() brandName!: string;
+  @ApiProperty({ enum: ACCOUNT_LOCALES }) locale!: string;
+  @ApiProperty({ type: LogoSizes }) primaryLogoExpanded!: LogoSizes;
+  @ApiProperty({ type: LogoSizes }) primaryLogoContracted!: LogoSizes;
+  @ApiProperty({ type: LogoSizes }) secondaryLogo!: LogoSizes;
+  @ApiProperty({ type: LogoSizes }) primaryIsoLogo!: LogoSizes;
+  @ApiProperty({ type: LogoSizes }) secondaryIsoLogo!: LogoSizes;
+  @ApiProperty({ type: LogoSizes }) topBanner!: LogoSizes;
+  @ApiProperty({ description: 'May contain markup.' }) footerMessage!: string;
+  @ApiProperty({ type: StyleSheet }) styleSheet!: StyleSheet;
+  @ApiProperty({ type: AppSections }) appSections!: AppSections;
+  @ApiProperty() active!: boolean;
+  @ApiProperty() hideDefaultRecordTypes!: boolean;
+  @ApiProperty() default!: boolean;
 }
 
-export interface BlockSections {
-  blockDescription: boolean;
-  blockFiles: boolean;
-  blockLinkedRecords: boolean;
-  blockCollaborators: boolean;
-  blockSpecificFields: boolean;
+export class LicensePlanRef {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+}
+
+/** Licence list item (contract §2.12). */
+export class LicenseView {
+  @ApiProperty() subscriptionId!: string;
+  @ApiProperty({ type: LicensePlanRef }) plan!: LicensePlanRef;
+  @ApiProperty() sponsored!: boolean;
+  @ApiPropertyOptional({ description: 'Present when sponsored.' }) sponsor?: string;
+  @ApiProperty({ format: 'date-time' }) renewsOn!: string;
+}
+
+export class BlockSections {
+  @ApiProperty() blockDescription!: boolean;
+  @ApiProperty() blockFiles!: boolean;
+  @ApiProperty() blockLinkedRecords!: boolean;
+  @ApiProperty() blockCollaborators!: boolean;
+  @ApiProperty() blockSpecificFields!: boolean;
+}
+
+/** A record type or subtype as search items show it. */
+export class CatalogueRef {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() logo!: string;
+  @ApiProperty({ type: [DisplayValue] }) displayValue!: DisplayValue[];
+}
+
+export class RecordSubtypeRef extends CatalogueRef {
+  @ApiProperty() orderId!: number;
+  @ApiProperty({ type: BlockSections }) blockSections!: BlockSections;
+}
+
+export class RecordTypeRef extends CatalogueRef {
+  @ApiProperty() orderId!: number;
+  @ApiProperty() vaultType!: string;
 }
 
 /** Record lookup response (contract §2.13). */
-export interface RecordLookupView {
-  id: string;
-  name: string;
-  description: string;
-  uniqueReference: string | null;
-  storageLocation: string | null;
-  recordSubtypeOther: string | null;
-  editable: boolean | null;
-  status: RecordStatus;
-  active: boolean;
-  lastModifiedBy: string;
-  createdAt: string;
-  updatedAt: string;
-  recordDetails: Record<string, unknown> & { cloudStorageFolder: unknown[] };
-  recordSubtype: {
-    id: string;
-    name: string;
-    logo: string;
-    orderId: number;
-    displayValue: DisplayValue[];
-    blockSections: BlockSections;
-  };
-  recordType: {
-    id: string;
-    name: string;
-    logo: string;
-    orderId: number;
-    vaultType: string;
-    displayValue: DisplayValue[];
-  };
-  filesHistory: unknown[];
-  userVaultRole: VaultRole[];
-  userRecordRole: RecordRole[];
+export class RecordLookupView {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ nullable: true, type: String }) uniqueReference!: string | null;
+  @ApiProperty({ nullable: true, type: String }) storageLocation!: string | null;
+  @ApiProperty({ nullable: true, type: String }) recordSubtypeOther!: string | null;
+  @ApiProperty({ nullable: true, type: Boolean }) editable!: boolean | null;
+  @ApiProperty({ enum: RECORD_STATUSES }) status!: RecordStatus;
+  @ApiProperty() active!: boolean;
+  @ApiProperty() lastModifiedBy!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Includes cloudStorageFolder (array).' })
+  recordDetails!: Record<string, unknown> & { cloudStorageFolder: unknown[] };
+  @ApiProperty({ type: RecordSubtypeRef }) recordSubtype!: RecordSubtypeRef;
+  @ApiProperty({ type: RecordTypeRef }) recordType!: RecordTypeRef;
+  @ApiProperty({ type: 'array', items: { type: 'object' } }) filesHistory!: unknown[];
+  @ApiProperty({ enum: VAULT_ROLES, isArray: true }) userVaultRole!: VaultRole[];
+  @ApiProperty({ enum: RECORD_ROLES, isArray: true }) userRecordRole!: RecordRole[];
 }
 
 /** Record search item (contract §2.13). */
-export interface RecordSearchItem {
-  id: string;
-  name: string;
-  storageLocation: string | null;
-  recordSubtypeOther: string | null;
-  description: string;
-  recordSubtype: { id: string; name: string; logo: string; displayValue: DisplayValue[] };
-  recordType: { id: string; name: string; logo: string; displayValue: DisplayValue[] };
-  status: RecordStatus;
-  updatedAt: string;
-  lastModifiedBy: string;
-  /** openIds holding a role on the record. */
-  contributors: string[];
-  editable: boolean;
+export class RecordSearchItem {
+  @ApiProperty() id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ nullable: true, type: String }) storageLocation!: string | null;
+  @ApiProperty({ nullable: true, type: String }) recordSubtypeOther!: string | null;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: CatalogueRef }) recordSubtype!: CatalogueRef;
+  @ApiProperty({ type: CatalogueRef }) recordType!: CatalogueRef;
+  @ApiProperty({ enum: RECORD_STATUSES }) status!: RecordStatus;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty() lastModifiedBy!: string;
+  @ApiProperty({ type: [String], description: 'openIds holding a role on the record.' }) contributors!: string[];
+  @ApiProperty() editable!: boolean;
 }

@@ -17,7 +17,7 @@ export class BrandingController {
   @Get()
   @Access('vault:info')
   @ApiOperation({ summary: 'Branding of the vault, in a locale and light or dark mode.' })
-  @ApiOkResponse({ description: 'Branding (contract §2.11).' })
+  @ApiOkResponse({ type: BrandingView })
   get(@ResolvedAccess() access: VaultAccess, @Query() query: BrandingQueryDto): BrandingView {
     return this.branding.view(access.vault.tenantId, access.vault.brandCode, query.locale, query.darkMode);
   }

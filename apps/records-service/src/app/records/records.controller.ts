@@ -33,7 +33,7 @@ export class RecordsController {
   @Access('vault:editor')
   @HttpCode(200)
   @ApiOperation({ summary: 'Create a record (vault owner or editor); the caller becomes its rec_owner.' })
-  @ApiOkResponse({ description: '{id}' })
+  @ApiOkResponse({ type: IdResponse })
   @ApiConflictResponse({ description: 'max_records_reached: the plan quota of records is reached.' })
   create(
     @ResolvedAccess() access: VaultAccess,
@@ -46,14 +46,14 @@ export class RecordsController {
   @Get()
   @Access('vault:viewer')
   @ApiOperation({ summary: 'Search the vault records; every filter optional.' })
-  @ApiOkResponse({ description: 'Array of record search items; [] when nothing matches.' })
+  @ApiOkResponse({ type: [RecordSearchItem], description: '[] when nothing matches.' })
   search(@ResolvedAccess() access: VaultAccess, @Query() query: RecordSearchQueryDto): Promise<RecordSearchItem[]> {
     return this.records.search(access, query);
   }
 
   @Get('record-id/:recordId')
   @Access('record:viewer')
-  @ApiOkResponse({ description: 'Record lookup object.' })
+  @ApiOkResponse({ type: RecordLookupView })
   @ApiNotFoundResponse({ description: 'No such record visible to the caller in this vault.' })
   lookup(@ResolvedAccess() access: VaultAccess): Promise<RecordLookupView> {
     return this.records.lookup(access);
@@ -61,7 +61,7 @@ export class RecordsController {
 
   @Put('record-id/:recordId')
   @Access('record:editor')
-  @ApiOkResponse({ description: '{id}' })
+  @ApiOkResponse({ type: IdResponse })
   update(
     @ResolvedAccess() access: VaultAccess,
     @CurrentPrincipal() principal: Principal,

@@ -41,7 +41,7 @@ export class VaultsController {
   @Post()
   @Authenticated()
   @ApiOperation({ summary: 'Create a vault; the caller becomes its vault_owner and it gets a licence.' })
-  @ApiCreatedResponse({ description: '{id}' })
+  @ApiCreatedResponse({ type: IdResponse })
   @ApiConflictResponse({ description: 'Inbox name taken, or the owned-vaults quota reached.' })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateVaultDto): Promise<IdResponse> {
     return this.vaults.create(principal, body);
@@ -59,7 +59,7 @@ export class VaultsController {
 
   @Get('vault-id/:vaultId')
   @Access('vault:info')
-  @ApiOkResponse({ description: 'Vault with userVaultRole and subscriptionFeatures.' })
+  @ApiOkResponse({ type: VaultView, description: 'Vault with userVaultRole and subscriptionFeatures.' })
   @ApiNotFoundResponse({ description: 'No such vault visible to the caller.' })
   get(@ResolvedAccess() access: VaultAccess): Promise<VaultView> {
     return this.vaults.get(access);
@@ -69,7 +69,7 @@ export class VaultsController {
   @Access('vault:editor')
   @HttpCode(201)
   @ApiOperation({ summary: 'Update a vault (owner or editor; changing licenseKey needs the owner).' })
-  @ApiCreatedResponse({ description: 'The updated vault.' })
+  @ApiCreatedResponse({ type: VaultView, description: 'The updated vault.' })
   @ApiForbiddenResponse({ description: 'Role too weak.' })
   update(
     @ResolvedAccess() access: VaultAccess,
@@ -89,14 +89,14 @@ export class VaultsController {
 
   @Get('vault-id/:vaultId/home')
   @Access('vault:info')
-  @ApiOkResponse({ description: 'Vault home with one tile per record type.' })
+  @ApiOkResponse({ type: VaultHomeView, description: 'Vault home with one tile per record type.' })
   home(@ResolvedAccess() access: VaultAccess, @Query() query: HomeQueryDto): Promise<VaultHomeView> {
     return this.homes.home(access, query.locale);
   }
 
   @Get('vault-id/:vaultId/licenses')
   @Access('vault:viewer')
-  @ApiOkResponse({ description: 'Licences of the vault, oldest first.' })
+  @ApiOkResponse({ type: [LicenseView], description: 'Licences of the vault, oldest first.' })
   licenses(@ResolvedAccess() access: VaultAccess): Promise<LicenseView[]> {
     return this.vaults.licensesOf(access);
   }
