@@ -94,6 +94,10 @@ describe('vaults', () => {
       ['a bad inbox name', { emailUsername: 'no spaces@here' }, 'emailUsername'],
       ['a non-boolean default', { default: 'yes' }, 'default'],
       ['an empty name', { name: '' }, 'name'],
+      ['a null name', { name: null }, 'name'],
+      ['a null type', { type: null }, 'type'],
+      ['a null editable', { editable: null }, 'editable'],
+      ['a null licenseKey', { licenseKey: null }, 'licenseKey'],
     ])('refuses %s with 400 and writes nothing', async (_, body, field) => {
       const before = await t.snapshot();
       const res = await t.post(owner, '/vault', body).expect(400);
@@ -206,6 +210,24 @@ describe('vaults', () => {
       expect(mine[0].payload.changedFields).toEqual(['name', 'firstName', 'editable', 'brandCode', 'emailUsername']);
       // the old inbox name is free again
       expect((await t.get(owner, '/vault/check-email?emailUsername=before-box')).text).toBe('email_username_available');
+    });
+
+    it('clears nullable fields with null: inbox name, names, photo, brand', async () => {
+      const id = await t.createVault(owner, {
+        emailUsername: 'clear-me',
+        firstName: 'A',
+        lastName: 'B',
+        profilePhoto: 'https://img.example/a.png',
+        brandCode: 'partner',
+      });
+      const res = await t
+        .put(owner, `/vault/vault-id/${id}`, { emailUsername: null, firstName: null, lastName: null, profilePhoto: null, brandCode: null })
+        .expect(201);
+      expect(res.body).toMatchObject({ email: null, firstName: null, lastName: null, profilePhoto: null, brandCode: null });
+      expect((await t.get(owner, `/vault/vault-id/${id}/branding`)).body.brandCode).toBe('default');
+      expect((await t.get(owner, '/vault/check-email?emailUsername=clear-me')).text).toBe('email_username_available');
+      await t.put(owner, `/vault/vault-id/${id}`, { name: null }).expect(400);
+      await t.put(owner, `/vault/vault-id/${id}`, { default: null }).expect(400);
     });
 
     it('refuses type changes and unknown fields with 400', async () => {

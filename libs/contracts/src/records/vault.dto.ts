@@ -7,10 +7,14 @@ import {
   IsString,
   Matches,
   MaxLength,
+  ValidateIf,
 } from 'class-validator';
 import { ACCOUNT_LOCALES, DARK_MODES, type AccountLocale, type DarkMode } from '../enums';
 import { EMAIL_USERNAME_PATTERN, VAULT_TYPES, type VaultType } from './features';
 import { ReadOnlyEchoes } from './read-only-echoes';
+
+/** Optional, but null is not a value: the field is validated whenever it is present. */
+const IsOptionalNotNull = () => ValidateIf((_: object, value: unknown) => value !== undefined);
 
 const EMAIL_USERNAME_MESSAGE =
   'emailUsername must be 1 to 64 letters, digits, dots, dashes or underscores, starting and ending with a letter or digit';
@@ -18,17 +22,20 @@ const EMAIL_USERNAME_MESSAGE =
 /** Fields shared by vault creation and update (contract §2.9; all optional). */
 export class VaultFieldsDto extends ReadOnlyEchoes {
   @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   name?: string;
 
-  @ApiPropertyOptional({ description: 'Local part of the vault inbox address; unique across vaults.' })
+  @ApiPropertyOptional({
+    description: 'Local part of the vault inbox address; unique across vaults. Null removes the inbox name.',
+    nullable: true,
+  })
   @IsOptional()
   @IsString()
   @Matches(EMAIL_USERNAME_PATTERN, { message: EMAIL_USERNAME_MESSAGE })
-  emailUsername?: string;
+  emailUsername?: string | null;
 
   @ApiPropertyOptional({ nullable: true, maxLength: 2048 })
   @IsOptional()
@@ -36,47 +43,47 @@ export class VaultFieldsDto extends ReadOnlyEchoes {
   @MaxLength(2048)
   profilePhoto?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 100 })
+  @ApiPropertyOptional({ maxLength: 100, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(100)
-  firstName?: string;
+  firstName?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 100 })
+  @ApiPropertyOptional({ maxLength: 100, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(100)
-  lastName?: string;
+  lastName?: string | null;
 
   @ApiPropertyOptional({ description: 'Whether this is the account default vault.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsBoolean()
   default?: boolean;
 
   @ApiPropertyOptional()
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsBoolean()
   editable?: boolean;
 
   @ApiPropertyOptional({ description: 'Licence key of a configured plan; unknown keys are refused.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   licenseKey?: string;
 
-  @ApiPropertyOptional({ description: 'Branding code configured for the tenant.' })
+  @ApiPropertyOptional({ description: 'Branding code configured for the tenant; null selects the default brand.', nullable: true })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
-  brandCode?: string;
+  brandCode?: string | null;
 }
 
 /** POST /vault body. */
 export class CreateVaultDto extends VaultFieldsDto {
   @ApiPropertyOptional({ enum: VAULT_TYPES, default: 'individual' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(VAULT_TYPES)
   type?: VaultType;
 }

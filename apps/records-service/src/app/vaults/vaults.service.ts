@@ -46,7 +46,7 @@ export class VaultsService {
 
   async create(principal: Principal, dto: CreateVaultDto): Promise<IdResponse> {
     const choice = this.licenses.choose(dto.licenseKey);
-    this.branding.assertKnown(principal.tenantId, dto.brandCode);
+    this.branding.assertKnown(principal.tenantId, dto.brandCode ?? undefined);
     const emailUsername = dto.emailUsername?.toLowerCase() ?? null;
     return this.ds
       .transaction(async (m) => {
@@ -101,7 +101,7 @@ export class VaultsService {
       throw ProblemException.forbidden('Only the vault owner can change its licence.');
     }
     const choice = dto.licenseKey !== undefined ? this.licenses.choose(dto.licenseKey) : undefined;
-    this.branding.assertKnown(principal.tenantId, dto.brandCode);
+    this.branding.assertKnown(principal.tenantId, dto.brandCode ?? undefined);
     return this.ds
       .transaction(async (m) => {
         const vault = await m.findOne(VaultEntity, {
@@ -117,9 +117,9 @@ export class VaultsService {
             changed.push(field);
           }
         }
-        const emailUsername = dto.emailUsername?.toLowerCase();
+        const emailUsername = dto.emailUsername === null ? null : dto.emailUsername?.toLowerCase();
         if (emailUsername !== undefined && emailUsername !== vault.emailUsername) {
-          await this.assertEmailFree(m, emailUsername, vault.id);
+          if (emailUsername !== null) await this.assertEmailFree(m, emailUsername, vault.id);
           vault.emailUsername = emailUsername;
           changed.push('emailUsername');
         }
