@@ -106,6 +106,19 @@ describe('vaults', () => {
       expect(await t.snapshot()).toBe(before);
     });
 
+    it('refuses a body that is not an object', async () => {
+      const before = await t.snapshot();
+      await t.post(owner, '/vault', [{ name: 'x' }]).expect(400);
+      await t
+        .http()
+        .post('/api/v1/vault')
+        .set('Authorization', `Bearer ${owner.token}`)
+        .set('Content-Type', 'application/json')
+        .send('{"name":')
+        .expect(400);
+      expect(await t.snapshot()).toBe(before);
+    });
+
     it('refuses an unknown licence key with 400 unknown_license_key and writes nothing', async () => {
       const before = await t.snapshot();
       const res = await t.post(owner, '/vault', { licenseKey: 'NOPE' }).expect(400);
