@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { DurableConsumerRunner, InvalidMessageError, NATS_CONNECTION } from '@vault/platform';
+import { DurableConsumerRunner, ensureStream, InvalidMessageError, NATS_CONNECTION } from '@vault/platform';
 import { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ActivityLogEntryEntity } from './activity-log-entry.entity';
@@ -38,9 +38,12 @@ export class ActivityLogWriter {
 
   async start(): Promise<void> {
     if (this.runner) return;
+    const jsm = await jetstreamManager(this.nc);
+    // The writer may start before any relay: either side creates the stream.
+    await ensureStream(jsm, this.streams.events);
     const runner = new DurableConsumerRunner<LogRow[]>({
       js: jetstream(this.nc),
-      jsm: await jetstreamManager(this.nc),
+      jsm,
       consumer: this.streams.consumer,
       deadLetter: this.streams.deadLetter,
       batchSize: this.env.ACTIVITY_LOG_BATCH_SIZE,
