@@ -1,2 +1,1 @@
-export * from './file-events';
 export * from './log.dto';

@@ -1,8 +1,9 @@
 import {
-  FILE_EVENT_KINDS,
+  FILE_EVENT_PAYLOADS,
   FileChangedEvent,
   LicenseCreatedEvent,
   RECORDS_EVENT_KINDS,
+  RECORDS_EVENT_PAYLOADS,
   RecordChangedEvent,
   RecordTransferredEvent,
   SUBJECTS,
@@ -36,23 +37,15 @@ export interface LogRow {
 
 const KINDS: Record<string, { entity: string; eventType: string }> = {
   ...RECORDS_EVENT_KINDS,
-  ...FILE_EVENT_KINDS,
+  [SUBJECTS.fileUploaded]: { entity: 'File', eventType: 'Create' },
+  [SUBJECTS.fileUpdated]: { entity: 'File', eventType: 'Update' },
+  [SUBJECTS.fileDeleted]: { entity: 'File', eventType: 'Delete' },
 };
 
-type PayloadClass = new () => VaultEventBase;
-
-const PAYLOADS: Record<string, PayloadClass> = {
-  [SUBJECTS.vaultCreated]: VaultChangedEvent,
-  [SUBJECTS.vaultUpdated]: VaultChangedEvent,
-  [SUBJECTS.vaultDeleted]: VaultChangedEvent,
-  [SUBJECTS.licenseCreated]: LicenseCreatedEvent,
-  [SUBJECTS.recordCreated]: RecordChangedEvent,
-  [SUBJECTS.recordUpdated]: RecordChangedEvent,
-  [SUBJECTS.recordDeleted]: RecordChangedEvent,
-  [SUBJECTS.recordTransferred]: RecordTransferredEvent,
-  [SUBJECTS.fileUploaded]: FileChangedEvent,
-  [SUBJECTS.fileUpdated]: FileChangedEvent,
-  [SUBJECTS.fileDeleted]: FileChangedEvent,
+/** Contract class of each logged subject; payloads are validated against it on receipt. */
+const PAYLOADS: Record<string, new () => VaultEventBase> = {
+  ...RECORDS_EVENT_PAYLOADS,
+  ...FILE_EVENT_PAYLOADS,
 };
 
 const VERBS: Record<string, string> = {
