@@ -20,11 +20,11 @@
  * PostgreSQL server of DATABASE_URL and NATS from NATS_URL, and signs the
  * bearer token with its own key whose JWKS it serves on loopback.
  *
- * Variables: BENCH_DURATION (s per run, 10), BENCH_CONNECTIONS (10),
- * BENCH_ROUNDS (3), BENCH_LATENCY_CONNECTIONS (1), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL.
+ * Variables: BENCH_DURATION (s per run, 6), BENCH_CONNECTIONS (10),
+ * BENCH_ROUNDS (5), BENCH_LATENCY_CONNECTIONS (1), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -37,9 +37,9 @@ const require = createRequire(import.meta.url);
 const platform = require('../../scripts/platform.cjs');
 const { ROOT } = platform;
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const DURATION = Number(process.env.BENCH_DURATION ?? 6);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LATENCY_CONNECTIONS = Number(process.env.BENCH_LATENCY_CONNECTIONS ?? 1);
 const PG_SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -50,6 +50,7 @@ const ROUTE = '/api/v1/accounts/username/bench-user/check';
 
 const log = (msg) => console.log(`[bench] ${msg}`);
 const children = [];
+const pids = {};
 const cleanups = [];
 
 async function main() {
@@ -130,8 +131,9 @@ async function main() {
   console.log('');
   const t = summary.throughput;
   const l = summary.latency;
+  console.log(`CPU per request (µs): direct ${JSON.stringify(summary.cpuMicrosPerRequest.direct)}, through the gateway ${JSON.stringify(summary.cpuMicrosPerRequest.gateway)}`);
   console.log(`saturation: direct ${t.direct.toFixed(0)} req/s, gateway ${t.gateway.toFixed(0)} req/s`);
-  console.log(`throughput ratio gateway/direct: ${t.ratio.toFixed(2)} (goal >= 0.6)`);
+  console.log(`throughput ratio gateway/direct: ${t.ratio.toFixed(2)} (median of per-round ratios ${t.medianPairedRatio.toFixed(2)}; goal >= 0.6)`);
   console.log(`${LATENCY_CONNECTIONS} connection(s): direct p50 ${l.direct.p50} ms p99 ${l.direct.p99} ms; gateway p50 ${l.gateway.p50} ms p99 ${l.gateway.p99} ms`);
   console.log(`added latency: p50 ${l.addedP50} ms, p99 ${l.addedP99} ms (goal p99 < 5 ms)`);
   console.log(`written to ${path.relative(ROOT, out)}`);
@@ -167,6 +169,7 @@ async function startApp(app, readyUrl, env) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
+  pids[app] = child.pid;
   await platform.waitForReady(readyUrl, 60000, () => child.exitCode === null);
   log(`${app} ready (${readyUrl.replace('/health/ready', '')})`);
 }
@@ -188,11 +191,13 @@ async function rounds(targets, connections) {
   const runs = { direct: [], gateway: [] };
   for (let round = 1; round <= ROUNDS; round++) {
     for (const name of round % 2 ? ['direct', 'gateway'] : ['gateway', 'direct']) {
+      const before = cpuSnapshot();
       const r = await measure(targets[name], DURATION, connections);
+      r.cpuMicrosPerRequest = cpuPerRequest(before, cpuSnapshot(), r.requests);
       runs[name].push(r);
       log(
         `round ${round} ${name.padEnd(7)} ${r.rps.toFixed(0)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms` +
-          `  non-2xx ${r.non2xx}  errors ${r.errors}`,
+          `  non-2xx ${r.non2xx}  errors ${r.errors}  cpu/req ${JSON.stringify(r.cpuMicrosPerRequest)}`,
       );
     }
   }
@@ -225,30 +230,61 @@ function measure(target, duration, connections) {
   });
 }
 
+/** CPU time (user + system, ms; /proc counts 10 ms clock ticks) used so far by each app, from /proc (Linux); {} elsewhere. */
+function cpuSnapshot() {
+  const snap = {};
+  for (const [app, pid] of Object.entries(pids)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      snap[app] = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    } catch {
+      // not Linux: no CPU figures
+    }
+  }
+  return snap;
+}
+
+/** Microseconds of CPU each app spent per request during a run. */
+function cpuPerRequest(before, after, requests) {
+  const out = {};
+  for (const app of Object.keys(after)) out[app] = Math.round(((after[app] - before[app]) * 1000) / requests);
+  return out;
+}
+
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   const i = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
   return +sorted[Math.max(0, i)].toFixed(2);
 }
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
-/** Throughput: mean over the saturation rounds; latency: median over the latency rounds. */
+/**
+ * Medians over the rounds (robust against a round disturbed by other load on
+ * the machine); the ratio is also given as the median of the per-round ratios
+ * (direct and gateway of one round run back to back).
+ */
 function summarise(saturation, latency) {
-  const rps = (rs) => mean(rs.map((r) => r.rps));
+  const rps = (rs) => median(rs.map((r) => r.rps));
+  const pairedRatios = saturation.gateway.map((g, i) => g.rps / saturation.direct[i].rps);
   const lat = (rs) => ({ p50: median(rs.map((r) => r.p50)), p99: median(rs.map((r) => r.p99)) });
   const direct = lat(latency.direct);
   const gateway = lat(latency.gateway);
+  const cpu = (rs) => {
+    const apps = Object.keys(rs[0]?.cpuMicrosPerRequest ?? {});
+    return Object.fromEntries(apps.map((a) => [a, median(rs.map((r) => r.cpuMicrosPerRequest[a]))]));
+  };
   return {
+    cpuMicrosPerRequest: { direct: cpu(saturation.direct), gateway: cpu(saturation.gateway) },
     throughput: {
       direct: rps(saturation.direct),
       gateway: rps(saturation.gateway),
       ratio: rps(saturation.gateway) / rps(saturation.direct),
+      medianPairedRatio: median(pairedRatios),
     },
     latency: {
       direct,
