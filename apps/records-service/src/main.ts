@@ -1,9 +1,14 @@
 import { runService } from '@vault/platform';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
+import { isWorkerMode, runActivityLogWorker } from './app/activity-log/activity-log.worker';
 import { ENTITIES } from './app/entities';
 import { MIGRATIONS } from './migrations';
 
-void runService(AppModule, APP_DESCRIPTION, {
-  database: { entities: ENTITIES, migrations: MIGRATIONS },
-});
+if (isWorkerMode(process.argv[2])) {
+  void runActivityLogWorker(process.argv[2]);
+} else {
+  void runService(AppModule, APP_DESCRIPTION, {
+    database: { entities: ENTITIES, migrations: MIGRATIONS },
+  });
+}

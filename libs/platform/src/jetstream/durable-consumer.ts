@@ -91,7 +91,7 @@ export class DurableConsumerRunner<T> {
     while (this.running) {
       try {
         const consumer = await js.consumers.get(spec.stream, spec.durable);
-        this.messages = await consumer.consume({ max_messages: Math.max(batchSize * 2, 100) });
+        this.messages = await consumer.consume({ max_messages: Math.max(batchSize * 4, 100) });
         if (!this.running) await this.messages.close();
         for await (const m of this.messages) {
           this.buffer.push(m);

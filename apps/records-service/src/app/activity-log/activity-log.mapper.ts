@@ -1,5 +1,4 @@
 import {
-  FILE_EVENT_PAYLOADS,
   FileChangedEvent,
   LicenseCreatedEvent,
   RECORDS_EVENT_KINDS,
@@ -45,7 +44,9 @@ const KINDS: Record<string, { entity: string; eventType: string }> = {
 /** Contract class of each logged subject; payloads are validated against it on receipt. */
 const PAYLOADS: Record<string, new () => VaultEventBase> = {
   ...RECORDS_EVENT_PAYLOADS,
-  ...FILE_EVENT_PAYLOADS,
+  [SUBJECTS.fileUploaded]: FileChangedEvent,
+  [SUBJECTS.fileUpdated]: FileChangedEvent,
+  [SUBJECTS.fileDeleted]: FileChangedEvent,
 };
 
 const VERBS: Record<string, string> = {

@@ -3,8 +3,6 @@ import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { DurableConsumerRunner, ensureStream, InvalidMessageError, NATS_CONNECTION } from '@vault/platform';
 import { DataSource } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
-import { ActivityLogEntryEntity } from './activity-log-entry.entity';
 import { ActivityLogEnv } from './activity-log.env';
 import { InvalidEventError, LogRow, parseEvent, toLogRows } from './activity-log.mapper';
 import { ActivityLogStreams } from './activity-log.streams';
@@ -82,14 +80,33 @@ export class ActivityLogWriter {
     }
   }
 
+  /** One statement (one transaction): unnest the columns, skip event/vault pairs already logged. */
   private async store(rows: LogRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.dataSource
-      .createQueryBuilder()
-      .insert()
-      .into(ActivityLogEntryEntity)
-      .values(rows as QueryDeepPartialEntity<ActivityLogEntryEntity>[])
-      .orIgnore()
-      .execute();
+    const col = <K extends keyof LogRow>(k: K) => rows.map((r) => r[k]);
+    await this.dataSource.query(
+      `INSERT INTO activity_log_entries (event_id, vault_id, tenant_id, subject, entity, event_type, action,
+         actor_open_id, actor_name, vault_name, record_id, record_name, file_name, details, occurred_at)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+         $8::text[], $9::text[], $10::text[], $11::uuid[], $12::text[], $13::text[], $14::jsonb[], $15::timestamptz[])
+       ON CONFLICT (event_id, vault_id) DO NOTHING`,
+      [
+        col('eventId'),
+        col('vaultId'),
+        col('tenantId'),
+        col('subject'),
+        col('entity'),
+        col('eventType'),
+        col('action'),
+        col('actorOpenId'),
+        col('actorName'),
+        col('vaultName'),
+        col('recordId'),
+        col('recordName'),
+        col('fileName'),
+        rows.map((r) => JSON.stringify(r.details)),
+        rows.map((r) => r.occurredAt.toISOString()),
+      ],
+    );
   }
 }
