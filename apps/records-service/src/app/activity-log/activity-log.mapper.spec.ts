@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { SUBJECTS } from '@vault/contracts';
+import { InvalidEventError, parseEvent, toLogRows } from './activity-log.mapper';
+
+const base = () => ({
+  tenantId: 't1',
+  actor: { openId: 'vault|ann', username: 'Ann' },
+  vault: { id: randomUUID(), name: 'Home' },
+  occurredAt: '2026-11-22T10:00:00.000Z',
+});
+const record = { id: randomUUID(), name: 'Passport' };
+
+describe('activity log mapper', () => {
+  it('maps a record event to one row', () => {
+    const body = { ...base(), record, recordTypeName: 'identityDocs' };
+    const rows = toLogRows('e1', SUBJECTS.recordCreated, parseEvent(SUBJECTS.recordCreated, body));
+    expect(rows).toEqual([
+      expect.objectContaining({
+        eventId: 'e1',
+        vaultId: body.vault.id,
+        entity: 'Record',
+        eventType: 'Create',
+        action: 'created',
+        actorName: 'Ann',
+        recordId: record.id,
+        recordName: 'Passport',
+        fileName: null,
+        occurredAt: new Date(body.occurredAt),
+      }),
+    ]);
+  });
+
+  it('maps a transfer to a row in each vault', () => {
+    const destinationVault = { id: randomUUID(), name: 'Work' };
+    const body = { ...base(), record, recordTypeName: 'identityDocs', destinationVault };
+    const rows = toLogRows('e2', SUBJECTS.recordTransferred, parseEvent(SUBJECTS.recordTransferred, body));
+    expect(rows.map((r) => [r.vaultId, r.vaultName, r.action, r.details])).toEqual([
+      [body.vault.id, 'Home', 'transferredOut', { otherVault: destinationVault }],
+      [destinationVault.id, 'Work', 'transferredIn', { otherVault: body.vault }],
+    ]);
+  });
+
+  it('maps file events with their file name', () => {
+    const body = {
+      ...base(),
+      record,
+      recordTypeName: 'identityDocs',
+      fileName: 'scan.pdf',
+      correlationId: 'c1',
+      fileType: 'document',
+      fileSize: 10,
+    };
+    const [row] = toLogRows('e3', SUBJECTS.fileUploaded, parseEvent(SUBJECTS.fileUploaded, body));
+    expect(row).toMatchObject({ entity: 'File', eventType: 'Create', action: 'uploaded', fileName: 'scan.pdf' });
+    const [del] = toLogRows('e4', SUBJECTS.fileDeleted, parseEvent(SUBJECTS.fileDeleted, body));
+    expect(del).toMatchObject({ eventType: 'Delete', action: 'deleted', recordName: 'Passport' });
+  });
+
+  it('maps vault and licence events', () => {
+    const vault = { ...base(), changedFields: ['name'] };
+    expect(toLogRows('e5', SUBJECTS.vaultUpdated, parseEvent(SUBJECTS.vaultUpdated, vault))[0]).toMatchObject({
+      entity: 'Vault',
+      eventType: 'Update',
+      details: { changedFields: ['name'] },
+    });
+    const licence = { ...base(), subscriptionId: randomUUID(), planId: 'basic', sponsored: false };
+    expect(toLogRows('e6', SUBJECTS.licenseCreated, parseEvent(SUBJECTS.licenseCreated, licence))[0]).toMatchObject({
+      entity: 'License',
+      eventType: 'Create',
+    });
+  });
+
+  it('rejects unknown subjects and payloads not matching their class', () => {
+    expect(() => parseEvent('vault.unknown.v1', base())).toThrow(InvalidEventError);
+    expect(() => parseEvent(SUBJECTS.recordCreated, base())).toThrow(/record/);
+    expect(() => parseEvent(SUBJECTS.recordCreated, [])).toThrow(InvalidEventError);
+    expect(() => parseEvent(SUBJECTS.vaultCreated, { ...base(), actor: {}, changedFields: [] })).toThrow(/actor/);
+  });
+});
