@@ -93,8 +93,8 @@ export class TestNatsServer {
 
   /** Sends `signal` (SIGTERM for a clean stop, SIGKILL for a crash) and waits for the exit. */
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-    if (!this.running) return;
-    this.proc!.kill(signal);
+    if (!this.running || !this.proc) return;
+    this.proc.kill(signal);
     await this.exited;
   }
 

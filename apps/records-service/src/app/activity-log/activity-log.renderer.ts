@@ -3,8 +3,8 @@ import type { ActivityLogEntryEntity } from './activity-log-entry.entity';
 
 type Language = 'en' | 'es';
 
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 const b = (s: string | null | undefined) => `<b>${escapeHtml(s ?? '')}</b>`;
 
