@@ -42,7 +42,9 @@ export async function runService(
     app.useLogger(LEVELS.slice(0, LEVELS.indexOf(env.LOG_LEVEL) + 1));
     configureApp(app, desc);
     if (configure) await configure(app);
-    app.enableShutdownHooks();
+    // After the drain, exit 0 (a clean stop) rather than re-raising the signal,
+    // which would end the process with status 143.
+    app.enableShutdownHooks([], { useProcessExit: true });
     await app.listen(env.PORT, env.HOST);
     Logger.log(`${desc.title} listening on ${await app.getUrl()}`, 'Bootstrap');
     return app;
