@@ -31,7 +31,7 @@ if [ -n "$bootstrap" ]; then
 else
   create developer-service-bootstrap --from-literal=bootstrap.json='{"tenants":[]}'
 fi
-create user-service-smtp --from-literal=SMTP_URL="${SMTP_URL:-smtp://127.0.0.1:1025}"
+[ -n "${SMTP_URL:-}" ] && create user-service-smtp --from-literal=SMTP_URL="$SMTP_URL"
 if ! exists vault-tls; then
   dir="$(mktemp -d)"
   openssl req -x509 -newkey rsa:2048 -nodes -days 90 -subj "/CN=vault.localhost" \
