@@ -185,6 +185,24 @@ describe('gateway in front of real upstreams', () => {
     expect(text.json<{ body: string }>().body).toHaveLength(4096);
   });
 
+  it('passes a body sent in several small writes without delaying them (no Nagle wait upstream)', async () => {
+    const timings: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const started = process.hrtime.bigint();
+      const res = await https({
+        host: 'user-api.vault.test',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Readable.from([Buffer.from('{"part":'), Buffer.from(String(i)), Buffer.from('}')]),
+      });
+      timings.push(Number(process.hrtime.bigint() - started) / 1e6);
+      expect(res.json()).toMatchObject({ body: `{"part":${i}}` });
+    }
+    timings.sort((a, b) => a - b);
+    // With Nagle's algorithm on the upstream socket every such request waits for a delayed ACK (about 40 ms).
+    expect(timings[4]).toBeLessThan(25);
+  });
+
   it('streams a 50 MB body to the upstream and back', async () => {
     const size = 50 * 1024 * 1024;
     const { stream, sha256 } = generatedBody(size);

@@ -34,6 +34,8 @@ export class ProxyService implements OnApplicationShutdown {
   readonly router: HostRouter;
   private readonly agent = new Agent({
     keepAlive: true,
+    // Small writes (headers, chunk ends) leave at once instead of waiting for an ACK.
+    noDelay: true,
     maxFreeSockets: 256,
     scheduling: 'lifo',
     timeout: IDLE_SOCKET_MS,
