@@ -6,7 +6,7 @@ import { checkCompose } from './compose-rules';
 import { lintDockerfile } from './dockerfile-rules';
 import { APPS, DATABASE_APPS } from './expectations';
 import { isK8sObject, K8sObject } from './k8s-object';
-import { appSpec, checkApp, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads, objectKey } from './k8s-rules';
+import { appSpec, checkApp, checkDomain, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads, objectKey } from './k8s-rules';
 import { checkUnknownFields, Located, validateSchemas } from './k8s-schema';
 import { findKustomizations, parseYamlDocuments, renderKustomization } from './kustomize';
 import { Violation, violation } from './violation';
@@ -120,7 +120,7 @@ function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]
   }
 
   for (const app of APPS) out.push(...checkApp(whole, app, where));
-  out.push(...checkIngress(whole, where), ...checkNats(whole, where), ...checkReferences(whole, where));
+  out.push(...checkIngress(whole, where), ...checkNats(whole, where), ...checkReferences(whole, where), ...checkDomain(whole, where));
   if (!whole.some((o) => o.kind === 'Namespace')) out.push(violation(where, 'namespace', 'the environment render has no Namespace'));
 
   const hasDatabase = whole.some((o) => o.kind === 'StatefulSet' && o.metadata?.name === 'postgres');

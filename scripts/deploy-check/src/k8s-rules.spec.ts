@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { APPS } from './expectations';
 import { K8sObject } from './k8s-object';
-import { appSpec, checkApp, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads } from './k8s-rules';
+import { appSpec, checkApp, checkDomain, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads } from './k8s-rules';
 import { renderKustomization } from './kustomize';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
@@ -34,6 +34,7 @@ describe('Kubernetes rules on the rendered overlays', () => {
     expect(checkIngress(PROD, 'prod')).toEqual([]);
     expect(checkNats(PROD, 'prod')).toEqual([]);
     expect(checkReferences(PROD, 'prod')).toEqual([]);
+    expect(checkDomain(PROD, 'prod')).toEqual([]);
     expect(checkApp(USER_SERVICE, userService, 'dev/user-service')).toEqual([]);
     expect(checkModuleScope(USER_SERVICE, 'user-service', 'dev/user-service', USER_SERVICE.filter((o) => o.metadata?.name?.startsWith('vault-platform')).map((o) => o.metadata?.name ?? ''))).toEqual([]);
   });
@@ -100,5 +101,16 @@ describe('Kubernetes rules on the rendered overlays', () => {
   it('flag objects of another module in a module render', () => {
     const mixed = [...USER_SERVICE, ...PROD.filter((o) => o.kind === 'Deployment' && o.metadata?.name === 'gateway')];
     expect(checkModuleScope(mixed, 'user-service', 'dev/user-service', []).map((v) => v.where)).toContain('dev/user-service Deployment/gateway');
+  });
+
+  it('require one domain for the Ingress hosts, GATEWAY_DOMAIN and AUTH_ISSUER', () => {
+    const platform = PROD.find((o) => o.metadata?.name?.startsWith('vault-platform'));
+    const otherDomain = edit(PROD, 'ConfigMap', platform?.metadata?.name ?? '', (c) => (c.data.GATEWAY_DOMAIN = 'other.example.com'));
+    expect(checkDomain(otherDomain, 'prod').map((v) => v.message)).toEqual([
+      'AUTH_ISSUER must be https://developer-api.other.example.com/api/v1',
+      'host developer-api.vault.example.com is not a module host of GATEWAY_DOMAIN other.example.com',
+      'host user-api.vault.example.com is not a module host of GATEWAY_DOMAIN other.example.com',
+      'host records-api.vault.example.com is not a module host of GATEWAY_DOMAIN other.example.com',
+    ]);
   });
 });

@@ -218,3 +218,24 @@ export function checkModuleScope(objs: K8sObject[], module: string, where: strin
 export const objectKey = (o: K8sObject) => `${o.apiVersion} ${o.kind} ${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
 export const appSpec = (name: string) => APPS.find((a) => a.name === name);
+
+/**
+ * The environment's domain is used consistently: the Ingress hosts are the module
+ * hosts of GATEWAY_DOMAIN, and AUTH_ISSUER is the developer module's public address.
+ */
+export function checkDomain(objs: K8sObject[], where: string): Violation[] {
+  const config = byKind(objs, 'ConfigMap').find((c) => c.data?.['GATEWAY_DOMAIN'] !== undefined);
+  if (!config) return [violation(where, 'domain', 'no ConfigMap sets GATEWAY_DOMAIN')];
+  const domain = String(config.data['GATEWAY_DOMAIN']);
+  const out: Violation[] = [];
+  const issuer = `https://developer-api.${domain}/api/v1`;
+  if (config.data['AUTH_ISSUER'] !== issuer) out.push(violation(`${where} ${describe(config)}`, 'domain', `AUTH_ISSUER must be ${issuer}`));
+  const expected = MODULE_HOST_PREFIXES.map((p) => `${p}${domain}`);
+  for (const ing of byKind(objs, 'Ingress')) {
+    const hosts = ((ing.spec?.rules ?? []) as Any[]).map((r) => r.host);
+    for (const host of hosts) {
+      if (!expected.includes(host)) out.push(violation(`${where} ${describe(ing)}`, 'domain', `host ${host} is not a module host of GATEWAY_DOMAIN ${domain}`));
+    }
+  }
+  return out;
+}
