@@ -8,8 +8,9 @@ import { createTestDatabase, TestDatabase } from '../src/testing';
 
 const REPO = path.join(__dirname, '../../..');
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
-const SHUTDOWN_DELAY_MS = 1500;
-const SLOW_MS = 3000;
+// The slow request outlasts the delay, so it is still running when the server closes.
+const SHUTDOWN_DELAY_MS = 2000;
+const SLOW_MS = 3500;
 
 interface Reply {
   status: number;
