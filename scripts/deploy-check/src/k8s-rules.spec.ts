@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { APPS } from './expectations';
 import { K8sObject } from './k8s-object';
@@ -112,5 +114,25 @@ describe('Kubernetes rules on the rendered overlays', () => {
       'host user-api.vault.example.com is not a module host of GATEWAY_DOMAIN other.example.com',
       'host records-api.vault.example.com is not a module host of GATEWAY_DOMAIN other.example.com',
     ]);
+  });
+
+  it('accept the gateway-loadbalancer component in place of the Ingress', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-lb-'));
+    try {
+      const ref = (p: string) => path.relative(dir, path.join(__dirname, '../../../deploy/k8s', p));
+      fs.writeFileSync(
+        path.join(dir, 'kustomization.yaml'),
+        `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ${ref('overlays/prod/gateway')}\ncomponents:\n  - ${ref('components/gateway-loadbalancer')}\n`,
+      );
+      const objs = renderKustomization(dir);
+      expect(objs.filter((o) => o.kind === 'Ingress')).toEqual([]);
+      expect(checkIngress(objs, 'lb')).toEqual([]);
+      expect(checkApp(objs, app('gateway'), 'lb')).toEqual([]);
+      const noHttp = edit(objs, 'Service', 'gateway', (s) => (s.spec.ports = s.spec.ports.filter((p: any) => p.port !== 80)));
+      expect(checkIngress(noHttp, 'lb').map((v) => v.message)).toEqual(['a LoadBalancer gateway must publish 443 -> https and 80 -> http']);
+      expect(checkIngress(edit(objs, 'Service', 'gateway', (s) => (s.spec.type = 'ClusterIP')), 'lb').map((v) => v.rule)).toEqual(['ingress']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -141,12 +141,20 @@ export function checkApp(objs: K8sObject[], app: AppSpec, where: string): Violat
   return out;
 }
 
-/** The Ingress routes every module host to the gateway Service over TLS. */
+/**
+ * The Ingress routes every module host to the gateway Service over TLS; or, with the
+ * gateway-loadbalancer component, the gateway Service itself is the entry point.
+ */
 export function checkIngress(objs: K8sObject[], where: string): Violation[] {
   const out: Violation[] = [];
   const ingresses = byKind(objs, 'Ingress');
   const gateway = named(objs, 'Service', 'gateway');
-  if (ingresses.length === 0) return [violation(where, 'ingress', 'no Ingress in front of the gateway')];
+  if (ingresses.length === 0) {
+    if (gateway?.spec?.type !== 'LoadBalancer') return [violation(where, 'ingress', 'no Ingress in front of the gateway (nor a LoadBalancer gateway Service)')];
+    const ports = (gateway.spec.ports ?? []) as Any[];
+    const has = (port: number, target: string) => ports.some((p) => p.port === port && p.targetPort === target);
+    return has(443, 'https') && has(80, 'http') ? [] : [violation(`${where} Service/gateway`, 'ingress', 'a LoadBalancer gateway must publish 443 -> https and 80 -> http')];
+  }
   for (const ing of ingresses) {
     const at = `${where} ${describe(ing)}`;
     const tlsHosts = ((ing.spec?.tls ?? []) as Any[]).flatMap((t) => (t.secretName ? t.hosts ?? [] : []));
