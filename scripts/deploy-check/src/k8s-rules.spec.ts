@@ -58,6 +58,7 @@ describe('Kubernetes rules on the rendered overlays', () => {
   it('require the Service, HPA, PDB and migration Job of the module', () => {
     expect(appRules(without(USER_SERVICE, 'Service'))).toEqual(['module-complete']);
     expect(appRules(without(USER_SERVICE, 'HorizontalPodAutoscaler'))).toEqual(['module-complete']);
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (d.spec.replicas = 2)))).toEqual(['hpa-owns-replicas']);
     expect(appRules(without(USER_SERVICE, 'PodDisruptionBudget'))).toEqual(['module-complete']);
     expect(appRules(without(USER_SERVICE, 'Job'))).toEqual(['migration-order']);
     expect(appRules(edit(USER_SERVICE, 'Job', 'user-service-migrate', (j) => (container(j).image = 'other/image:1')))).toEqual(['migration-order']);

@@ -117,6 +117,7 @@ export function checkApp(objs: K8sObject[], app: AppSpec, where: string): Violat
   }
   const hpa = byKind(objs, 'HorizontalPodAutoscaler').find((h) => h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec?.scaleTargetRef?.name === app.name);
   if (!hpa) fail(at, 'module-complete', 'no HorizontalPodAutoscaler scales it');
+  else if (dep.spec?.replicas !== undefined) fail(at, 'hpa-owns-replicas', 'spec.replicas must be left out: each apply would reset what the HPA scaled');
   else if (!(hpa.spec.minReplicas >= 1 && hpa.spec.maxReplicas >= hpa.spec.minReplicas)) fail(`HorizontalPodAutoscaler/${hpa.metadata.name}`, 'module-complete', 'minReplicas must be >= 1 and <= maxReplicas');
   if (!byKind(objs, 'PodDisruptionBudget').some((p) => selects(p.spec?.selector?.matchLabels, podLabels))) {
     fail(at, 'module-complete', 'no PodDisruptionBudget covers its pods');
