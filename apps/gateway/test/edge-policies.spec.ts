@@ -48,3 +48,34 @@ describe('gateway rate limit and upstream timeout', () => {
     expect(live.status).toBe(200);
   });
 });
+
+describe('gateway behind a trusted proxy', () => {
+  let upstream: EchoUpstream;
+  let gw: RunningGateway;
+
+  beforeAll(async () => {
+    upstream = await EchoUpstream.start('user');
+    gw = await bootGateway({
+      USER_SERVICE_URL: upstream.url,
+      TRUSTED_PROXY_CIDRS: '127.0.0.0/8',
+      RATE_LIMIT_PER_MINUTE: '1',
+    });
+  });
+  afterAll(async () => {
+    await gw?.app.close();
+    await upstream?.stop();
+  });
+
+  const from = (forwardedFor: string) =>
+    call(gw.httpsPort, { host: 'user-api.localhost', path: '/api/v1/a', headers: { 'x-forwarded-for': forwardedFor } });
+
+  it('takes the client from X-Forwarded-For, forwards only that address and limits per client', async () => {
+    expect((await from('6.6.6.6, 203.0.113.7')).status).toBe(200);
+    expect(upstream.hits[0].headers['x-forwarded-for']).toBe('203.0.113.7');
+    expect((await from('203.0.113.7')).status).toBe(429);
+    expect((await from('203.0.113.7, 127.0.0.5')).status).toBe(429);
+    expect((await from('198.51.100.4')).status).toBe(200);
+    expect(upstream.hits[1].headers['x-forwarded-for']).toBe('198.51.100.4');
+    expect(upstream.hits).toHaveLength(2);
+  });
+});

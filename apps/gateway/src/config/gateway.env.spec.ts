@@ -31,9 +31,16 @@ describe('GatewayEnv', () => {
     [{ HTTP_PORT: '70000' }, 'HTTP_PORT'],
     [{ MAX_JSON_BODY_BYTES: 'lots' }, 'MAX_JSON_BODY_BYTES'],
     [{ UPSTREAM_TIMEOUT_MS: '0' }, 'UPSTREAM_TIMEOUT_MS'],
+    [{ TRUSTED_PROXY_CIDRS: '10.0.0.0/8,ingress' }, 'TRUSTED_PROXY_CIDRS'],
   ])('refuses %j naming %s', (source, name) => {
     expect(() => loadEnv(GatewayEnv, source)).toThrow(EnvValidationError);
     expect(() => loadEnv(GatewayEnv, source)).toThrow(name);
+  });
+
+  it('accepts a list of trusted proxies', () => {
+    expect(loadEnv(GatewayEnv, { TRUSTED_PROXY_CIDRS: '10.0.0.0/8, fd00::/8,127.0.0.1' }).TRUSTED_PROXY_CIDRS).toBe(
+      '10.0.0.0/8, fd00::/8,127.0.0.1',
+    );
   });
 
   it('accepts the certificate pair together', () => {

@@ -1,5 +1,6 @@
 import { BaseEnv, ToInt } from '@vault/platform';
-import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateIf } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { parseCidrList } from '../proxy/client-address';
 
 const MIB = 1024 * 1024;
 const SERVICE_URL = { require_tld: false, protocols: ['http'], require_protocol: true };
@@ -65,6 +66,27 @@ export class GatewayEnv extends BaseEnv {
   @IsInt()
   @Min(1)
   UPSTREAM_TIMEOUT_MS = 60_000;
+
+  /**
+   * Proxies in front of the gateway (Ingress, load balancer) as comma-separated
+   * addresses or CIDR ranges: from them X-Forwarded-For names the client.
+   * Empty (default): the gateway is the edge and the socket peer is the client.
+   */
+  @IsOptional()
+  @ValidateBy({
+    name: 'isCidrList',
+    validator: {
+      validate: (value: unknown) => {
+        try {
+          return typeof value === 'string' && (parseCidrList(value), true);
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () => 'TRUSTED_PROXY_CIDRS must list addresses or CIDR ranges separated by commas',
+    },
+  })
+  TRUSTED_PROXY_CIDRS?: string;
 
   /** Requests per minute per client IP address; 0 turns the limit off. */
   @ToInt()

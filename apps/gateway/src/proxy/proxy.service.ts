@@ -6,6 +6,7 @@ import { GatewayEnv } from '../config/gateway.env';
 import { sendProblem } from '../edge/problem-response';
 import { HostRouter, Upstream } from '../routing/host-router';
 import { bodyLimitFor, declaresTooMuch, describeLimit, isJsonMediaType } from './body-limit';
+import { ClientAddressResolver } from './client-address';
 import { ClientRateLimiter } from './client-rate-limiter';
 import { clientResponseHeaders, hasBody, upstreamRequestHeaders } from './forward-headers';
 
@@ -41,6 +42,7 @@ export class ProxyService implements OnApplicationShutdown {
     timeout: IDLE_SOCKET_MS,
   });
   private readonly limiter: ClientRateLimiter;
+  private readonly clients: ClientAddressResolver;
 
   constructor(private readonly env: GatewayEnv) {
     this.router = new HostRouter(env.GATEWAY_DOMAIN, {
@@ -49,11 +51,12 @@ export class ProxyService implements OnApplicationShutdown {
       'records-api': env.RECORDS_SERVICE_URL,
     });
     this.limiter = new ClientRateLimiter(env.RATE_LIMIT_PER_MINUTE);
+    this.clients = new ClientAddressResolver(env.TRUSTED_PROXY_CIDRS);
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
-    const clientIp = req.socket.remoteAddress ?? '';
+    const clientIp = this.clients.resolve(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     this.limiter
       .retryAfter(clientIp)
       .then((wait) => {
