@@ -24,7 +24,7 @@
  * BENCH_ROUNDS (5), BENCH_LATENCY_CONNECTIONS (1), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -52,6 +52,12 @@ const log = (msg) => console.log(`[bench] ${msg}`);
 const children = [];
 const pids = {};
 const cleanups = [];
+/** A temporary folder, removed at the end. */
+const tempDir = (prefix) => {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
 
 async function main() {
   if (process.env.BENCH_SKIP_BUILD !== '1') {
@@ -78,14 +84,14 @@ async function main() {
     AUTH_JWKS_URL: jwksUrl,
     AUTH_ISSUER: ISSUER,
     AUTH_AUDIENCE: AUDIENCE,
-    MAIL_DIR: mkdtempSync(path.join(tmpdir(), 'bench-mail-')),
-    SMS_DIR: mkdtempSync(path.join(tmpdir(), 'bench-sms-')),
+    MAIL_DIR: tempDir('bench-mail-'),
+    SMS_DIR: tempDir('bench-sms-'),
   });
   await startApp('gateway', `https://127.0.0.1:${httpsPort}/health/ready`, {
     HTTPS_PORT: String(httpsPort),
     HTTP_PORT: String(httpPort),
     USER_SERVICE_URL: `http://127.0.0.1:${userPort}`,
-    CERT_DIR: mkdtempSync(path.join(tmpdir(), 'bench-certs-')),
+    CERT_DIR: tempDir('bench-certs-'),
     // The limiter stays in the path, with a ceiling the benchmark never reaches.
     RATE_LIMIT_PER_MINUTE: '1000000000',
   });
