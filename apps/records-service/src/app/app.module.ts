@@ -4,6 +4,7 @@ import { RecordsEnv } from '../config/records.env';
 import { MIGRATIONS } from '../migrations';
 import { BrandingModule } from './branding/branding.module';
 import { ENTITIES } from './entities';
+import { FilesModule } from './files/files.module';
 import { RecordsModule } from './records/records.module';
 import { VaultsModule } from './vaults/vaults.module';
 
@@ -14,6 +15,7 @@ import { VaultsModule } from './vaults/vaults.module';
     VaultsModule,
     BrandingModule,
     RecordsModule,
+    FilesModule,
   ],
 })
 export class AppModule {}

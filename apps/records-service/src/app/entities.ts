@@ -2,6 +2,7 @@ import { ActivityLogEntryEntity } from './activity-log/activity-log-entry.entity
 import { RecordMembershipEntity, VaultMembershipEntity } from './access/membership.entity';
 import { RecordSubtypeEntity, RecordTypeEntity } from './catalogue/record-type.entity';
 import { OutboxEventEntity } from './events/outbox-event.entity';
+import { FilePurgeEntity, RecordFileEntity } from './files/record-file.entity';
 import { LicenseEntity } from './plans/license.entity';
 import { RecordEntity } from './records/record.entity';
 import { VaultEntity } from './vaults/vault.entity';
@@ -18,4 +19,6 @@ export const ENTITIES: Function[] = [
   RecordEntity,
   OutboxEventEntity,
   ActivityLogEntryEntity,
+  RecordFileEntity,
+  FilePurgeEntity,
 ];

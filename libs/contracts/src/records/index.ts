@@ -4,3 +4,4 @@ export * from './vault.dto';
 export * from './record.dto';
 export * from './records.types';
 export * from './events';
+export * from './file-contracts';

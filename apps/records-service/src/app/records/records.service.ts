@@ -19,6 +19,7 @@ import { AccessService, isUuid, recordNotFound, VaultAccess, vaultNotFound } fro
 import { CatalogueService, isOtherSubtype, ResolvedType } from '../catalogue/catalogue.service';
 import { eventBase } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
+import { FilesService } from '../files/files.service';
 import { LicensesService } from '../plans/licenses.service';
 import { PlansService } from '../plans/plans.service';
 import { VaultEntity } from '../vaults/vault.entity';
@@ -40,6 +41,7 @@ export class RecordsService {
     private readonly licenses: LicensesService,
     private readonly plans: PlansService,
     private readonly events: EventPublisher,
+    private readonly files: FilesService,
   ) {}
 
   async create({ vault }: VaultAccess, principal: Principal, dto: RecordDto): Promise<IdResponse> {
@@ -132,6 +134,7 @@ export class RecordsService {
       record.active = false;
       record.lastModifiedBy = actorName(principal);
       await m.save(record);
+      await this.files.removeAllOfRecord(m, record.id);
       const type = await this.catalogue.type(record.recordTypeId);
       await this.publish(m, SUBJECTS.recordDeleted, principal, access.vault, record, type.name);
     });
@@ -157,6 +160,7 @@ export class RecordsService {
     await this.ds.transaction(async (m) => {
       await this.lockVaultWithinQuota(m, [source.id, dest.vault.id], dest.vault.id);
       const record = await this.lockRecord(m, { ...access, record: { id: recordId } as RecordEntity });
+      await this.files.assertRoomForTransfer(m, record.id, dest.vault.id);
       record.vaultId = dest.vault.id;
       record.lastModifiedBy = actorName(principal);
       await m.save(record);

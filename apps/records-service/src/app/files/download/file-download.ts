@@ -1,0 +1,44 @@
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+import { FILE_ERROR_CODES } from '@vault/contracts';
+import { ProblemException } from '@vault/platform';
+import type { FileBytesService } from '../file-bytes.service';
+import type { RecordFileEntity } from '../record-file.entity';
+import { contentDisposition, etagMatches, parseRange } from './http-range';
+
+/**
+ * Streams a stored file: Content-Type (stored media type), Content-Length, ETag
+ * (quoted SHA-256), attachment disposition; `If-None-Match` gives 304, one `Range`
+ * 206 (416 when it lies beyond the end; `If-Range` with another tag sends it whole).
+ */
+export async function sendFile(req: Request, res: Response, file: RecordFileEntity, bytes: FileBytesService) {
+  const etag = `"${file.sha256}"`;
+  res.setHeader('ETag', etag);
+  res.setHeader('Accept-Ranges', 'bytes');
+  res.setHeader('Cache-Control', 'private, no-cache');
+  res.setHeader('Last-Modified', file.createdAt.toUTCString());
+  if (etagMatches(req.headers['if-none-match'], etag)) {
+    res.status(304).end();
+    return;
+  }
+  const ifRange = req.headers['if-range'];
+  const range = ifRange && ifRange !== etag ? undefined : parseRange(req.headers.range, file.size);
+  if (range === 'unsatisfiable') {
+    throw new ProblemException(416, FILE_ERROR_CODES.rangeNotSatisfiable, 'The range lies beyond the end of the file.', undefined, {
+      'Content-Range': `bytes */${file.size}`,
+    });
+  }
+  const stream = await bytes.open(file.storageKey, range);
+  res.status(range ? 206 : 200);
+  res.setHeader('Content-Type', file.mediaType);
+  res.setHeader('Content-Disposition', contentDisposition(file.fileName));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+  res.setHeader('Content-Length', String(range ? range.end - range.start + 1 : file.size));
+  if (range) res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
+  try {
+    await pipeline(stream, res);
+  } catch {
+    res.destroy();
+  }
+}

@@ -1,0 +1,19 @@
+import type { Readable } from 'node:stream';
+
+/** Inclusive byte range of a stored object. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where the bytes of record files live. Keys are generated ids, never file names.
+ * `write` makes the object visible under the key only when all bytes are durable;
+ * on failure it leaves nothing behind. `remove` is idempotent and also clears what
+ * an interrupted `write` of the key may have left.
+ */
+export abstract class FileStorage {
+  abstract write(key: string, source: Readable): Promise<void>;
+  abstract read(key: string, range?: ByteRange): Promise<Readable>;
+  abstract remove(key: string): Promise<void>;
+}

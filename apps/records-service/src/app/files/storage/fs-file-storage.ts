@@ -1,0 +1,71 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ByteRange, FileStorage } from './file-storage';
+
+const KEY = /^[0-9a-f-]{36}$/;
+const CHUNK = 1 << 20;
+
+/**
+ * Files under a folder: `tmp/<key>.part` while writing, flushed to disk (fsync) when
+ * complete, then renamed atomically to `objects/<first two characters>/<key>`.
+ */
+export class FsFileStorage extends FileStorage {
+  private readonly root: string;
+
+  constructor(dir: string) {
+    super();
+    this.root = resolve(dir);
+  }
+
+  async write(key: string, source: Readable): Promise<void> {
+    const temp = this.tempPath(key);
+    const final = this.objectPath(key);
+    try {
+      await mkdir(dirname(temp), { recursive: true });
+      await pipeline(source, createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: CHUNK }));
+      await mkdir(dirname(final), { recursive: true });
+      await rename(temp, final);
+      await syncDir(dirname(final));
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable> {
+    const handle = await open(this.objectPath(key), 'r');
+    return handle.createReadStream({ start: range?.start, end: range?.end, highWaterMark: CHUNK });
+  }
+
+  async remove(key: string): Promise<void> {
+    await rm(this.objectPath(key), { force: true });
+    await rm(this.tempPath(key), { force: true });
+  }
+
+  /** Where the bytes of a committed key are (tests look there to prove removal). */
+  objectPath(key: string): string {
+    return join(this.root, 'objects', checkKey(key).slice(0, 2), key);
+  }
+
+  private tempPath(key: string): string {
+    return join(this.root, 'tmp', `${checkKey(key)}.part`);
+  }
+}
+
+/** Makes a rename durable: fsync of the folder holding the new name. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function checkKey(key: string): string {
+  if (!KEY.test(key)) throw new Error(`not a storage key: ${key}`);
+  return key;
+}

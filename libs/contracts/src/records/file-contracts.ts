@@ -1,0 +1,2 @@
+export * from './file-dto';
+export * from './file-events';
