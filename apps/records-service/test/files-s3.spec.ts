@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { filesPath, meta, sha256, upload } from './files-support';
+import { Caller, RecordsTestApp, writePlansFile } from './support';
+
+interface S3rverInstance {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+// s3rver ships no types
+const S3rver = require('s3rver') as new (opts: object) => S3rverInstance;
+
+const MiB = 1024 * 1024;
+const BUCKET = 'record-files';
+const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+describe('record files (S3 storage against s3rver)', () => {
+  let s3dir: string;
+  let s3: S3rverInstance;
+  let client: S3Client;
+  let t: RecordsTestApp;
+  let owner: Caller;
+  let vaultId: string;
+  let recordId: string;
+
+  const keys = async () =>
+    ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key).sort();
+  const binary = (req: ReturnType<RecordsTestApp['get']>) =>
+    req.buffer(true).parse((r, cb) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c));
+      r.on('end', () => cb(null, Buffer.concat(chunks)));
+    });
+
+  beforeAll(async () => {
+    s3dir = mkdtempSync(join(tmpdir(), 's3rver-'));
+    s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET }] });
+    const { port } = await s3.run();
+    const endpoint = `http://127.0.0.1:${port}`;
+    client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: CREDENTIALS });
+    t = await RecordsTestApp.start('records_files_s3', {
+      VAULT_PLANS_FILE: writePlansFile({ free: { 'vault.maxUploadMBs': '8' } }),
+      FILE_STORAGE: 's3',
+      S3_BUCKET: BUCKET,
+      S3_ENDPOINT: endpoint,
+      S3_REGION: 'us-east-1',
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_PART_SIZE_MB: '5',
+      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+      FILE_PURGE_INTERVAL_MS: '100',
+    });
+    owner = await t.caller('tenant-a', 'sam');
+  });
+  beforeEach(async () => {
+    vaultId = await t.createVault(owner);
+    recordId = await t.createRecord(owner, vaultId);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    client?.destroy();
+    await s3?.close();
+    rmSync(s3dir, { recursive: true, force: true });
+  });
+
+  it('uploads in several parts, downloads whole and by range, and deletes the object', async () => {
+    const bytes = randomBytes(6 * MiB + 123);
+    const created = await upload(t, owner, vaultId, recordId, {
+      bytes,
+      meta: meta('big.bin'),
+      headers: { 'x-checksum-sha256': sha256(bytes) },
+    }).expect(201);
+    expect(created.body).toMatchObject({ fileName: 'big.bin', fileSize: bytes.length });
+    const [row] = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files WHERE id = $1', [created.body.id]);
+    const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: row.storage_key }));
+    expect(head.ContentLength).toBe(bytes.length);
+
+    const whole = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/big.bin`)).expect(200);
+    expect(whole.headers['etag']).toBe(`"${sha256(bytes)}"`);
+    expect(whole.headers['content-length']).toBe(String(bytes.length));
+    expect(Buffer.compare(whole.body as Buffer, bytes)).toBe(0);
+    const part = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/big.bin`).set('Range', 'bytes=5242870-5242889')).expect(206);
+    expect(Buffer.compare(part.body as Buffer, bytes.subarray(5242870, 5242890))).toBe(0);
+
+    await t.delete(owner, `${filesPath(vaultId, recordId)}/big.bin`).expect(200);
+    expect(await keys()).not.toContain(row.storage_key);
+  });
+
+  it('leaves no object after an oversize upload or a checksum mismatch', async () => {
+    const before = await keys();
+    const big = await upload(t, owner, vaultId, recordId, { bytes: randomBytes(8 * MiB + 100 * 1024), meta: meta('over.bin') });
+    expect(big.status).toBe(413);
+    expect(big.body.code).toBe('payload_too_large');
+    const bad = await upload(t, owner, vaultId, recordId, {
+      meta: meta('bad.bin'),
+      headers: { 'x-checksum-sha256': sha256(Buffer.from('other')) },
+    }).expect(400);
+    expect(bad.body.code).toBe('checksum_mismatch');
+    expect(await keys()).toEqual(before);
+    expect(await t.sql('SELECT 1 FROM record_files WHERE record_id = $1', [recordId])).toEqual([]);
+    expect(await t.sql('SELECT 1 FROM file_purges')).toEqual([]);
+  });
+
+  it('removes the objects of a deleted record', async () => {
+    await upload(t, owner, vaultId, recordId, { meta: meta('a.pdf') }).expect(201);
+    const [row] = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files WHERE record_id = $1', [recordId]);
+    expect(await keys()).toContain(row.storage_key);
+    await t.delete(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).expect(200);
+    const started = Date.now();
+    while ((await keys()).includes(row.storage_key)) {
+      if (Date.now() - started > 5000) throw new Error('object still there');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+});
+
