@@ -39,6 +39,9 @@ export class RecordsTestApp {
       VAULT_PLANS_FILE: '',
       VAULT_BRANDING_FILE: '',
       VAULT_INBOX_DOMAIN: 'inbox.vault.localhost',
+      // These suites inspect the outbox itself: no relay or writer touches it (or the shared NATS).
+      ACTIVITY_LOG_RELAY: 'off',
+      ACTIVITY_LOG_WRITER: 'off',
       ...idp.env(),
       ...env,
     });
