@@ -8,9 +8,11 @@ import {
   TestIdentityProvider,
   TestNatsServer,
 } from '@vault/platform/testing';
+import { SUBJECTS, type VaultEventBase } from '@vault/contracts';
 import { DataSource } from 'typeorm';
 import { ActivityLogModule } from '../src/app/activity-log/activity-log.module';
 import { AppModule } from '../src/app/app.module';
+import { OutboxEventPublisher } from '../src/app/events/outbox.publisher';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { recordBody } from './support';
 
@@ -210,6 +212,34 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
     const beyond = await log(owner, vault, { page: 9, pageSize: 10 }).expect(200);
     expect(beyond.body.data).toEqual([]);
     expect(beyond.body.page).toMatchObject({ currentPage: 9, totalPages: 3, pages: [1, 2, 3] });
+  });
+
+  it('renders file events written to the outbox', async () => {
+    const publisher = new OutboxEventPublisher();
+    const file = (name: string) =>
+      ({
+        tenantId: 'tenant-a',
+        actor: { openId: owner.openId, username: owner.username },
+        vault: { id: work, name: 'Work' },
+        occurredAt: new Date().toISOString(),
+        record: { id: recordId, name: 'Passport 2' },
+        recordTypeName: 'identityDocs',
+        fileName: name,
+        correlationId: randomUUID(),
+        fileType: 'document',
+        fileSize: 42,
+      }) as unknown as VaultEventBase;
+    await ds.transaction((m) => publisher.publish(m, SUBJECTS.fileUploaded, file('scan <1>.pdf')));
+    await ds.transaction((m) => publisher.publish(m, SUBJECTS.fileDeleted, file('old.pdf')));
+    await settled();
+    const res = await log(owner, work, { entity: 'File', locale: 'es-US' }).expect(200);
+    expect(res.body.data.map((e: { message: string }) => e.message)).toEqual([
+      '<b>Olga &lt;Admin&gt;</b> eliminó el archivo <b>old.pdf</b> del registro <b>Passport 2</b>',
+      '<b>Olga &lt;Admin&gt;</b> subió el archivo <b>scan &lt;1&gt;.pdf</b> al registro <b>Passport 2</b>',
+    ]);
+    expect(res.body.data[1]).toMatchObject({ entity: 'File', fileName: 'scan <1>.pdf', recordId, action: 'subió' });
+    const uploads = await log(owner, work, { entity: 'File', eventType: 'Create' }).expect(200);
+    expect(uploads.body.data.map((e: { action: string }) => e.action)).toEqual(['uploaded']);
   });
 
   it.each([
