@@ -257,6 +257,15 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
     expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
 
+  it('describes the endpoint and its query in the OpenAPI document', async () => {
+    const doc = (await http().get('/api/v1/openapi.json').expect(200)).body;
+    const op = doc.paths['/api/v1/vault/vault-id/{vaultId}/log'].get;
+    expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
+      ['entity', 'eventType', 'locale', 'page', 'pageSize', 'senderOpenId', 'vaultId'].sort(),
+    );
+    expect(JSON.stringify(op.responses['200'])).toContain('ActivityLogPageDto');
+  });
+
   it('lets vault viewers and up read, hides the vault from strangers and other tenants', async () => {
     const viewer = await caller('vera');
     await grant(home, viewer, 'vault_viewer');

@@ -1,5 +1,12 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { ActivityLogPageDto, ActivityLogQueryDto } from '@vault/contracts';
 import { Access } from '@vault/platform';
 import type { VaultAccess } from '../access/access.service';
@@ -23,6 +30,7 @@ export class ActivityLogController {
       '(English, or Spanish for es-US); page is 1-based, pageSize 1 to 100 (default 20). ' +
       '`page.pages` lists up to 10 page numbers around the current page.',
   })
+  @ApiParam({ name: 'vaultId', format: 'uuid' })
   @ApiOkResponse({ type: ActivityLogPageDto })
   @ApiNotFoundResponse({ description: 'No such vault visible to the caller.' })
   list(@ResolvedAccess() access: VaultAccess, @Query() query: ActivityLogQueryDto): Promise<ActivityLogPageDto> {
