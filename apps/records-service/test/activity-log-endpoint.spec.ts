@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { INestApplication, Module } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import {
   bootTestApp,
@@ -10,14 +10,10 @@ import {
 } from '@vault/platform/testing';
 import { SUBJECTS, type VaultEventBase } from '@vault/contracts';
 import { DataSource } from 'typeorm';
-import { ActivityLogModule } from '../src/app/activity-log/activity-log.module';
 import { AppModule } from '../src/app/app.module';
 import { OutboxEventPublisher } from '../src/app/events/outbox.publisher';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { recordBody } from './support';
-
-@Module({ imports: [AppModule, ActivityLogModule] })
-class LogTestRoot {}
 
 interface Caller {
   token: string;
@@ -76,7 +72,7 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
     nats = await TestNatsServer.start();
     db = await createTestDatabase('activity_log_api');
     idp = await TestIdentityProvider.start();
-    app = await bootTestApp(LogTestRoot, {
+    app = await bootTestApp(AppModule, {
       DATABASE_URL: db.url,
       NATS_URL: nats.url,
       EVENTS_NAMESPACE: uniqueNamespace('api'),

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
 import { RecordsEnv } from '../config/records.env';
 import { MIGRATIONS } from '../migrations';
+import { ActivityLogModule } from './activity-log/activity-log.module';
 import { BrandingModule } from './branding/branding.module';
 import { ENTITIES } from './entities';
 import { FilesModule } from './files/files.module';
@@ -16,6 +17,7 @@ import { VaultsModule } from './vaults/vaults.module';
     BrandingModule,
     RecordsModule,
     FilesModule,
+    ActivityLogModule,
   ],
 })
 export class AppModule {}
