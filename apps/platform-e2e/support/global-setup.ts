@@ -34,6 +34,7 @@ export default async function globalSetup(): Promise<void> {
       CERT_DIR: path.join(dir, 'certs'),
       MAIL_DIR: path.join(dir, 'mail'),
       FILE_STORAGE_DIR: path.join(dir, 'files'),
+      EVENTS_NAMESPACE: run,
     },
     onOutput: (app: string, line: string) => {
       output.push(`[${app}] ${line}`);
@@ -54,5 +55,6 @@ export default async function globalSetup(): Promise<void> {
     E2E_DATABASES: JSON.stringify(launched.databases),
     E2E_ADMIN_URL: ADMIN_URL,
     E2E_WORK_DIR: dir,
+    E2E_EVENTS_NAMESPACE: run,
   });
 }
