@@ -1,0 +1,131 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { createTestDatabase, TestDatabase, TestNatsServer } from '@vault/platform/testing';
+import { DataSource } from 'typeorm';
+import {
+  entryCounts,
+  expectExactlyOnce,
+  migratedDataSource,
+  produce,
+  startWorker,
+  uniqueNamespace,
+  waitFor,
+  Worker,
+} from './activity-log.harness';
+
+const ROOT = join(__dirname, '../../..');
+const ENTRY = join(__dirname, 'activity-log.process.ts');
+
+/**
+ * The same faults as activity-log-faults.spec.ts, with the relay or writer as
+ * a real OS process killed with SIGKILL: no shutdown hook, no nak, the
+ * PostgreSQL and NATS connections just drop.
+ */
+describe('activity log with relay and writer processes killed -9', () => {
+  jest.setTimeout(120_000);
+  const tenantId = 'tenant-processes';
+  const vault = { id: randomUUID(), name: 'Family' };
+  const committed: string[] = [];
+  const rolledBack: string[] = [];
+  let nats: TestNatsServer;
+  let db: TestDatabase;
+  let ds: DataSource;
+  let env: Record<string, string>;
+  const workers: Worker[] = [];
+  const processes: ChildProcess[] = [];
+
+  /** Starts the entry script in `mode` as its own node process; resolves with it and its stdout lines. */
+  const spawnProcess = (mode: string) => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', ENTRY, mode], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...env,
+        NODE_ENV: 'test',
+        DB_MIGRATE_ON_START: 'false',
+        LOG_LEVEL: 'error',
+        SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    processes.push(child);
+    return { child, output: () => out };
+  };
+  const kill9 = async (child: ChildProcess) => {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  const unlockedUnpublished = async () => {
+    // Rows a relay could claim now (not locked by a live transaction).
+    return ds.transaction(async (m) => {
+      const rows = await m.query(
+        `SELECT id FROM outbox_events WHERE published_at IS NULL FOR UPDATE SKIP LOCKED`,
+      );
+      return rows.length as number;
+    });
+  };
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    db = await createTestDatabase('activity_log_processes');
+    ds = await migratedDataSource(db.url);
+    env = {
+      DATABASE_URL: db.url,
+      NATS_URL: nats.url,
+      EVENTS_NAMESPACE: uniqueNamespace('procs'),
+      OUTBOX_RELAY_POLL_MS: '200',
+      ACTIVITY_LOG_ACK_WAIT_MS: '2000',
+    };
+  });
+
+  afterEach(async () => {
+    for (const c of processes.splice(0)) if (c.exitCode === null && c.signalCode === null) await kill9(c);
+    for (const w of workers.splice(0)) await w.close();
+  });
+
+  afterAll(async () => {
+    await ds?.destroy();
+    await db?.drop();
+    await nats?.dispose();
+  });
+
+  it('republishes the batch of a relay process killed after publishing, before marking', async () => {
+    await produce(ds, tenantId, vault, 30, { rollbackEvery: 5, committed, rolledBack });
+    const relay = spawnProcess('relay-stalls');
+    await waitFor(async () => relay.output().includes('PUBLISHED'), 30_000, `the relay to publish: ${relay.output()}`);
+    // Claimed by the stalled relay's open transaction: no other relay can take them.
+    expect(await unlockedUnpublished()).toBe(0);
+    await kill9(relay.child);
+    // The dead connection's transaction is rolled back: the rows are unpublished and free again.
+    await waitFor(async () => (await unlockedUnpublished()) === 24, 10_000, 'the rows to be released');
+    workers.push(await startWorker(env, { relay: true, writer: true }));
+    await expectExactlyOnce(ds, committed, rolledBack);
+    const nc = await connect({ servers: nats.url });
+    const info = await (await jetstreamManager(nc)).streams.info(workers[0].streams.events.name);
+    await nc.close();
+    expect(info.state.messages).toBe(24);
+  });
+
+  it('loses nothing and logs nothing twice when writer processes are killed mid-stream', async () => {
+    workers.push(await startWorker(env, { relay: true, writer: false }));
+    const first = spawnProcess('writer');
+    const before = (await entryCounts(ds)).size;
+    const producing = produce(ds, tenantId, vault, 600, { perSecond: 200, rollbackEvery: 9, committed, rolledBack });
+    await waitFor(async () => (await entryCounts(ds)).size >= before + 60, 30_000, `the writer to log: ${first.output()}`);
+    await kill9(first.child);
+    const second = spawnProcess('writer');
+    await waitFor(async () => (await entryCounts(ds)).size >= before + 250, 30_000, `the second writer: ${second.output()}`);
+    await kill9(second.child);
+    await producing;
+    spawnProcess('writer');
+    spawnProcess('writer');
+    await expectExactlyOnce(ds, committed, rolledBack, 60_000);
+  });
+});
