@@ -1,0 +1,115 @@
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { TestNatsServer } from '../testing/nats-server';
+import { DEAD_LETTER_HEADERS, DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
+import { ensureStream } from './streams';
+
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+
+describe('DurableConsumerRunner (real nats-server)', () => {
+  jest.setTimeout(60_000);
+  let server: TestNatsServer;
+  let nc: NatsConnection;
+  let js: JetStreamClient;
+  let jsm: JetStreamManager;
+
+  beforeAll(async () => {
+    server = await TestNatsServer.start();
+    nc = await connect({ servers: server.url });
+    js = jetstream(nc);
+    jsm = await jetstreamManager(nc);
+    await ensureStream(jsm, { name: 'EV', subjects: ['ev.>'], replicas: 1, duplicateWindowMs: 60_000 });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await server?.dispose();
+  });
+
+  const runner = (stored: string[], opts: { failOn?: string; durable: string }) =>
+    new DurableConsumerRunner<string>({
+      js,
+      jsm,
+      consumer: { stream: 'EV', durable: opts.durable, filterSubject: 'ev.>', ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
+      deadLetter: {
+        stream: { name: 'EV_DLQ', subjects: ['dead.>'], replicas: 1, duplicateWindowMs: 60_000 },
+        subject: `dead.${opts.durable}`,
+      },
+      batchSize: 10,
+      retryDelayMs: 50,
+      logger: quiet,
+      handler: {
+        decode: (m) => {
+          const body = m.string();
+          if (body === 'garbage') throw new InvalidMessageError('not an event');
+          return body;
+        },
+        commit: async (items) => {
+          if (opts.failOn && items.includes(opts.failOn)) throw new Error('constraint violated');
+          stored.push(...items);
+        },
+      },
+    });
+
+  const deadLetters = async (subject: string) => {
+    const out: { body: string; reason: string; deliveries: string }[] = [];
+    const info = await jsm.streams.info('EV_DLQ');
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && seq > 0; seq++) {
+      const m = await jsm.streams.getMessage('EV_DLQ', { seq }).catch(() => null);
+      if (m && m.subject === subject) {
+        out.push({
+          body: m.string(),
+          reason: m.header.get(DEAD_LETTER_HEADERS.reason),
+          deliveries: m.header.get(DEAD_LETTER_HEADERS.deliveries),
+        });
+      }
+    }
+    return out;
+  };
+
+  const until = async (cond: () => boolean | Promise<boolean>, what: string) => {
+    const end = Date.now() + 20_000;
+    while (Date.now() < end) {
+      if (await cond()) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`timed out: ${what}`);
+  };
+
+  it('dead-letters a message still failing at MaxDeliver, without holding back its batch', async () => {
+    const stored: string[] = [];
+    const r = runner(stored, { failOn: 'poison', durable: 'maxdeliver' });
+    await r.start();
+    for (const body of ['a', 'poison', 'b', 'c']) await js.publish('ev.x', body, { msgID: `m1-${body}` });
+    await until(() => r.deadLettered === 1 && stored.length === 3, 'poison dead-lettered');
+    await r.stop();
+    expect(stored.sort()).toEqual(['a', 'b', 'c']);
+    expect(await deadLetters('dead.maxdeliver')).toEqual([
+      { body: 'poison', reason: expect.stringContaining('failed 3 deliveries'), deliveries: '3' },
+    ]);
+  });
+
+  it('dead-letters an undecodable message at once and survives a broker restart', async () => {
+    const stored: string[] = [];
+    const r = runner(stored, { durable: 'restart' });
+    await r.start();
+    await js.publish('ev.y', 'garbage', { msgID: 'm2-garbage' });
+    await js.publish('ev.y', 'd', { msgID: 'm2-d' });
+    await until(() => stored.includes('d') && r.deadLettered === 1, 'garbage dead-lettered');
+    expect((await deadLetters('dead.restart'))[0]).toMatchObject({ body: 'garbage', deliveries: '1' });
+    await server.stop('SIGTERM');
+    await server.restart();
+    await until(async () => {
+      try {
+        await js.publish('ev.y', 'e', { msgID: 'm2-e', timeout: 1000 });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'publish after restart');
+    await until(() => stored.includes('e'), 'delivery after restart');
+    await r.stop();
+    // Messages stored before the restart were acknowledged: not delivered again.
+    expect(stored.filter((s) => s === 'd')).toHaveLength(1);
+  });
+});
