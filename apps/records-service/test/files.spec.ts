@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SUBJECTS } from '@vault/contracts';
+import { listRouteRules } from '@vault/platform';
 import { FsFileStorage } from '../src/app/files/storage/fs-file-storage';
 import { eventually, filesBelow, filesPath, meta, sha256, upload } from './files-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
@@ -52,6 +53,22 @@ describe('record files (filesystem storage)', () => {
   afterAll(async () => {
     await t?.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('declares the documented rule on every file route', () => {
+    const base = '/vault/vault-id/:vaultId/records/record-id/:recordId/record-files';
+    const rules = Object.fromEntries(
+      listRouteRules(t.app)
+        .filter((r) => r.route.includes('/record-files'))
+        .map((r) => [r.route.replace(/\/$/, ''), r.rule]),
+    );
+    expect(rules).toEqual({
+      [`POST ${base}`]: 'record:editor',
+      [`GET ${base}`]: 'record:viewer',
+      [`GET ${base}/:name`]: 'record:viewer',
+      [`PUT ${base}/:name`]: 'record:editor',
+      [`DELETE ${base}/:name`]: 'record:editor',
+    });
   });
 
   describe('POST upload', () => {

@@ -13,6 +13,9 @@ import { parseChecksumHeader, parseUploadMetadata } from './upload-metadata';
 /** Multipart bytes around the file part at most (boundaries, part headers, metadata fields). */
 export const MULTIPART_OVERHEAD_BYTES = 256 * 1024;
 
+/** Buffer sizes of the multipart parser and of the file stream (fewer, larger chunks). */
+const STREAM_BUFFER_BYTES = 512 * 1024;
+
 /** Limits of the non-file parts: a few short metadata fields and exactly one file. */
 const PART_LIMITS = { files: 1, fields: 12, parts: 13, fieldSize: 8 * 1024, fieldNameSize: 100, headerPairs: 50 };
 
@@ -61,7 +64,14 @@ export class UploadInterceptor implements NestInterceptor {
       (r, file) => this.receive(r as UploadRequest, file, limits),
       (key) => this.bytes.discard(key),
     );
-    const upload = multer({ storage: engine, limits: PART_LIMITS }).single('file');
+    // multer 2 passes highWaterMark and fileHwm to busboy; its type declarations lack them
+    const options: multer.Options & { highWaterMark: number; fileHwm: number } = {
+      storage: engine,
+      limits: PART_LIMITS,
+      highWaterMark: STREAM_BUFFER_BYTES,
+      fileHwm: STREAM_BUFFER_BYTES,
+    };
+    const upload = multer(options).single('file');
     await new Promise<void>((resolve, reject) =>
       upload(req, res, (err: unknown) => (err ? reject(toProblem(err)) : resolve())),
     );

@@ -1,0 +1,415 @@
+#!/usr/bin/env node
+/**
+ * Record files benchmark: a large upload and download through the gateway
+ * (HTTPS, Host records-api.localhost) into records-service with the filesystem
+ * storage, against a plain disk copy (`cp`) of the same file on the same disk.
+ * Samples the resident memory of the gateway and records-service from
+ * /proc/<pid>/status every 50 ms and reports each process's peak growth over
+ * its resting size. Runs one transfer, then BENCH_PARALLEL transfers at once.
+ *
+ * Self-contained: builds the four apps (nx cache) and starts them with
+ * scripts/platform.cjs on free ports, with throw-away databases on the server of
+ * DATABASE_URL and NATS from NATS_URL, a bootstrap file for the token (developer
+ * module) and a plans file whose default plan allows the file size.
+ *
+ * Variables: BENCH_FILE_MB (1024), BENCH_PARALLEL (4), BENCH_ROUNDS (3),
+ * BENCH_DIR (folder for the test file, its copies and the storage; a temp folder
+ * on the system disk by default), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL.
+ * Writes .data/bench/files.json.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+const require = createRequire(import.meta.url);
+const platform = require('../../scripts/platform.cjs');
+const { ROOT } = platform;
+
+const MiB = 1024 * 1024;
+const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 1024);
+const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PG_SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const TENANT = 'bench';
+const CLIENT = 'bench-app';
+const SECRET = 'bench-secret-0123456789';
+const USER = { username: 'bench@vault.local', password: 'bench-password-0123' };
+
+const log = (msg) => console.log(`[bench:files] ${msg}`);
+const cleanups = [];
+const mib = (bytes) => +(bytes / MiB).toFixed(1);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+
+async function main() {
+  if (process.env.BENCH_SKIP_BUILD !== '1') {
+    log('building the apps (nx cache)');
+    const r = spawnSync(
+      'npx',
+      ['nx', 'run-many', '-t', 'build', '--projects=gateway,records-service,developer-service,user-service'],
+      { cwd: ROOT, stdio: 'inherit' },
+    );
+    if (r.status !== 0) throw new Error('build failed');
+  }
+  const work = mkdtempSync(path.join(process.env.BENCH_DIR ?? tmpdir(), 'bench-files-'));
+  cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
+  const source = path.join(work, 'source.bin');
+  log(`writing a ${FILE_MB} MiB test file`);
+  const sha256 = await writeRandomFile(source, FILE_MB * MiB);
+  const size = statSync(source).size;
+
+  log('plain disk copy (cp)');
+  const copies = [];
+  for (let i = 0; i < ROUNDS + 1; i++) {
+    const target = path.join(work, `copy-${i}.bin`);
+    const started = process.hrtime.bigint();
+    const r = spawnSync('cp', [source, target]);
+    if (r.status !== 0) throw new Error('cp failed');
+    copies.push(seconds(started));
+    rmSync(target);
+  }
+  const cpSeconds = median(copies.slice(1)); // the first copy warms the cache like the first upload
+  const copyMiBs = mib(size) / cpSeconds;
+  log(`cp: ${copyMiBs.toFixed(0)} MiB/s (median of ${copies.length - 1}, ${copies.map((s) => s.toFixed(2)).join(' s, ')} s)`);
+  // The filesystem storage flushes each file to disk before it is visible; cp does not.
+  const synced = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const target = path.join(work, `synced-${i}.bin`);
+    const started = process.hrtime.bigint();
+    const r = spawnSync('sh', ['-c', 'cp "$1" "$2" && sync "$2"', 'sh', source, target]);
+    if (r.status !== 0) throw new Error('cp + sync failed');
+    synced.push(seconds(started));
+    rmSync(target);
+  }
+  const syncedMiBs = mib(size) / median(synced);
+  log(`cp + sync: ${syncedMiBs.toFixed(0)} MiB/s`);
+
+  const suffix = process.pid;
+  const databases = {
+    'developer-service': `vault_bench_files_dev_${suffix}`,
+    'user-service': `vault_bench_files_user_${suffix}`,
+    'records-service': `vault_bench_files_rec_${suffix}`,
+  };
+  cleanups.push(() => platform.dropDatabases(PG_SERVER, Object.values(databases)));
+  const bootstrap = path.join(work, 'bootstrap.json');
+  writeFileSync(
+    bootstrap,
+    JSON.stringify({
+      tenants: [
+        {
+          id: TENANT,
+          name: 'Bench',
+          applications: [{ clientId: CLIENT, clientSecret: SECRET, testMode: false, redirectUris: [] }],
+          users: [USER],
+        },
+      ],
+    }),
+  );
+  const plans = JSON.parse(readFileSync(path.join(ROOT, 'apps/records-service/src/app/plans/default-plans.json'), 'utf8'));
+  const defaultPlan = plans.plans.find((p) => p.id === plans.defaultPlan);
+  defaultPlan.features['vault.maxUploadMBs'] = String(Math.ceil(FILE_MB * 1.1));
+  defaultPlan.features['vault.maxVaultGBs'] = String(Math.ceil((FILE_MB * (PARALLEL + 1)) / 1024) + 1);
+  const plansFile = path.join(work, 'plans.json');
+  writeFileSync(plansFile, JSON.stringify(plans));
+
+  log('starting the platform (scripts/platform.cjs)');
+  const p = await platform.launchPlatform({
+    postgresUrl: PG_SERVER,
+    natsUrl: NATS_URL,
+    databases,
+    env: {
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      VAULT_BOOTSTRAP_FILE: bootstrap,
+      VAULT_PLANS_FILE: plansFile,
+      FILE_STORAGE: 'fs',
+      FILE_STORAGE_DIR: path.join(work, 'storage'),
+      CERT_DIR: path.join(work, 'certs'),
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      UPSTREAM_TIMEOUT_MS: '600000',
+    },
+    onOutput: (app, line) => /ERROR|WARN|Error/.test(line) && console.log(`  [${app}] ${line}`),
+  });
+  cleanups.unshift(() => p.stop());
+  const api = apiClient(p.gatewayUrl);
+  const pids = { gateway: p.children.get('gateway').pid, 'records-service': p.children.get('records-service').pid };
+
+  const auth = await api.json('developer-api', 'POST', `/api/v1/tenant/tenant-id/${TENANT}/applications/client-id/${CLIENT}/auth`, {
+    clientSecret: SECRET,
+    ...USER,
+  });
+  if (auth.status !== 200) throw new Error(`auth answered ${auth.status}: ${JSON.stringify(auth.body)}`);
+  api.token = auth.body.access_token;
+  const vault = await api.json('records-api', 'POST', '/api/v1/vault', {});
+  if (vault.status !== 201) throw new Error(`vault create answered ${vault.status}: ${JSON.stringify(vault.body)}`);
+  const record = await api.json('records-api', 'POST', `/api/v1/vault/vault-id/${vault.body.id}/records`, {
+    name: 'Bench record',
+    description: '',
+    recordTypeName: 'identityDocs',
+    recordSubtypeName: 'passport',
+  });
+  if (record.status !== 200) throw new Error(`record create answered ${record.status}: ${JSON.stringify(record.body)}`);
+  const files = `/api/v1/vault/vault-id/${vault.body.id}/records/record-id/${record.body.id}/record-files`;
+
+  const runs = [];
+  for (const n of [1, PARALLEL]) {
+    for (let round = 1; round <= ROUNDS; round++) {
+      const names = Array.from({ length: n }, (_, i) => `bench-${n}-${round}-${i}.bin`);
+      const up = await sampled(pids, () =>
+        Promise.all(names.map((name) => api.upload(`${files}?${query(name)}`, source, size, sha256))),
+      );
+      const down = await sampled(pids, () =>
+        Promise.all(names.map((name) => api.download(`${files}/${encodeURIComponent(name)}`, path.join(work, `${name}.down`), size))),
+      );
+      for (const name of names) {
+        rmSync(path.join(work, `${name}.down`), { force: true });
+        const del = await api.json('records-api', 'DELETE', `${files}/${encodeURIComponent(name)}`);
+        if (del.status !== 200) throw new Error(`delete answered ${del.status}`);
+      }
+      const run = { transfers: n, round, upload: summary(up, n * size), download: summary(down, n * size) };
+      runs.push(run);
+      log(
+        `${n} at once, round ${round}: upload ${run.upload.MiBs} MiB/s, download ${run.download.MiBs} MiB/s; ` +
+          `RSS growth up ${JSON.stringify(run.upload.rssGrowthMiB)} down ${JSON.stringify(run.download.rssGrowthMiB)} MiB`,
+      );
+    }
+  }
+
+  // The same single transfer straight to records-service (no TLS, no proxy): where the time goes.
+  const direct = apiClient(`http://127.0.0.1:${p.ports['records-service']}`);
+  direct.token = api.token;
+  const directRuns = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const name = `direct-${round}.bin`;
+    const up = await sampled(pids, () => direct.upload(`${files}?${query(name)}`, source, size, sha256));
+    const down = await sampled(pids, () => direct.download(`${files}/${name}`, path.join(work, `${name}.down`), size));
+    rmSync(path.join(work, `${name}.down`), { force: true });
+    await direct.json('records-api', 'DELETE', `${files}/${name}`);
+    directRuns.push({ upload: summary(up, size), download: summary(down, size) });
+    log(`direct to records-service, round ${round}: upload ${directRuns.at(-1).upload.MiBs} MiB/s, download ${directRuns.at(-1).download.MiBs} MiB/s`);
+  }
+
+  const byTransfers = (n, dir) => median(runs.filter((r) => r.transfers === n).map((r) => r[dir].MiBs));
+  const peakGrowth = Object.fromEntries(
+    Object.keys(pids).map((app) => [
+      app,
+      Math.max(...runs.flatMap((r) => [r.upload.rssGrowthMiB[app], r.download.rssGrowthMiB[app]])),
+    ]),
+  );
+  const report = {
+    date: new Date().toISOString(),
+    fileMiB: mib(size),
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      loadAverage: loadavg().map((l) => +l.toFixed(2)),
+      disk: spawnSync('df', ['-h', work]).stdout.toString().trim().split('\n').pop(),
+    },
+    copy: { MiBs: +copyMiBs.toFixed(0), seconds: copies },
+    copyWithSync: { MiBs: +syncedMiBs.toFixed(0), seconds: synced },
+    single: {
+      uploadMiBs: byTransfers(1, 'upload'),
+      downloadMiBs: byTransfers(1, 'download'),
+    },
+    parallel: {
+      transfers: PARALLEL,
+      uploadMiBs: byTransfers(PARALLEL, 'upload'),
+      downloadMiBs: byTransfers(PARALLEL, 'download'),
+    },
+    ratioToCopy: {
+      upload: +(byTransfers(1, 'upload') / copyMiBs).toFixed(2),
+      download: +(byTransfers(1, 'download') / copyMiBs).toFixed(2),
+      parallelUpload: +(byTransfers(PARALLEL, 'upload') / copyMiBs).toFixed(2),
+      parallelDownload: +(byTransfers(PARALLEL, 'download') / copyMiBs).toFixed(2),
+    },
+    ratioToCopyWithSync: {
+      upload: +(byTransfers(1, 'upload') / syncedMiBs).toFixed(2),
+      download: +(byTransfers(1, 'download') / syncedMiBs).toFixed(2),
+    },
+    directToRecordsService: {
+      uploadMiBs: median(directRuns.map((r) => r.upload.MiBs)),
+      downloadMiBs: median(directRuns.map((r) => r.download.MiBs)),
+    },
+    peakRssGrowthMiB: peakGrowth,
+    runs,
+    directRuns,
+  };
+  mkdirSync(path.join(ROOT, '.data/bench'), { recursive: true });
+  const out = path.join(ROOT, '.data/bench/files.json');
+  writeFileSync(out, JSON.stringify(report, null, 2));
+  console.log('');
+  console.log(`file ${report.fileMiB} MiB; cp ${report.copy.MiBs} MiB/s; cp + sync ${report.copyWithSync.MiBs} MiB/s`);
+  console.log(`1 transfer: upload ${report.single.uploadMiBs} MiB/s (${report.ratioToCopy.upload}x cp), download ${report.single.downloadMiBs} MiB/s (${report.ratioToCopy.download}x cp)`);
+  console.log(`${PARALLEL} at once (aggregate): upload ${report.parallel.uploadMiBs} MiB/s (${report.ratioToCopy.parallelUpload}x), download ${report.parallel.downloadMiBs} MiB/s (${report.ratioToCopy.parallelDownload}x)`);
+  console.log(`direct to records-service (no gateway): upload ${report.directToRecordsService.uploadMiBs} MiB/s, download ${report.directToRecordsService.downloadMiBs} MiB/s`);
+  console.log(`against cp + sync: upload ${report.ratioToCopyWithSync.upload}x, download ${report.ratioToCopyWithSync.download}x`);
+  console.log(`peak RSS growth (MiB): ${JSON.stringify(peakGrowth)} (goal < 128 per process)`);
+  console.log(`written to ${path.relative(ROOT, out)}`);
+}
+
+const query = (name) =>
+  new URLSearchParams({ fileName: name, correlationId: '260101120000', fileType: 'document', uploadTitle: 'bench' }).toString();
+
+const seconds = (started) => Number(process.hrtime.bigint() - started) / 1e9;
+
+function summary({ seconds: s, rss }, bytes) {
+  return {
+    seconds: +s.toFixed(2),
+    MiBs: +(mib(bytes) / s).toFixed(0),
+    rssBeforeMiB: rss.before,
+    rssPeakMiB: rss.peak,
+    rssGrowthMiB: Object.fromEntries(Object.keys(rss.peak).map((k) => [k, +(rss.peak[k] - rss.before[k]).toFixed(1)])),
+  };
+}
+
+async function writeRandomFile(file, bytes) {
+  const hash = createHash('sha256');
+  const chunk = 8 * MiB;
+  async function* blocks() {
+    for (let left = bytes; left > 0; left -= chunk) {
+      const b = randomBytes(Math.min(chunk, left));
+      hash.update(b);
+      yield b;
+    }
+  }
+  await pipeline(blocks(), createWriteStream(file));
+  return hash.digest('hex');
+}
+
+/** VmRSS of a process in MiB. */
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
+}
+
+/** Runs `work` while sampling the RSS of each process every 50 ms. */
+async function sampled(pids, work) {
+  const before = Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, +rssOf(pid).toFixed(1)]));
+  const peak = { ...before };
+  const timer = setInterval(() => {
+    for (const [app, pid] of Object.entries(pids)) peak[app] = Math.max(peak[app], +rssOf(pid).toFixed(1));
+  }, 50);
+  const started = process.hrtime.bigint();
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  const s = seconds(started);
+  for (const [app, pid] of Object.entries(pids)) peak[app] = Math.max(peak[app], +rssOf(pid).toFixed(1));
+  return { seconds: s, rss: { before, peak } };
+}
+
+/**
+ * Requests to the gateway (HTTPS, Host of the module, self-signed certificate
+ * accepted) or, for a plain http:// base, straight to a service.
+ */
+function apiClient(baseUrl) {
+  const url = new URL(baseUrl);
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const host = (module) => `${module}.localhost`;
+  const base = (module, method, p, headers = {}) => ({
+    host: url.hostname,
+    port: url.port,
+    method,
+    path: p,
+    servername: host(module),
+    rejectUnauthorized: false,
+    headers: { host: host(module), ...headers },
+  });
+  const client = {
+    token: '',
+    auth() {
+      return client.token ? { authorization: `Bearer ${client.token}` } : {};
+    },
+    json(module, method, p, body) {
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const headers = { ...client.auth(), ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) };
+      return new Promise((resolve, reject) => {
+        const req = request(base(module, method, p, headers), (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString();
+            let parsed = text;
+            try {
+              parsed = text ? JSON.parse(text) : undefined;
+            } catch {
+              /* not JSON */
+            }
+            resolve({ status: res.statusCode, body: parsed });
+          });
+        });
+        req.on('error', reject);
+        req.end(payload);
+      });
+    },
+    /** Multipart upload streamed from disk; checks 201 and the stored size. */
+    upload(p, file, size, sha256) {
+      const boundary = `----bench${randomUUID()}`;
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\n` +
+          'Content-Type: application/octet-stream\r\n\r\n',
+      );
+      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+      const headers = {
+        ...client.auth(),
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        'content-length': head.length + size + tail.length,
+        'x-checksum-sha256': sha256,
+      };
+      return new Promise((resolve, reject) => {
+        const req = request(base('records-api', 'POST', p, headers), (res) => {
+          const chunks = [];
+          res.on('data', (c) => chunks.push(c));
+          res.on('end', () => {
+            const body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
+            if (res.statusCode !== 201 || body.fileSize !== size) {
+              reject(new Error(`upload answered ${res.statusCode}: ${JSON.stringify(body)}`));
+            } else resolve(body);
+          });
+        });
+        req.on('error', reject);
+        req.write(head);
+        const stream = createReadStream(file, { highWaterMark: MiB });
+        stream.pipe(req, { end: false });
+        stream.on('error', reject);
+        stream.on('end', () => req.end(tail));
+      });
+    },
+    /** Download to a file on the same disk; checks 200 and the byte count. */
+    download(p, target, size) {
+      return new Promise((resolve, reject) => {
+        const req = request(base('records-api', 'GET', p, client.auth()), (res) => {
+          if (res.statusCode !== 200) return reject(new Error(`download answered ${res.statusCode}`));
+          let received = 0;
+          res.on('data', (c) => (received += c.length));
+          pipeline(res, createWriteStream(target, { highWaterMark: MiB })).then(() => {
+            if (received !== size) reject(new Error(`downloaded ${received} of ${size} bytes`));
+            else resolve();
+          }, reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    },
+  };
+  return client;
+}
+
+main()
+  .catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    for (const c of cleanups) await c().catch((e) => console.error(`cleanup: ${e.message}`));
+  });
