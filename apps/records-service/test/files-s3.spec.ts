@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { filesPath, meta, sha256, upload } from './files-support';
+import { binary, filesPath, meta, sha256, upload } from './files-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
 interface S3rverInstance {
@@ -29,12 +29,6 @@ describe('record files (S3 storage against s3rver)', () => {
 
   const keys = async () =>
     ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key).sort();
-  const binary = (req: ReturnType<RecordsTestApp['get']>) =>
-    req.buffer(true).parse((r, cb) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c));
-      r.on('end', () => cb(null, Buffer.concat(chunks)));
-    });
 
   beforeAll(async () => {
     s3dir = mkdtempSync(join(tmpdir(), 's3rver-'));

@@ -23,10 +23,24 @@ export function meta(fileName: string, overrides: Record<string, string> = {}): 
   return { fileName, correlationId: '260101120000', fileType: 'document' satisfies FileType, uploadTitle: 'Scans', ...overrides };
 }
 
+type Pending = ReturnType<RecordsTestApp['get']>;
+
+/** Collects a response body as bytes whatever its content type. */
+export const binary = (req: Pending) =>
+  req.buffer(true).parse((r, cb) => {
+    const chunks: Buffer[] = [];
+    r.on('data', (c: Buffer) => chunks.push(c));
+    r.on('end', () => cb(null, Buffer.concat(chunks)));
+  });
+
+/** An authenticated POST to the upload route, for hand-built multipart bodies. */
+export const postFiles = (t: RecordsTestApp, c: Caller, vaultId: string, recordId: string) =>
+  t.http().post(`/api/v1${filesPath(vaultId, recordId)}`).set('Authorization', `Bearer ${c.token}`);
+
 /** POST …/record-files with the metadata in the query (default) or as fields. */
 export function upload(t: RecordsTestApp, c: Caller, vaultId: string, recordId: string, o: UploadOptions = {}) {
   const m = o.meta ?? meta('passport.pdf');
-  let req = t.http().post(`/api/v1${filesPath(vaultId, recordId)}`).set('Authorization', `Bearer ${c.token}`);
+  let req = postFiles(t, c, vaultId, recordId);
   for (const [k, v] of Object.entries(o.headers ?? {})) req = req.set(k, v);
   if (o.asFields) for (const [k, v] of Object.entries(m)) req = req.field(k, v);
   else req = req.query(m);

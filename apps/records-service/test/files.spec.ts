@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { SUBJECTS } from '@vault/contracts';
 import { listRouteRules } from '@vault/platform';
 import { FsFileStorage } from '../src/app/files/storage/fs-file-storage';
-import { eventually, filesBelow, filesPath, meta, sha256, upload } from './files-support';
+import { binary, eventually, filesBelow, filesPath, meta, postFiles, sha256, upload } from './files-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
 const MiB = 1024 * 1024;
@@ -134,10 +134,7 @@ describe('record files (filesystem storage)', () => {
     });
 
     it('refuses a field given differently in the query and the form', async () => {
-      const res = await t
-        .http()
-        .post(`/api/v1${path()}`)
-        .set('Authorization', `Bearer ${owner.token}`)
+      const res = await postFiles(t, owner, vaultId, recordId)
         .query(meta('a.pdf'))
         .field('fileName', 'b.pdf')
         .attach('file', Buffer.from('x'), 'a.pdf')
@@ -175,10 +172,7 @@ describe('record files (filesystem storage)', () => {
     });
 
     it('refuses a request without the file part (400 missing_file_part)', async () => {
-      const res = await t
-        .http()
-        .post(`/api/v1${path()}`)
-        .set('Authorization', `Bearer ${owner.token}`)
+      const res = await postFiles(t, owner, vaultId, recordId)
         .query(meta('a.pdf'))
         .field('caption', 'only fields')
         .expect(400);
@@ -186,10 +180,7 @@ describe('record files (filesystem storage)', () => {
     });
 
     it('refuses a file in another part and a body that is not multipart', async () => {
-      await t
-        .http()
-        .post(`/api/v1${path()}`)
-        .set('Authorization', `Bearer ${owner.token}`)
+      await postFiles(t, owner, vaultId, recordId)
         .query(meta('a.pdf'))
         .attach('document', Buffer.from('x'), 'a.pdf')
         .expect(400);
@@ -313,15 +304,7 @@ describe('record files (filesystem storage)', () => {
         meta: meta('résumé "final".pdf'),
         contentType: 'application/pdf; charset=binary',
       }).expect(201);
-      const res = await t
-        .get(owner, `${path()}/${encodeURIComponent('résumé "final".pdf')}`)
-        .buffer(true)
-        .parse((r, cb) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => cb(null, Buffer.concat(chunks)));
-        })
-        .expect(200);
+      const res = await binary(t.get(owner, `${path()}/${encodeURIComponent('résumé "final".pdf')}`)).expect(200);
       expect(Buffer.compare(res.body as Buffer, bytes)).toBe(0);
       expect(res.headers['content-type']).toBe('application/pdf');
       expect(res.headers['content-length']).toBe('4096');
@@ -339,11 +322,7 @@ describe('record files (filesystem storage)', () => {
       const get = (headers: Record<string, string>) => {
         let req = t.get(owner, `${path()}/r.bin`);
         for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
-        return req.buffer(true).parse((r, cb) => {
-          const chunks: Buffer[] = [];
-          r.on('data', (c: Buffer) => chunks.push(c));
-          r.on('end', () => cb(null, Buffer.concat(chunks)));
-        });
+        return binary(req);
       };
       const part = await get({ Range: 'bytes=10-19' }).expect(206);
       expect(Buffer.compare(part.body as Buffer, bytes.subarray(10, 20))).toBe(0);
