@@ -196,6 +196,23 @@ describe('activity log pipeline under faults', () => {
     expect(msg?.header.get('Dead-Letter-Subject')).toBe(`${env['EVENTS_NAMESPACE']}.${SUBJECTS.recordCreated}`);
   });
 
+  it('deletes published outbox rows past the retention, never unpublished ones', async () => {
+    const w = await start({ relay: false, writer: false }, { OUTBOX_RETENTION_MINUTES: '0' });
+    await produce(ds, tenantId, vault, 5, { committed, rolledBack });
+    const count = async (where: string) =>
+      (await ds.query(`SELECT count(*)::int AS n FROM outbox_events WHERE ${where}`))[0].n as number;
+    const published = await count('published_at IS NOT NULL');
+    expect(published).toBeGreaterThan(0);
+    await w.relay.start();
+    await waitFor(async () => (await count('true')) === 0, 10_000, 'the outbox to be pruned');
+    await w.close();
+    const keeper = await start({ relay: true, writer: true });
+    await produce(ds, tenantId, vault, 5, { committed, rolledBack });
+    await expectExactlyOnce(ds, committed, rolledBack);
+    expect(await keeper.relay.prune()).toBe(0); // 7 days by default: nothing is old enough
+    expect(await count('true')).toBe(5);
+  });
+
   it('logs a transfer in both vaults, once each', async () => {
     await start({ relay: true, writer: true });
     const destination = { id: randomUUID(), name: 'Work' };

@@ -33,11 +33,17 @@ export interface Worker {
   close(): Promise<void>;
 }
 
+const appliedEnv = new Set<string>();
+
 export async function startWorker(
   env: Record<string, string>,
   roles: ActivityLogRoles,
 ): Promise<Worker> {
-  Object.assign(process.env, { NODE_ENV: 'test', DB_MIGRATE_ON_START: 'false', ...env });
+  // The env is read when the context boots: drop what an earlier worker of this run set.
+  for (const key of appliedEnv) delete process.env[key];
+  const applied = { NODE_ENV: 'test', DB_MIGRATE_ON_START: 'false', ...env };
+  Object.assign(process.env, applied);
+  Object.keys(applied).forEach((k) => appliedEnv.add(k));
   const ctx = await NestFactory.createApplicationContext(workerModule(roles), { logger: ['error'] });
   ctx.enableShutdownHooks();
   await ctx.get(ActivityLogRunner).ready();

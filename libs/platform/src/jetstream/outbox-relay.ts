@@ -30,6 +30,12 @@ export interface OutboxRelayOptions {
   publishTimeoutMs: number;
   logger: RelayLogger;
   /**
+   * Published rows older than this are deleted (in chunks, at most every
+   * `pruneIntervalMs`); undefined keeps them forever.
+   */
+  retentionMs?: number;
+  pruneIntervalMs?: number;
+  /**
    * Called after JetStream acknowledged a batch and before the rows are marked
    * published (instrumentation; a throw here leaves the rows unpublished, as a
    * crash at that point would).
@@ -62,6 +68,7 @@ export class OutboxRelay {
   private wake?: () => void;
   private pending = true;
   private listenRetry?: NodeJS.Timeout;
+  private lastPrune = 0;
   /** Rows published since start (for tests and benchmarks). */
   published = 0;
 
@@ -130,6 +137,31 @@ export class OutboxRelay {
     }
   }
 
+  /** Deletes published rows older than the retention; returns how many. */
+  async prune(): Promise<number> {
+    const { retentionMs, table, dataSource } = this.opts;
+    if (retentionMs === undefined) return 0;
+    let total = 0;
+    for (;;) {
+      const [, deleted] = await dataSource.query(
+        `DELETE FROM ${table} WHERE id IN (
+           SELECT id FROM ${table}
+            WHERE published_at IS NOT NULL AND published_at < now() - make_interval(secs => $1)
+            LIMIT 5000)`,
+        [retentionMs / 1000],
+      );
+      total += Number(deleted ?? 0);
+      if (!deleted || deleted < 5000) return total;
+    }
+  }
+
+  private async pruneIfDue(): Promise<void> {
+    if (this.opts.retentionMs === undefined) return;
+    if (Date.now() - this.lastPrune < (this.opts.pruneIntervalMs ?? 60_000)) return;
+    this.lastPrune = Date.now();
+    await this.prune().catch((err) => this.opts.logger.warn(`outbox relay: pruning failed: ${err}`));
+  }
+
   private async run(): Promise<void> {
     let failures = 0;
     while (this.running) {
@@ -138,6 +170,7 @@ export class OutboxRelay {
       try {
         n = await this.relayOnce();
         failures = 0;
+        await this.pruneIfDue();
       } catch (err) {
         failures++;
         if (failures === 1 || failures % 20 === 0) {

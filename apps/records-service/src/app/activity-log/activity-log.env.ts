@@ -47,6 +47,12 @@ export class ActivityLogEnv extends ServiceEnv {
   @Min(10)
   OUTBOX_RELAY_POLL_MS = 1000;
 
+  /** Published outbox rows are deleted after this many minutes (7 days by default). */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  OUTBOX_RETENTION_MINUTES = 10_080;
+
   @ToInt()
   @IsInt()
   @Min(1)

@@ -37,11 +37,18 @@ export class ActivityLogRelay {
       batchSize: this.env.OUTBOX_RELAY_BATCH_SIZE,
       pollIntervalMs: this.env.OUTBOX_RELAY_POLL_MS,
       publishTimeoutMs: 5000,
+      retentionMs: this.env.OUTBOX_RETENTION_MINUTES * 60_000,
+      pruneIntervalMs: 60_000,
       logger: this.logger,
       onPublished,
     });
     await relay.start();
     this.relay = relay;
+  }
+
+  /** Deletes published outbox rows past the retention now (normally done every minute). */
+  prune(): Promise<number> {
+    return this.relay?.prune() ?? Promise.resolve(0);
   }
 
   async stop(): Promise<void> {
