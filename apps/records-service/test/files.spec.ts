@@ -199,6 +199,28 @@ describe('record files (filesystem storage)', () => {
       await upload(t, owner, vaultId, other, { meta: meta('dup.pdf') }).expect(201);
     });
 
+    it('keeps one file when two uploads of the same name race, and no stray bytes', async () => {
+      const results = await Promise.all(
+        [1, 2, 3].map(() => upload(t, owner, vaultId, recordId, { meta: meta('race.pdf'), bytes: randomBytes(200 * 1024) })),
+      );
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+      expect(await rowsOf()).toHaveLength(1);
+      // the storage holds exactly the committed files: the losers' bytes are gone
+      const committed = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files');
+      expect(filesBelow(join(dir, 'objects')).sort()).toEqual(committed.map((r) => storage.objectPath(r.storage_key)).sort());
+      expect(await t.sql('SELECT 1 FROM file_purges')).toEqual([]);
+    });
+
+    it('refuses two file parts with 400 and keeps neither', async () => {
+      const before = await trace();
+      await postFiles(t, owner, vaultId, recordId)
+        .query(meta('two.pdf'))
+        .attach('file', randomBytes(1000), 'a.pdf')
+        .attach('file', randomBytes(1000), 'b.pdf')
+        .expect(400);
+      await eventually(async () => (await trace()) === before);
+    });
+
     it('refuses a checksum mismatch with 400 and keeps nothing', async () => {
       const before = await trace();
       const res = await upload(t, owner, vaultId, recordId, {
