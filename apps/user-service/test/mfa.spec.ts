@@ -142,6 +142,48 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
     expect(mine.phones.map((p: { verified: boolean }) => p.verified)).toEqual([false, true]);
   });
 
+  it('keeps `verified` server-owned: bodies cannot set it, a PUT keeps what a code verified', async () => {
+    const forged = { verified: true };
+    const address = `forged.${randomUUID()}@example.com`;
+    const a = {
+      ...(await account({
+        emails: [{ address, primary: true, ...forged }],
+        phones: [{ number: 6135550123, ext: 0, mobile: true, primary: true, ...forged }],
+      })),
+      email: address,
+    };
+    const created = (await svc.http().get(`${A}/account-id/${a.id}`).set(auth(a.token))).body;
+    expect([created.emails[0].verified, created.phones[0].verified]).toEqual([false, false]);
+    const email = await svc.http().post(`${A}/account-id/${a.id}/email`).set(auth(a.token))
+      .send({ address: `added.${a.email}`, ...forged }).expect(201);
+    expect(email.body.emails[1]).toMatchObject({ address: `added.${a.email}`, verified: false });
+    const phone = await svc.http().post(`${A}/account-id/${a.id}/phone`).set(auth(a.token))
+      .send({ number: 6135550124, ext: 0, mobile: false, ...forged }).expect(201);
+    expect(phone.body.phones[1]).toMatchObject({ number: 6135550124, verified: false });
+
+    const { code } = await sendAndReceive(a);
+    await verify(a, code).expect(200);
+    const before = (await svc.http().get(`${A}/account-id/${a.id}`).set(auth(a.token))).body;
+    expect(before.emails.map((e: { verified: boolean }) => e.verified)).toEqual([true, false]);
+    const put = await svc.http().put(`${A}/account-id/${a.id}`).set(auth(a.token)).send({
+      username: before.username,
+      firstName: before.firstName,
+      lastName: before.lastName,
+      emails: [
+        { address: a.email.toUpperCase(), primary: true },
+        { address: `added.${a.email}`, verified: true },
+        { address: `new.${a.email}`, verified: true },
+      ],
+      phones: [
+        { number: 6135550123, ext: 0, mobile: true, verified: true },
+        { number: 6135550125, ext: 0, mobile: true, verified: true },
+      ],
+    }).expect(200);
+    expect(put.body.emails.map((e: { verified: boolean }) => e.verified)).toEqual([true, false, false]);
+    expect(put.body.emails[0]._id).toBe(before.emails[0]._id);
+    expect(put.body.phones.map((p: { verified: boolean }) => p.verified)).toEqual([false, false]);
+  });
+
   it('answers 409 when the account has no destination of that type', async () => {
     const a = await account({ phones: [{ number: 6135550000, ext: 0, mobile: false }] });
     const res = await svc.http().post(`${A}/account-id/${a.id}/mfa`).set(auth(a.token)).send({ ...SEND, type: 'sms' }).expect(409);

@@ -15,6 +15,18 @@ describe('account profile', () => {
     expect(after).toEqual([{ _id: before[0]._id, number: 1, ext: 5, mobile: false, primary: false, verified: false }]);
   });
 
+  it('never reads `verified` from a body: new entries start unverified, kept ones keep the stored flag', () => {
+    const emails = emailsOf([{ address: 'a@example.com', verified: true }]);
+    const phones = phonesOf([{ number: 1, ext: 0, mobile: true, verified: true }]);
+    expect([emails[0].verified, phones[0].verified]).toEqual([false, false]);
+    const storedEmails = [{ ...emails[0], verified: true }];
+    const storedPhones = [{ ...phones[0], verified: true }];
+    const keptEmails = emailsOf([{ address: 'A@EXAMPLE.com', verified: false }, { address: 'b@example.com', verified: true }], storedEmails);
+    const keptPhones = phonesOf([{ number: 1, ext: 0, mobile: true }, { number: 2, ext: 0, mobile: true, verified: true }], storedPhones);
+    expect(keptEmails.map((e) => e.verified)).toEqual([true, false]);
+    expect(keptPhones.map((e) => e.verified)).toEqual([true, false]);
+  });
+
   it('replaces every updatable field, absent ones with null, aliases accepted, echoes ignored', () => {
     const a = Object.assign(new AccountEntity(), {
       id: 'keep',

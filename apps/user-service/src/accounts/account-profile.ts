@@ -27,26 +27,29 @@ function residenceOf(dto: ResidenceDto | null | undefined, previous: StoredResid
   };
 }
 
-/** Email entries; an address kept from before keeps its `_id`. */
-export function emailsOf(entries: EmailEntryDto[], previous: StoredEmail[] = []): StoredEmail[] {
-  return entries.map((e) => ({
-    _id: previous.find((p) => sameAddress(p.address, e.address))?._id ?? randomUUID(),
-    address: e.address,
-    primary: e.primary ?? false,
-    verified: e.verified ?? false,
-  }));
+/**
+ * What an entry keeps from its stored twin: its `_id` and its `verified` flag.
+ * `verified` is server-owned (only a valid MFA code sets it): a body's value is
+ * a read-only echo and never read; a new entry starts unverified.
+ */
+function kept(previous: { _id: string; verified: boolean } | undefined) {
+  return { _id: previous?._id ?? randomUUID(), verified: previous?.verified ?? false };
 }
 
-/** Phone entries; a number kept from before keeps its `_id`. */
+/** Email entries; an address kept from before (case-insensitive) keeps its `_id` and `verified`. */
+export function emailsOf(entries: EmailEntryDto[], previous: StoredEmail[] = []): StoredEmail[] {
+  return entries.map((e) => {
+    const { _id, verified } = kept(previous.find((p) => sameAddress(p.address, e.address)));
+    return { _id, address: e.address, primary: e.primary ?? false, verified };
+  });
+}
+
+/** Phone entries; a number kept from before keeps its `_id` and `verified`. */
 export function phonesOf(entries: PhoneEntryDto[], previous: StoredPhone[] = []): StoredPhone[] {
-  return entries.map((e) => ({
-    _id: previous.find((p) => p.number === e.number)?._id ?? randomUUID(),
-    number: e.number,
-    ext: e.ext,
-    mobile: e.mobile,
-    primary: e.primary ?? false,
-    verified: e.verified ?? false,
-  }));
+  return entries.map((e) => {
+    const { _id, verified } = kept(previous.find((p) => p.number === e.number));
+    return { _id, number: e.number, ext: e.ext, mobile: e.mobile, primary: e.primary ?? false, verified };
+  });
 }
 
 export function sameAddress(a: string, b: string): boolean {

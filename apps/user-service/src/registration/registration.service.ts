@@ -23,12 +23,12 @@ function missing(field: string, message: string): ProblemException {
  */
 function creationEmails(dto: CreateAccountDto, identityEmail: string | undefined): EmailEntryDto[] {
   if (dto.emails === undefined) {
-    return identityEmail ? [{ address: identityEmail, primary: true, verified: false }] : [];
+    return identityEmail ? [{ address: identityEmail, primary: true }] : [];
   }
   const entries = dto.emails.map((e, i) => {
     const address = e.address ?? identityEmail;
     if (!address) throw missing(`emails.${i}.address`, 'address is required (the identity has no email)');
-    return { address, primary: e.primary, verified: e.verified };
+    return { address, primary: e.primary };
   });
   entries.forEach((e, i) => {
     if (entries.findIndex((o) => sameAddress(o.address, e.address)) !== i) {
