@@ -3,6 +3,7 @@ export * from './errors/problem.exception';
 export * from './errors/problem-body';
 export * from './errors/problem.filter';
 export * from './errors/validation';
+export * from './errors/storable-text.pipe';
 export * from './http/request-id.middleware';
 export * from './auth/access.decorators';
 export * from './auth/access.guard';

@@ -10,6 +10,7 @@ import { PassportModule } from '@nestjs/passport';
 import { BaseEnv, loadEnv, ServiceEnv } from './config/env';
 import { ProblemFilter } from './errors/problem.filter';
 import { createValidationPipe } from './errors/validation';
+import { StorableTextPipe } from './errors/storable-text.pipe';
 import { RequestIdMiddleware } from './http/request-id.middleware';
 import { ShutdownState } from './health/shutdown-state';
 import { HealthModule } from './health/health.module';
@@ -59,6 +60,7 @@ export class PlatformModule implements NestModule {
         ...envProviders,
         ShutdownState,
         { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_GUARD, useClass: AccessGuard },
         ...(verifiesTokens ? [RevocationService, JwtStrategy] : []),

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { ApplicationEntity } from './application.entity';
-import { isIdentifier, isStorableText } from './identifiers';
+import { isStorableText } from '@vault/platform';
+import { isIdentifier } from './identifiers';
 import { OrganisationUserEntity } from './organisation-user.entity';
 
 /** Read access to applications and organisation users (the bootstrap writes them). */

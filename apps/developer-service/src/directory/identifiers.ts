@@ -2,6 +2,3 @@
 export const IDENTIFIER = /^[A-Za-z0-9._~-]{1,128}$/;
 
 export const isIdentifier = (value: string): boolean => IDENTIFIER.test(value);
-
-/** PostgreSQL text cannot hold NUL characters, so a username with one matches nobody. */
-export const isStorableText = (value: string): boolean => !value.includes('\0');

@@ -34,6 +34,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       issuer: env.AUTH_ISSUER,
       audience: env.AUTH_AUDIENCE,
       ignoreExpiration: false,
+      // Tokens never live longer than revocation entries do, whatever the issuer says.
+      jsonWebTokenOptions: { maxAge: '24h' },
     });
   }
 

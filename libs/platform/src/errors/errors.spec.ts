@@ -69,6 +69,16 @@ describe('ProblemFilter', () => {
     expect(body.code).toBe('internal_error');
   });
 
+  it('turns database data exceptions into 400 and unique violations into 409', () => {
+    const nul = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      driverError: { code: '22021' },
+    });
+    expect(run(nul).body).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(JSON.stringify(run(nul).body)).not.toMatch(/UTF8/);
+    expect(run(Object.assign(new Error('dup'), { code: '23505' })).body.status).toBe(409);
+    expect(run(Object.assign(new Error('deadlock'), { code: '40P01' })).body.status).toBe(500);
+  });
+
   it('destroys the socket when the response already started', () => {
     const { res } = run(new HttpException('late', 500), true);
     expect(res.destroyed).toBe(true);

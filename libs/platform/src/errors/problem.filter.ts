@@ -56,6 +56,8 @@ export class ProblemFilter implements ExceptionFilter {
       if (status === 404 && /^Cannot (GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)/.test(detail)) {
         detail = 'No such resource.';
       }
+    } else if (databaseClientError(exception)) {
+      [status, code, detail] = databaseClientError(exception)!;
     } else if (isHttpish(exception)) {
       status = (exception.status ?? exception.statusCode) as number;
       code = codeForStatus(status);
@@ -95,4 +97,23 @@ function describeHttpish(e: HttpishError, status: number): string {
   if (e.type === 'entity.too.large') return 'The request body is too large.';
   if (status >= 500) return 'An unexpected error occurred.';
   return e.message ?? 'The request could not be processed.';
+}
+
+/**
+ * Backstop for input the services did not refuse themselves: PostgreSQL data
+ * exceptions (class 22: NUL characters, out-of-range numbers, malformed values)
+ * are the caller's fault (400), unique violations (23505) a conflict (409).
+ */
+function databaseClientError(e: unknown): [number, string, string] | undefined {
+  if (typeof e !== 'object' || e === null) return undefined;
+  const driver = (e as { driverError?: { code?: unknown } }).driverError;
+  const sqlState = driver?.code ?? (e as { code?: unknown }).code;
+  if (typeof sqlState !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlState)) return undefined;
+  if (sqlState.startsWith('22')) {
+    return [400, ERROR_CODES.validationFailed, 'The request contains a value that cannot be stored.'];
+  }
+  if (sqlState === '23505') {
+    return [409, ERROR_CODES.conflict, 'The request conflicts with an existing resource.'];
+  }
+  return undefined;
 }

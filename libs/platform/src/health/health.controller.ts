@@ -10,6 +10,7 @@ import {
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Public } from '../auth/access.decorators';
 import { NATS_CONNECTION } from '../nats/nats.module';
+import { RevocationService } from '../auth/revocation.service';
 import { ShutdownState } from './shutdown-state';
 import { HEALTH_OPTIONS, HealthOptions } from './health.options';
 
@@ -24,6 +25,7 @@ export class HealthController {
     @Inject(HEALTH_OPTIONS) private readonly options: HealthOptions,
     @Optional() private readonly db?: TypeOrmHealthIndicator,
     @Optional() @Inject(NATS_CONNECTION) private readonly nc?: NatsConnection,
+    @Optional() private readonly revocations?: RevocationService,
   ) {}
 
   @Public()
@@ -49,6 +51,13 @@ export class HealthController {
       checks.push(() => {
         const s = this.indicators.check('nats');
         return this.nc!.isClosed() || this.nc!.isDraining() ? s.down('disconnected') : s.up();
+      });
+    }
+    if (this.revocations) {
+      const revocations = this.revocations;
+      checks.push(() => {
+        const s = this.indicators.check('revocations');
+        return revocations.isLive() ? s.up() : s.down('watch not running');
       });
     }
     return this.health.check(checks);
