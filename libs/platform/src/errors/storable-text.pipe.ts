@@ -12,7 +12,7 @@ export function findUnstorableText(value: unknown, path = '', depth = 0): string
   if (depth > 32 || value === null || typeof value !== 'object') return undefined;
   if (Buffer.isBuffer(value)) return undefined;
   for (const [key, inner] of Object.entries(value)) {
-    if (!isStorableText(key)) return path ? `${path}.${key.replace(/\u0000/g, '\\0')}` : 'key';
+    if (!isStorableText(key)) return path ? `${path}.${key.split('\u0000').join('\\0')}` : 'key';
     const found = findUnstorableText(inner, path ? `${path}.${key}` : key, depth + 1);
     if (found) return found;
   }
