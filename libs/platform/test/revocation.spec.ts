@@ -66,6 +66,9 @@ describe('RevocationService on real NATS', () => {
     await kv.put(next, JSON.stringify({ jti: next, exp: exp(), revokedAt: new Date().toISOString() }));
     expect(await until(() => watcher.isRevoked(next))).toBe(true);
     expect(watcher.isLive()).toBe(true);
+    // Leave the shared bucket as it was: other runs should not meet this entry.
+    await kv.purge(garbled);
+    expect(await until(() => !watcher.isRevoked(garbled))).toBe(true);
   });
 
   it('reports not live while a broken watch restarts, then catches up', async () => {
