@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import request from 'supertest';
 import { bootTestApp } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
@@ -43,7 +44,7 @@ describe('user-service messages in local mode (no SMTP_URL)', () => {
   describe('with an SMTP server that cannot be reached', () => {
     let broken: INestApplication;
     beforeAll(async () => {
-      broken = await bootTestApp(AppModule, { ...svc.env, SMTP_URL: 'smtp://127.0.0.1:9' });
+      broken = await bootTestApp(AppModule, { ...svc.env, SMTP_URL: 'smtp://127.0.0.1:9', INVITATIONS_PER_HOUR: '1' });
     });
     afterAll(async () => {
       await broken?.close();
@@ -55,6 +56,24 @@ describe('user-service messages in local mode (no SMTP_URL)', () => {
       for (let i = 0; i < 2; i++) {
         const res = await request(broken.getHttpServer()).post(`${A}/account-id/${id}/mfa`).set(auth(token)).send(SEND).expect(503);
         expect(res.body.code).toBe('service_unavailable');
+      }
+    });
+
+    it('answers 503 for an undelivered invitation and removes it (no stray code, not counted)', async () => {
+      const token = await svc.token();
+      for (let i = 0; i < 2; i++) {
+        const res = await request(broken.getHttpServer()).post(`${A}/invitations`).set(auth(token))
+          .send({ email: 'lost.friend@example.com' });
+        expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: 'service_unavailable' });
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      }
+      const pg = new Client({ connectionString: svc.db.url });
+      await pg.connect();
+      try {
+        const left = await pg.query('SELECT count(*)::int AS n FROM invitations WHERE email = $1', ['lost.friend@example.com']);
+        expect(left.rows[0].n).toBe(0);
+      } finally {
+        await pg.end();
       }
     });
   });

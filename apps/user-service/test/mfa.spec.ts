@@ -281,6 +281,19 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
       expect(smtp.mails.some((m) => m.to.includes(`t4.${inviter.email}`))).toBe(false);
     });
 
+    it('never lets parallel invitations of one identity exceed the hourly limit', async () => {
+      const inviter = await account();
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          svc.http().post(`${A}/invitations`).set(auth(inviter.token)).send({ email: `p${i}.${inviter.email}` }).then((r) => r.status),
+        ),
+      );
+      expect(statuses.filter((s) => s === 201)).toHaveLength(3);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+      const stored = await pg.query('SELECT count(*)::int AS n FROM invitations WHERE email LIKE $1', [`p%.${inviter.email}`]);
+      expect(stored.rows[0].n).toBe(3);
+    });
+
     it('answers 400 per rule', async () => {
       const inviter = await account();
       const cases: Array<[Record<string, unknown>, string]> = [

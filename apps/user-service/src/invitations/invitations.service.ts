@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { EntityManager, IsNull, MoreThan, Repository } from 'typeorm';
+import { DataSource, EntityManager, IsNull, MoreThan } from 'typeorm';
+import { ERROR_CODES } from '@vault/contracts';
 import type { InvitationDto, Principal } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import { UserEnv } from '../config/user.env';
@@ -27,38 +28,64 @@ function invitationMail(dto: InvitationDto, code: string, expiresAt: Date) {
   };
 }
 
+/** The one answer when the invitation mail cannot be delivered (the invitation is dropped). */
+const undelivered = () =>
+  new ProblemException(503, ERROR_CODES.serviceUnavailable, 'The invitation could not be delivered; retry later.');
+
 @Injectable()
 export class InvitationsService {
+  private readonly logger = new Logger('Invitations');
+
   constructor(
-    @InjectRepository(InvitationEntity) private readonly repo: Repository<InvitationEntity>,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly mail: MailSender,
     private readonly env: UserEnv,
   ) {}
 
-  /** Stores an invitation with a fresh single-use code and emails the code. */
+  /**
+   * Stores an invitation with a fresh single-use code and emails the code. An
+   * invitation whose mail cannot be delivered is removed again (nobody holds its
+   * code, and it does not count against the throttle) and the caller gets 503.
+   */
   async invite(p: Principal, dto: InvitationDto): Promise<void> {
-    await this.throttle(p);
     const code = newInvitationCode();
+    const id = randomUUID();
     const expiresAt = new Date(Date.now() + this.env.INVITATION_TTL_HOURS * HOUR_MS);
-    await this.repo.insert({
-      id: randomUUID(),
-      tenantId: p.tenantId,
-      invitedBy: p.openId,
-      email: dto.email,
-      firstName: dto.firstName ?? dto.firsName ?? null,
-      lastName: dto.lastName ?? dto.LastName ?? null,
-      phone: dto.phone ?? null,
-      codeHash: invitationCodeHash(code),
-      expiresAt,
-      consumedAt: null,
-      consumedBy: null,
+    await this.dataSource.transaction(async (m) => {
+      await this.throttle(m, p);
+      await m.getRepository(InvitationEntity).insert({
+        id,
+        tenantId: p.tenantId,
+        invitedBy: p.openId,
+        email: dto.email,
+        firstName: dto.firstName ?? dto.firsName ?? null,
+        lastName: dto.lastName ?? dto.LastName ?? null,
+        phone: dto.phone ?? null,
+        codeHash: invitationCodeHash(code),
+        expiresAt,
+        consumedAt: null,
+        consumedBy: null,
+      });
     });
-    await this.mail.send(invitationMail(dto, code, expiresAt));
+    try {
+      await this.mail.send(invitationMail(dto, code, expiresAt));
+    } catch (err) {
+      this.logger.error(`Invitation delivery failed: ${err}`);
+      await this.dataSource.getRepository(InvitationEntity).delete({ id });
+      throw undelivered();
+    }
   }
 
-  /** Each identity sends at most INVITATIONS_PER_HOUR invitations in any rolling hour. */
-  private async throttle(p: Principal): Promise<void> {
-    const recent = await this.repo.find({
+  /**
+   * Each identity sends at most INVITATIONS_PER_HOUR invitations in any rolling
+   * hour. A transaction-scoped advisory lock on the identity serialises its
+   * senders from the count to the insert, so parallel requests cannot overshoot.
+   */
+  private async throttle(m: EntityManager, p: Principal): Promise<void> {
+    await m.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `invitations\n${p.tenantId}\n${p.openId}`,
+    ]);
+    const recent = await m.getRepository(InvitationEntity).find({
       select: { createdAt: true },
       where: { tenantId: p.tenantId, invitedBy: p.openId, createdAt: MoreThan(new Date(Date.now() - HOUR_MS)) },
       order: { createdAt: 'DESC' },
