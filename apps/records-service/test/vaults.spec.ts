@@ -286,6 +286,29 @@ describe('vaults', () => {
     });
   });
 
+  describe('default flag on a shared vault', () => {
+    it('lets only the owner change it: an editor gets 403 and the owner\'s vaults keep their flags', async () => {
+      const ownDefault = await t.createVault(owner);
+      const shared = await t.createVault(owner, { default: false });
+      const editor = await t.caller();
+      await t.grantVaultRole(shared, editor, 'vault_editor');
+
+      const refused = await t.put(editor, `/vault/vault-id/${shared}`, { default: true }).expect(403);
+      expect(refused.body.status).toBe(403);
+      expect((await t.get(owner, `/vault/vault-id/${ownDefault}`)).body.default).toBe(true);
+      expect((await t.get(owner, `/vault/vault-id/${shared}`)).body.default).toBe(false);
+
+      // an unchanged echo is fine, with other fields
+      const echoed = await t.put(editor, `/vault/vault-id/${shared}`, { default: false, name: 'Edited' }).expect(201);
+      expect(echoed.body).toMatchObject({ name: 'Edited', default: false });
+
+      await t.put(owner, `/vault/vault-id/${shared}`, { default: true }).expect(201);
+      expect((await t.get(owner, `/vault/vault-id/${ownDefault}`)).body.default).toBe(false);
+      await t.put(editor, `/vault/vault-id/${shared}`, { default: false }).expect(403);
+      expect((await t.get(owner, `/vault/vault-id/${shared}`)).body.default).toBe(true);
+    });
+  });
+
   describe('DELETE /vault/vault-id/{vaultId}', () => {
     it('lets only the owner delete; the vault, its records and roles are gone', async () => {
       const id = await t.createVault(owner, { emailUsername: 'doomed-box' });

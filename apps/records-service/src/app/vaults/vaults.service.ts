@@ -124,6 +124,11 @@ export class VaultsService {
           changed.push('emailUsername');
         }
         if (dto.default !== undefined && dto.default !== vault.isDefault) {
+          // `default` is the owner's preference among the owner's vaults: an editor has no role
+          // on those other vaults, so only an owner changes it (an unchanged echo is fine).
+          if (access.vaultRole !== 'vault_owner') {
+            throw ProblemException.forbidden('Only the vault owner can change whether it is the default vault.');
+          }
           if (dto.default) await this.clearDefault(m, await this.ownersOtherVaults(m, vault));
           vault.isDefault = dto.default;
           changed.push('default');
