@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { SUBJECTS } from '@vault/contracts';
+import { meta, upload } from './files-support';
 import { Caller, recordBody, RecordsTestApp } from './support';
 
 describe('records', () => {
@@ -7,14 +12,20 @@ describe('records', () => {
   let vaultId: string;
   const base = () => `/vault/vault-id/${vaultId}/records`;
 
+  let fileDir: string;
+
   beforeAll(async () => {
-    t = await RecordsTestApp.start('records_records');
+    fileDir = mkdtempSync(join(tmpdir(), 'records-files-'));
+    t = await RecordsTestApp.start('records_records', { FILE_STORAGE: 'fs', FILE_STORAGE_DIR: fileDir });
   });
   beforeEach(async () => {
     owner = await t.caller('tenant-a', 'owner-user');
     vaultId = await t.createVault(owner, { name: 'Home' });
   });
-  afterAll(() => t?.stop());
+  afterAll(async () => {
+    await t?.stop();
+    rmSync(fileDir, { recursive: true, force: true });
+  });
 
   describe('POST records', () => {
     it('creates a record (200 {id}), the caller becomes rec_owner, an event is written', async () => {
@@ -116,6 +127,48 @@ describe('records', () => {
         userVaultRole: ['vault_owner'],
         userRecordRole: ['rec_owner'],
       });
+    });
+
+    it('lists the record\'s files in filesHistory, newest upload first', async () => {
+      const id = await t.createRecord(owner, vaultId);
+      const other = await t.createRecord(owner, vaultId);
+      const files = [
+        { bytes: randomBytes(300), meta: meta('260101120000_a.pdf', { correlationId: 'c1', uploadTitle: 'Scans' }) },
+        {
+          bytes: randomBytes(200),
+          meta: meta('260101120100_b.png', { correlationId: 'c2', uploadTitle: 'Photos', fileType: 'image', caption: 'Front' }),
+          contentType: 'image/png',
+          filename: 'b.png',
+        },
+        { bytes: randomBytes(100), meta: meta('260101120100_c.pdf', { correlationId: 'c2', uploadTitle: 'Photos' }) },
+      ];
+      for (const f of files) await upload(t, owner, vaultId, id, f).expect(201);
+      await upload(t, owner, vaultId, other, { meta: meta('260101120000_other.pdf') }).expect(201);
+
+      const res = await t.get(owner, `${base()}/record-id/${id}`).expect(200);
+      const entry = (name: string, size: number, extra: Record<string, unknown>) => ({
+        cloaudStorage: false,
+        active: true,
+        fileName: name,
+        caption: null,
+        fileType: 'document',
+        fileUrl: `/vault/vault-id/${vaultId}/records/record-id/${id}/record-files/${encodeURIComponent(name)}`,
+        uploader: 'owner-user',
+        fileSize: size,
+        updatedAt: expect.any(String),
+        ...extra,
+      });
+      expect(res.body.filesHistory).toEqual([
+        entry('260101120100_c.pdf', 100, { correlationId: 'c2', uploadTitle: 'Photos' }),
+        entry('260101120100_b.png', 200, { correlationId: 'c2', uploadTitle: 'Photos', fileType: 'image', caption: 'Front' }),
+        entry('260101120000_a.pdf', 300, { correlationId: 'c1', uploadTitle: 'Scans' }),
+      ]);
+      const editor = await t.caller('tenant-a', 'editor-user');
+      await t.grantVaultRole(vaultId, editor, 'vault_editor');
+      const seen = await t.get(editor, `${base()}/record-id/${id}`).expect(200);
+      expect(seen.body.filesHistory.map((f: { fileName: string }) => f.fileName)).toEqual(
+        res.body.filesHistory.map((f: { fileName: string }) => f.fileName),
+      );
     });
 
     it('answers 404 for unknown and malformed record ids', async () => {

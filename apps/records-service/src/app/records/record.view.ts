@@ -1,4 +1,5 @@
 import type {
+  RecordFileListItem,
   RecordLookupView,
   RecordRole,
   RecordSearchItem,
@@ -6,6 +7,8 @@ import type {
 } from '@vault/contracts';
 import { inLocale } from '../catalogue/catalogue.service';
 import type { RecordSubtypeEntity, RecordTypeEntity } from '../catalogue/record-type.entity';
+import type { RecordFileEntity } from '../files/record-file.entity';
+import { toListItem } from '../files/record-file.view';
 import type { RecordEntity } from './record.entity';
 
 const typeRef = (t: RecordTypeEntity | RecordSubtypeEntity, locale?: string) => ({
@@ -15,12 +18,23 @@ const typeRef = (t: RecordTypeEntity | RecordSubtypeEntity, locale?: string) => 
   displayValue: inLocale(t.displayValue, locale),
 });
 
+/** An entry of a record's `filesHistory`: the file-list fields plus its submission. */
+export interface FileHistoryEntry extends RecordFileListItem {
+  correlationId: string;
+  uploadTitle: string | null;
+}
+
+export function toFileHistoryEntry(vaultId: string, f: RecordFileEntity): FileHistoryEntry {
+  return { ...toListItem(vaultId, f), correlationId: f.correlationId, uploadTitle: f.uploadTitle };
+}
+
 export function toLookupView(
   r: RecordEntity,
   type: RecordTypeEntity,
   subtype: RecordSubtypeEntity,
   vaultRole: VaultRole | undefined,
   recordRole: RecordRole | undefined,
+  files: RecordFileEntity[],
 ): RecordLookupView {
   const details = r.recordDetails ?? {};
   return {
@@ -42,7 +56,7 @@ export function toLookupView(
     },
     recordSubtype: { ...typeRef(subtype), orderId: subtype.orderId, blockSections: { ...subtype.blockSections } },
     recordType: { ...typeRef(type), orderId: type.orderId, vaultType: type.vaultType },
-    filesHistory: [],
+    filesHistory: files.map((f) => toFileHistoryEntry(r.vaultId, f)),
     userVaultRole: vaultRole ? [vaultRole] : [],
     userRecordRole: recordRole ? [recordRole] : [],
   };

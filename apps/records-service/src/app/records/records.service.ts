@@ -20,6 +20,7 @@ import { CatalogueService, isOtherSubtype, ResolvedType } from '../catalogue/cat
 import { eventBase } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
 import { FilesService } from '../files/files.service';
+import { RecordFileEntity } from '../files/record-file.entity';
 import { LicensesService } from '../plans/licenses.service';
 import { PlansService } from '../plans/plans.service';
 import { VaultEntity } from '../vaults/vault.entity';
@@ -71,7 +72,16 @@ export class RecordsService {
       await this.catalogue.subtype(r.recordSubtypeId),
       vaultRole,
       recordRole,
+      await this.filesHistoryOf(r.id),
     );
+  }
+
+  /** The record's files for its `filesHistory`, newest upload first (read only). */
+  private filesHistoryOf(recordId: string): Promise<RecordFileEntity[]> {
+    return this.ds.getRepository(RecordFileEntity).find({
+      where: { recordId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
   }
 
   async search({ vault }: VaultAccess, q: RecordSearchQueryDto): Promise<RecordSearchItem[]> {
