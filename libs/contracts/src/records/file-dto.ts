@@ -103,6 +103,12 @@ export class RecordFileListItem {
   @ApiProperty() updatedAt!: string;
 }
 
+/** One entry of a record lookup's `filesHistory`: a list item with its submission. */
+export class RecordFileHistoryEntry extends RecordFileListItem {
+  @ApiProperty() correlationId!: string;
+  @ApiProperty({ nullable: true, type: String }) uploadTitle!: string | null;
+}
+
 /** Files of one submission. */
 export class RecordFileGroup {
   @ApiProperty() correlationId!: string;

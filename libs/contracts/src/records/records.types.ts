@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ACCOUNT_LOCALES, RECORD_STATUSES, type DisplayLocale, type RecordStatus } from '../enums';
 import { RECORD_ROLES, VAULT_ROLES, type RecordRole, type VaultRole } from '../roles';
 import type { SubscriptionFeatures } from './features';
+import { RecordFileHistoryEntry } from './file-dto';
 
 /*
  * Response shapes of the records module. They are classes so the OpenAPI description
@@ -224,7 +225,8 @@ export class RecordLookupView {
   recordDetails!: Record<string, unknown> & { cloudStorageFolder: unknown[] };
   @ApiProperty({ type: RecordSubtypeRef }) recordSubtype!: RecordSubtypeRef;
   @ApiProperty({ type: RecordTypeRef }) recordType!: RecordTypeRef;
-  @ApiProperty({ type: 'array', items: { type: 'object' } }) filesHistory!: unknown[];
+  @ApiProperty({ type: [RecordFileHistoryEntry], description: 'Files of the record, newest upload first.' })
+  filesHistory!: RecordFileHistoryEntry[];
   @ApiProperty({ enum: VAULT_ROLES, isArray: true }) userVaultRole!: VaultRole[];
   @ApiProperty({ enum: RECORD_ROLES, isArray: true }) userRecordRole!: RecordRole[];
 }

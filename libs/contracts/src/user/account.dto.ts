@@ -83,7 +83,12 @@ abstract class EmailEntryFields {
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean()
   primary?: boolean;
 
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean()
+  @ApiPropertyOptional({
+    readOnly: true,
+    description: 'Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored.',
+  })
+  @IsOptional()
+  @IsBoolean()
   verified?: boolean;
 }
 
@@ -126,7 +131,12 @@ export class PhoneEntryDto {
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean()
   primary?: boolean;
 
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean()
+  @ApiPropertyOptional({
+    readOnly: true,
+    description: 'Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored.',
+  })
+  @IsOptional()
+  @IsBoolean()
   verified?: boolean;
 }
 
