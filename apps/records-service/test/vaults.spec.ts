@@ -280,6 +280,12 @@ describe('vaults', () => {
       const res = await t.put(editor, `/vault/vault-id/${id}`, { name: 'By editor' }).expect(201);
       expect(res.body.userVaultRole).toEqual(['vault_editor']);
       await t.put(editor, `/vault/vault-id/${id}`, { licenseKey: 'PREMIUM-DEMO-2026' }).expect(403);
+      await t.put(owner, `/vault/vault-id/${id}`, { licenseKey: 'FAMILY-DEMO-2026' }).expect(201);
+      const before = await t.snapshot();
+      await t.put(editor, `/vault/vault-id/${id}`, { name: 'Sneaky', licenseKey: 'PREMIUM-DEMO-2026' }).expect(403);
+      expect(await t.snapshot()).toBe(before);
+      // Echoing the current key is not a change.
+      await t.put(editor, `/vault/vault-id/${id}`, { name: 'By editor', licenseKey: 'FAMILY-DEMO-2026' }).expect(201);
       await t.put(viewer, `/vault/vault-id/${id}`, { name: 'x' }).expect(403);
       await t.put(info, `/vault/vault-id/${id}`, { name: 'x' }).expect(403);
       expect((await t.get(info, `/vault/vault-id/${id}`).expect(200)).body.name).toBe('By editor');

@@ -97,9 +97,6 @@ export class VaultsService {
   }
 
   async update(access: VaultAccess, principal: Principal, dto: UpdateVaultDto): Promise<VaultView> {
-    if (dto.licenseKey !== undefined && access.vaultRole !== 'vault_owner') {
-      throw ProblemException.forbidden('Only the vault owner can change its licence.');
-    }
     const choice = dto.licenseKey !== undefined ? this.licenses.choose(dto.licenseKey) : undefined;
     this.branding.assertKnown(principal.tenantId, dto.brandCode ?? undefined);
     return this.ds
@@ -134,6 +131,10 @@ export class VaultsService {
           changed.push('default');
         }
         if (choice && (await this.licenses.current(vault.id, m))?.licenseKey !== choice.key) {
+          // The licence is the owner's subscription: an editor may echo the current key, not change it.
+          if (access.vaultRole !== 'vault_owner') {
+            throw ProblemException.forbidden('Only the vault owner can change its licence.');
+          }
           await this.licenses.grant(m, principal, vault, choice);
           changed.push('licenseKey');
         }
