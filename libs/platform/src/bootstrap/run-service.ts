@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv } from '../config/env';
-import { DatabaseOptions, dataSourceOptions } from '../database/database.module';
+import { DatabaseOptions, dataSourceOptions, migrateWithLock } from '../database/database.module';
 import { AppDescription, configureApp } from './configure-app';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
@@ -81,7 +81,7 @@ async function runMigrations(database: DatabaseOptions | undefined): Promise<voi
     const env = loadEnv(ServiceEnv);
     const ds = new DataSource(dataSourceOptions(env.DATABASE_URL, database, false));
     await ds.initialize();
-    const applied = await ds.runMigrations({ transaction: 'each' });
+    const applied = await migrateWithLock(ds);
     console.log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ') || 'none pending'}`);
     await ds.destroy();
     process.exit(0);

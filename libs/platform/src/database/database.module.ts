@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { MixedList } from 'typeorm';
+import { DataSource, type DataSourceOptions, type Migration, type MixedList } from 'typeorm';
 import { ServiceEnv } from '../config/env';
 
 export interface DatabaseOptions {
@@ -24,6 +24,26 @@ export function dataSourceOptions(url: string, opts: DatabaseOptions, migrations
   };
 }
 
+/** Key of the advisory lock that serialises migrations of one database across replicas. */
+export const MIGRATION_LOCK_KEY = 7_261_001;
+
+/**
+ * Applies pending migrations while holding a PostgreSQL advisory lock, so
+ * replicas starting together (or a migration job racing a booting app) run
+ * them one after the other: the second finds nothing left to do.
+ */
+export async function migrateWithLock(ds: DataSource): Promise<Migration[]> {
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    return await ds.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
 /** The service's TypeORM connection, configured from DATABASE_URL. */
 @Module({})
 export class DatabaseModule {
@@ -33,8 +53,16 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [ServiceEnv],
-          useFactory: (env: ServiceEnv) =>
-            dataSourceOptions(env.DATABASE_URL, opts, env.DB_MIGRATE_ON_START),
+          useFactory: (env: ServiceEnv) => ({
+            ...dataSourceOptions(env.DATABASE_URL, opts, false),
+            migrateOnStart: env.DB_MIGRATE_ON_START,
+          }),
+          dataSourceFactory: async (options) => {
+            const { migrateOnStart, ...rest } = options as DataSourceOptions & { migrateOnStart: boolean };
+            const ds = await new DataSource(rest).initialize();
+            if (migrateOnStart) await migrateWithLock(ds);
+            return ds;
+          },
         }),
       ],
     };
