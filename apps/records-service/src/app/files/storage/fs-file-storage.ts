@@ -3,14 +3,19 @@ import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { earlyFlushFs } from './early-flush-fs';
 import { ByteRange, FileStorage } from './file-storage';
 
 const KEY = /^[0-9a-f-]{36}$/;
 const CHUNK = 1 << 20;
+/** A large file starts going to disk every this many bytes instead of all at the closing fsync. */
+const FLUSH_EVERY = 64 << 20;
 
 /**
- * Files under a folder: `tmp/<key>.part` while writing, flushed to disk (fsync) when
- * complete, then renamed atomically to `objects/<first two characters>/<key>`.
+ * Files under a folder: `tmp/<key>.part` while writing (flushed to disk in the
+ * background every 64 MiB, so that the end does not wait for the whole file), flushed
+ * to disk (fsync) when complete, then renamed atomically to
+ * `objects/<first two characters>/<key>`.
  */
 export class FsFileStorage extends FileStorage {
   private readonly root: string;
@@ -25,7 +30,8 @@ export class FsFileStorage extends FileStorage {
     const final = this.objectPath(key);
     try {
       await mkdir(dirname(temp), { recursive: true });
-      await pipeline(source, createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: CHUNK }));
+      const out = createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: CHUNK, fs: earlyFlushFs(FLUSH_EVERY) });
+      await pipeline(source, out);
       await mkdir(dirname(final), { recursive: true });
       await rename(temp, final);
       await syncDir(dirname(final));
