@@ -12,6 +12,9 @@
  * DATABASE_URL and NATS from NATS_URL, a bootstrap file for the token (developer
  * module) and a plans file whose default plan allows the file size.
  *
+ * Also measures a bare TLS pipe between two Node processes (tls-pipe.mjs), the ceiling
+ * of the TLS leg on this machine, and the CPU seconds per GiB each process spent.
+ *
  * Variables: BENCH_FILE_MB (1024), BENCH_PARALLEL (4), BENCH_ROUNDS (3),
  * BENCH_DIR (folder for the test file, its copies and the storage; a temp folder
  * on the system disk by default), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL.
@@ -26,12 +29,14 @@ import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { tlsPipe } from './tls-pipe.mjs';
 
 const require = createRequire(import.meta.url);
 const platform = require('../../scripts/platform.cjs');
 const { ROOT } = platform;
 
 const MiB = 1024 * 1024;
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim()) || 100;
 const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 1024);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -157,6 +162,14 @@ async function main() {
   if (record.status !== 200) throw new Error(`record create answered ${record.status}: ${JSON.stringify(record.body)}`);
   const files = `/api/v1/vault/vault-id/${vault.body.id}/records/record-id/${record.body.id}/record-files`;
 
+  // The machine's ceiling for the TLS leg alone (the gateway's certificate, default ciphers).
+  const tlsRuns = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const certs = path.join(work, 'certs');
+    tlsRuns.push(await tlsPipe({ certFile: path.join(certs, 'gateway.crt'), keyFile: path.join(certs, 'gateway.key'), bytes: size }));
+  }
+  log(`bare TLS pipe (${tlsRuns[0].protocol} ${tlsRuns[0].cipher}): ${tlsRuns.map((r) => r.MiBs).join(' / ')} MiB/s`);
+
   const runs = [];
   for (const n of [1, PARALLEL]) {
     for (let round = 1; round <= ROUNDS; round++) {
@@ -176,7 +189,8 @@ async function main() {
       runs.push(run);
       log(
         `${n} at once, round ${round}: upload ${run.upload.MiBs} MiB/s, download ${run.download.MiBs} MiB/s; ` +
-          `RSS growth up ${JSON.stringify(run.upload.rssGrowthMiB)} down ${JSON.stringify(run.download.rssGrowthMiB)} MiB`,
+          `RSS growth up ${JSON.stringify(run.upload.rssGrowthMiB)} down ${JSON.stringify(run.download.rssGrowthMiB)} MiB; ` +
+          `CPU s/GiB up ${JSON.stringify(run.upload.cpuSecondsPerGiB)} down ${JSON.stringify(run.download.cpuSecondsPerGiB)}`,
       );
     }
   }
@@ -192,7 +206,10 @@ async function main() {
     rmSync(path.join(work, `${name}.down`), { force: true });
     await direct.json('records-api', 'DELETE', `${files}/${name}`);
     directRuns.push({ upload: summary(up, size), download: summary(down, size) });
-    log(`direct to records-service, round ${round}: upload ${directRuns.at(-1).upload.MiBs} MiB/s, download ${directRuns.at(-1).download.MiBs} MiB/s`);
+    log(
+      `direct to records-service, round ${round}: upload ${directRuns.at(-1).upload.MiBs} MiB/s, download ${directRuns.at(-1).download.MiBs} MiB/s; ` +
+        `CPU s/GiB up ${JSON.stringify(directRuns.at(-1).upload.cpuSecondsPerGiB)} down ${JSON.stringify(directRuns.at(-1).download.cpuSecondsPerGiB)}`,
+    );
   }
 
   const byTransfers = (n, dir) => median(runs.filter((r) => r.transfers === n).map((r) => r[dir].MiBs));
@@ -215,6 +232,7 @@ async function main() {
     },
     copy: { MiBs: +copyMiBs.toFixed(0), seconds: copies },
     copyWithSync: { MiBs: +syncedMiBs.toFixed(0), seconds: synced },
+    bareTlsPipe: { MiBs: median(tlsRuns.map((r) => r.MiBs)), cipher: tlsRuns[0].cipher, rounds: tlsRuns.map((r) => r.MiBs) },
     single: {
       uploadMiBs: byTransfers(1, 'upload'),
       downloadMiBs: byTransfers(1, 'download'),
@@ -251,6 +269,7 @@ async function main() {
   console.log(`${PARALLEL} at once (aggregate): upload ${report.parallel.uploadMiBs} MiB/s (${report.ratioToCopy.parallelUpload}x), download ${report.parallel.downloadMiBs} MiB/s (${report.ratioToCopy.parallelDownload}x)`);
   console.log(`direct to records-service (no gateway): upload ${report.directToRecordsService.uploadMiBs} MiB/s, download ${report.directToRecordsService.downloadMiBs} MiB/s`);
   console.log(`against cp + sync: upload ${report.ratioToCopyWithSync.upload}x, download ${report.ratioToCopyWithSync.download}x`);
+  console.log(`bare TLS pipe (no HTTP, no proxy, no storage): ${report.bareTlsPipe.MiBs} MiB/s (${(report.bareTlsPipe.MiBs / copyMiBs).toFixed(2)}x cp)`);
   console.log(`peak RSS growth (MiB): ${JSON.stringify(peakGrowth)} (goal < 128 per process)`);
   console.log(`written to ${path.relative(ROOT, out)}`);
 }
@@ -260,10 +279,12 @@ const query = (name) =>
 
 const seconds = (started) => Number(process.hrtime.bigint() - started) / 1e9;
 
-function summary({ seconds: s, rss }, bytes) {
+function summary({ seconds: s, rss, cpu }, bytes) {
+  const GiB = bytes / 2 ** 30;
   return {
     seconds: +s.toFixed(2),
     MiBs: +(mib(bytes) / s).toFixed(0),
+    cpuSecondsPerGiB: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, +(v / GiB).toFixed(2)])),
     rssBeforeMiB: rss.before,
     rssPeakMiB: rss.peak,
     rssGrowthMiB: Object.fromEntries(Object.keys(rss.peak).map((k) => [k, +(rss.peak[k] - rss.before[k]).toFixed(1)])),
@@ -290,9 +311,27 @@ function rssOf(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
 }
 
-/** Runs `work` while sampling the RSS of each process every 50 ms. */
+/** CPU time (user + system) a process used so far, in seconds. */
+function cpuOf(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** CPU seconds of this process (the client side of the transfers). */
+const clientCpu = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+/**
+ * Runs `work` while sampling the RSS of each process every 50 ms; also counts the CPU
+ * seconds each process (and this client) spent meanwhile: on 2 vCPUs shared by all of
+ * them, CPU per byte decides the throughput.
+ */
 async function sampled(pids, work) {
   const before = Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, +rssOf(pid).toFixed(1)]));
+  const cpuBefore = { ...Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, cpuOf(pid)])), client: clientCpu() };
   const peak = { ...before };
   const timer = setInterval(() => {
     for (const [app, pid] of Object.entries(pids)) peak[app] = Math.max(peak[app], +rssOf(pid).toFixed(1));
@@ -305,7 +344,10 @@ async function sampled(pids, work) {
   }
   const s = seconds(started);
   for (const [app, pid] of Object.entries(pids)) peak[app] = Math.max(peak[app], +rssOf(pid).toFixed(1));
-  return { seconds: s, rss: { before, peak } };
+  const cpu = Object.fromEntries(
+    Object.entries(cpuBefore).map(([app, was]) => [app, (app === 'client' ? clientCpu() : cpuOf(pids[app])) - was]),
+  );
+  return { seconds: s, rss: { before, peak }, cpu };
 }
 
 /**
