@@ -1,4 +1,5 @@
 import {
+  BeforeApplicationShutdown,
   Inject,
   Injectable,
   Logger,
@@ -27,7 +28,7 @@ const RESTART_DELAY_MS = 1_000;
  * while a broken watch is being re-established the service reports not-ready.
  */
 @Injectable()
-export class RevocationService implements OnModuleInit, OnApplicationShutdown {
+export class RevocationService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Revocation');
   private readonly revoked = new Map<string, number>();
   private kv!: KV;
@@ -54,6 +55,11 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Shutdown drains NATS, which ends the watch: that end is not a failure to repair. */
+  beforeApplicationShutdown(): void {
+    this.stopped = true;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -106,7 +112,7 @@ export class RevocationService implements OnModuleInit, OnApplicationShutdown {
       .catch((err) => this.logger.error(`revocation watch failed: ${err}`))
       .finally(() => {
         this.live = false;
-        if (!this.stopped) {
+        if (!this.stopped && !this.nc.isClosed() && !this.nc.isDraining()) {
           this.logger.warn('revocation watch ended; restarting it');
           setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
         }
