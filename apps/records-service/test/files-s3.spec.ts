@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { binary, filesPath, meta, sha256, upload } from './files-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
@@ -48,9 +48,10 @@ describe('record files (S3 storage against s3rver)', () => {
       AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
       FILE_PURGE_INTERVAL_MS: '100',
     });
-    owner = await t.caller('tenant-a', 'sam');
   });
   beforeEach(async () => {
+    // a caller per test: the plan limits the vaults of one owner
+    owner = await t.caller('tenant-a', 'sam');
     vaultId = await t.createVault(owner);
     recordId = await t.createRecord(owner, vaultId);
   });
@@ -97,6 +98,14 @@ describe('record files (S3 storage against s3rver)', () => {
     expect(await keys()).toEqual(before);
     expect(await t.sql('SELECT 1 FROM record_files WHERE record_id = $1', [recordId])).toEqual([]);
     expect(await t.sql('SELECT 1 FROM file_purges')).toEqual([]);
+  });
+
+  it('answers 404 not_found when the object is gone but the row remains', async () => {
+    await upload(t, owner, vaultId, recordId, { meta: meta('gone.pdf') }).expect(201);
+    const [row] = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files WHERE record_id = $1', [recordId]);
+    await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: row.storage_key }));
+    const res = await t.get(owner, `${filesPath(vaultId, recordId)}/gone.pdf`).expect(404);
+    expect(res.body).toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('removes the objects of a deleted record', async () => {

@@ -367,6 +367,16 @@ describe('record files (filesystem storage)', () => {
     it('answers 404 for an unknown file name', async () => {
       await t.get(owner, `${path()}/nothing.pdf`).expect(404);
     });
+
+    it('answers 404 not_found when the bytes are gone but the row was read (a delete racing the download)', async () => {
+      await upload(t, owner, vaultId, recordId, { meta: meta('gone.pdf') }).expect(201);
+      const [row] = await rowsOf();
+      rmSync(storage.objectPath(row.storage_key));
+      const res = await t.get(owner, `${path()}/gone.pdf`).expect(404);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 404, code: 'not_found', detail: 'The file does not exist.' });
+      await t.get(owner, `${path()}/gone.pdf`).set('Range', 'bytes=0-9').expect(404);
+    });
   });
 
   describe('PUT metadata', () => {

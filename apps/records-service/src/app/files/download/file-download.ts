@@ -3,13 +3,16 @@ import type { Request, Response } from 'express';
 import { FILE_ERROR_CODES } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import type { FileBytesService } from '../file-bytes.service';
+import { fileNotFound } from '../files.service';
 import type { RecordFileEntity } from '../record-file.entity';
+import { MissingObjectError } from '../storage/file-storage';
 import { contentDisposition, etagMatches, parseRange } from './http-range';
 
 /**
  * Streams a stored file: Content-Type (stored media type), Content-Length, ETag
  * (quoted SHA-256), attachment disposition; `If-None-Match` gives 304, one `Range`
  * 206 (416 when it lies beyond the end; `If-Range` with another tag sends it whole).
+ * Bytes missing from storage (a delete racing the download) answer 404.
  */
 export async function sendFile(req: Request, res: Response, file: RecordFileEntity, bytes: FileBytesService) {
   const etag = `"${file.sha256}"`;
@@ -28,7 +31,10 @@ export async function sendFile(req: Request, res: Response, file: RecordFileEnti
       'Content-Range': `bytes */${file.size}`,
     });
   }
-  const stream = await bytes.open(file.storageKey, range);
+  // a delete that committed after the row was read leaves no bytes: the file is gone
+  const stream = await bytes.open(file.storageKey, range).catch((err: unknown) => {
+    throw err instanceof MissingObjectError ? fileNotFound() : err;
+  });
   res.status(range ? 206 : 200);
   res.setHeader('Content-Type', file.mediaType);
   res.setHeader('Content-Disposition', contentDisposition(file.fileName));

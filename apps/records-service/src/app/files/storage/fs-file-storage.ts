@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { earlyFlushFs } from './early-flush-fs';
-import { ByteRange, FileStorage } from './file-storage';
+import { ByteRange, FileStorage, MissingObjectError } from './file-storage';
 
 const KEY = /^[0-9a-f-]{36}$/;
 const CHUNK = 1 << 20;
@@ -42,7 +42,9 @@ export class FsFileStorage extends FileStorage {
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
-    const handle = await open(this.objectPath(key), 'r');
+    const handle = await open(this.objectPath(key), 'r').catch((err: NodeJS.ErrnoException) => {
+      throw err.code === 'ENOENT' ? new MissingObjectError(key) : err;
+    });
     return handle.createReadStream({ start: range?.start, end: range?.end, highWaterMark: CHUNK });
   }
 

@@ -1,7 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
-import { ByteRange, FileStorage } from './file-storage';
+import { ByteRange, FileStorage, MissingObjectError } from './file-storage';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -48,13 +48,17 @@ export class S3FileStorage extends FileStorage {
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
-    const out = await this.client.send(
-      new GetObjectCommand({
-        Bucket: this.opts.bucket,
-        Key: key,
-        Range: range ? `bytes=${range.start}-${range.end}` : undefined,
-      }),
-    );
+    const out = await this.client
+      .send(
+        new GetObjectCommand({
+          Bucket: this.opts.bucket,
+          Key: key,
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
+      )
+      .catch((err: unknown) => {
+        throw (err as { name?: string } | null)?.name === 'NoSuchKey' ? new MissingObjectError(key) : err;
+      });
     if (!(out.Body instanceof Readable)) throw new Error('S3 answered without a body stream');
     return out.Body;
   }
