@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { ClientRequest, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,27 @@ import { binary, eventually, filesBelow, filesPath, meta, postFiles, sha256, upl
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
 const MiB = 1024 * 1024;
+
+/** Boundary and framing of the hand-streamed multipart bodies of `streamUpload`. */
+const RAW_BOUNDARY = 'rawboundary';
+const RAW_FILE_HEAD = `--${RAW_BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`;
+const RAW_TAIL = `\r\n--${RAW_BOUNDARY}--\r\n`;
+
+/** An upload whose body the test writes itself (to pause or abort it mid-stream); metadata in the query. */
+function streamUpload(t: RecordsTestApp, c: Caller, uploadPath: string, m: Record<string, string>, length: number): ClientRequest {
+  const addr = t.app.getHttpServer().address() as AddressInfo;
+  return httpRequest({
+    host: '127.0.0.1',
+    port: addr.port,
+    method: 'POST',
+    path: `/api/v1${uploadPath}?${new URLSearchParams(m).toString()}`,
+    headers: {
+      Authorization: `Bearer ${c.token}`,
+      'Content-Type': `multipart/form-data; boundary=${RAW_BOUNDARY}`,
+      'Content-Length': String(length),
+    },
+  });
+}
 
 describe('record files (filesystem storage)', () => {
   let t: RecordsTestApp;
@@ -261,23 +282,10 @@ describe('record files (filesystem storage)', () => {
 
     it('leaves nothing when the client aborts mid-upload', async () => {
       const before = await trace();
-      const addr = t.app.getHttpServer().address() as AddressInfo;
-      const boundary = 'abortboundary';
-      const q = new URLSearchParams(meta('aborted.bin')).toString();
       await new Promise<void>((resolve) => {
-        const req = httpRequest({
-          host: '127.0.0.1',
-          port: addr.port,
-          method: 'POST',
-          path: `/api/v1${path()}?${q}`,
-          headers: {
-            Authorization: `Bearer ${owner.token}`,
-            'Content-Type': `multipart/form-data; boundary=${boundary}`,
-            'Content-Length': String(900 * 1024),
-          },
-        });
+        const req = streamUpload(t, owner, path(), meta('aborted.bin'), 900 * 1024);
         req.on('error', () => resolve());
-        req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n\r\n`);
+        req.write(RAW_FILE_HEAD);
         req.write(randomBytes(200 * 1024));
         setTimeout(() => {
           req.destroy();
@@ -285,6 +293,30 @@ describe('record files (filesystem storage)', () => {
         }, 300);
       });
       await eventually(async () => (await trace()) === before);
+    });
+
+    it('answers 503 service_unavailable and keeps nothing when the upload outlived its queued removal', async () => {
+      const before = await trace();
+      const bytes = randomBytes(64 * 1024);
+      const req = streamUpload(t, owner, path(), meta('slow.bin'), RAW_FILE_HEAD.length + bytes.length + RAW_TAIL.length);
+      const answer = new Promise<{ status?: number; body: string }>((resolve, reject) => {
+        req.on('error', reject);
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        });
+      });
+      req.write(RAW_FILE_HEAD);
+      req.write(bytes.subarray(0, 1024));
+      // the upload is streaming: its removal is queued; the purge (or an operator) takes it now
+      await eventually(async () => (await t.sql('SELECT 1 FROM file_purges')).length === 1);
+      await t.sql('DELETE FROM file_purges');
+      req.end(Buffer.concat([bytes.subarray(1024), Buffer.from(RAW_TAIL)]));
+      const res = await answer;
+      expect(res.status).toBe(503);
+      expect(JSON.parse(res.body)).toMatchObject({ status: 503, code: 'service_unavailable' });
+      expect(await trace()).toBe(before);
     });
 
     it('removes the bytes of an upload that never committed once its grace period is over', async () => {

@@ -12,6 +12,7 @@ import {
   ApiPayloadTooLargeResponse,
   ApiProduces,
   ApiQuery,
+  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import {
@@ -68,6 +69,7 @@ export class FilesController {
   @ApiCreatedResponse({ type: RecordFileView })
   @ApiPayloadTooLargeResponse({ description: 'payload_too_large: larger than vault.maxUploadMBs.' })
   @ApiConflictResponse({ description: 'file_name_taken, or storage_quota_exceeded (vault.maxVaultGBs).' })
+  @ApiServiceUnavailableResponse({ description: 'service_unavailable: the upload outlived FILE_UPLOAD_GRACE_SECONDS; send it again.' })
   upload(
     @ResolvedAccess() access: VaultAccess,
     @CurrentPrincipal() principal: Principal,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  ERROR_CODES,
   FILE_ERROR_CODES,
   FileChangedEvent,
   Principal,
@@ -59,6 +60,17 @@ export const storageQuotaExceeded = () =>
 const fileNameTaken = () =>
   ProblemException.conflict(FILE_ERROR_CODES.fileNameTaken, 'The record already has a file with this name.');
 
+/**
+ * The upload's queued removal was already carried out (or claimed) by the purge: the
+ * upload took longer than FILE_UPLOAD_GRACE_SECONDS, so its bytes cannot be trusted.
+ */
+const uploadExpired = () =>
+  new ProblemException(
+    503,
+    ERROR_CODES.serviceUnavailable,
+    'The upload took longer than the service keeps unconfirmed bytes and was dropped; send it again.',
+  );
+
 export const fileNotFound = () => ProblemException.notFound('The file does not exist.');
 
 const actorName = (p: Principal) => p.username ?? p.openId;
@@ -112,7 +124,7 @@ export class FilesService {
         const record = await this.lockVaultAndRecord(m, access);
         await this.assertRoom(m, access.vault.id, stored.size);
         const claimed = await m.delete(FilePurgeEntity, { storageKey: stored.storageKey });
-        if (claimed.affected !== 1) throw new Error(`upload ${stored.storageKey} outlived its grace period`);
+        if (claimed.affected !== 1) throw uploadExpired();
         const now = new Date();
         const file = m.create(RecordFileEntity, {
           id: randomUUID(),
