@@ -4,6 +4,9 @@ import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateIf } from 'class-v
 export const FILE_STORAGE_KINDS = ['fs', 's3'] as const;
 export type FileStorageKind = (typeof FILE_STORAGE_KINDS)[number];
 
+/** Lower bound (and default) of FILE_UPLOAD_GRACE_SECONDS: one day, see below. */
+export const MIN_UPLOAD_GRACE_SECONDS = 86_400;
+
 /** Settings of record file storage, validated at boot with the service's other variables. */
 export class FilesEnv extends BaseEnv {
   /** `fs`: a local (or mounted) folder; `s3`: an S3-compatible bucket. */
@@ -50,9 +53,14 @@ export class FilesEnv extends BaseEnv {
   @Min(50)
   FILE_PURGE_INTERVAL_MS = 5000;
 
-  /** Time after which the bytes of an upload that never committed are removed. */
+  /**
+   * Time after which the bytes of an upload that never committed are removed. It must
+   * outlast the slowest upload still streaming, or the purge takes its bytes mid-flight:
+   * the gateway lets 5 GiB through (MAX_UPLOAD_BYTES) with no overall time limit, and
+   * 5 GiB at 64 KiB/s (about 0.5 Mbit/s) takes nearly 23 hours, hence at least a day.
+   */
   @ToInt()
   @IsInt()
-  @Min(60)
-  FILE_UPLOAD_GRACE_SECONDS = 86_400;
+  @Min(MIN_UPLOAD_GRACE_SECONDS)
+  FILE_UPLOAD_GRACE_SECONDS = MIN_UPLOAD_GRACE_SECONDS;
 }
