@@ -163,6 +163,24 @@ describe('record files (filesystem storage)', () => {
       expect(res.body.errors).toEqual([{ field: 'fileName', message: expect.stringContaining('differs') }]);
     });
 
+    it.each([
+      ['an unknown field', 'owner', 'me'],
+      ['a metadata field', 'caption', 'late caption'],
+    ])('refuses %s sent after the file part with 400 naming it, and keeps nothing', async (_label, field, value) => {
+      const before = await trace();
+      const res = await postFiles(t, owner, vaultId, recordId)
+        .field('fileName', 'late.pdf')
+        .field('correlationId', '260101120000')
+        .field('fileType', 'document')
+        .attach('file', randomBytes(1000), 'late.pdf')
+        .field(field, value)
+        .expect(400);
+      expect(res.body).toMatchObject({ status: 400, code: 'validation_failed' });
+      expect(res.body.errors).toEqual([{ field, message: expect.stringContaining('after the file part') }]);
+      expect(await trace()).toBe(before);
+      await t.get(owner, `${path()}/late.pdf`).expect(404);
+    });
+
     it('accepts a matching x-checksum-sha256 in hex or base64', async () => {
       const bytes = randomBytes(300);
       await upload(t, owner, vaultId, recordId, {

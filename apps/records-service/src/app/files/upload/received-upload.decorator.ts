@@ -2,7 +2,6 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { FILE_ERROR_CODES } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import type { ReceivedFile } from '../files.service';
-import type { ReceivedMulterFile } from './record-file-storage-engine';
 import { parseUploadMetadata } from './upload-metadata';
 import type { UploadRequest } from './upload.interceptor';
 
@@ -17,7 +16,7 @@ export interface ReceivedUpload {
  * then the request is a 400 missing_file_part.
  */
 export const ReceivedUpload = createParamDecorator((_: unknown, ctx: ExecutionContext): ReceivedUpload => {
-  const req = ctx.switchToHttp().getRequest<UploadRequest & { file?: ReceivedMulterFile }>();
+  const req = ctx.switchToHttp().getRequest<UploadRequest>();
   if (!req.file) {
     parseUploadMetadata(req.query as Record<string, unknown>, (req.body ?? {}) as Record<string, unknown>);
     throw new ProblemException(400, FILE_ERROR_CODES.missingFilePart, 'The upload has no file part named "file".', [

@@ -7,7 +7,7 @@ import type { Observable } from 'rxjs';
 import type { RequestWithAccess } from '../../access/role.guard';
 import { FileBytesService } from '../file-bytes.service';
 import { FilesService, payloadTooLarge, ReceivedFile, storageQuotaExceeded, UploadLimits } from '../files.service';
-import { RecordFileStorageEngine } from './record-file-storage-engine';
+import { ReceivedMulterFile, RecordFileStorageEngine } from './record-file-storage-engine';
 import { parseChecksumHeader, parseUploadMetadata } from './upload-metadata';
 
 /** Multipart bytes around the file part at most (boundaries, part headers, metadata fields). */
@@ -19,7 +19,26 @@ const STREAM_BUFFER_BYTES = 512 * 1024;
 /** Limits of the non-file parts: a few short metadata fields and exactly one file. */
 const PART_LIMITS = { files: 1, fields: 12, parts: 13, fieldSize: 8 * 1024, fieldNameSize: 100, headerPairs: 50 };
 
-export type UploadRequest = RequestWithAccess & { expectedSha256?: string };
+export type UploadRequest = RequestWithAccess & {
+  expectedSha256?: string;
+  /** The multipart fields as they were when the file part began (JSON of each value). */
+  fieldsBeforeFile?: Record<string, string>;
+  file?: ReceivedMulterFile;
+};
+
+const fieldSnapshot = (body: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(body).map(([k, v]) => [k, JSON.stringify(v)]));
+
+/**
+ * Fields sent after the file part are never read as metadata (the file is stored by
+ * then): they are refused, naming each one, rather than silently ignored.
+ */
+function fieldsAfterFile(req: UploadRequest): string[] {
+  const before = req.fieldsBeforeFile;
+  if (!before) return [];
+  const now = fieldSnapshot((req.body ?? {}) as Record<string, unknown>);
+  return Object.keys(now).filter((k) => before[k] !== now[k]);
+}
 
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
 
@@ -33,7 +52,8 @@ export function sanitizeMediaType(declared: string | undefined): string {
  * Receives an upload after RoleGuard resolved the vault and record: refuses what the
  * headers already show to be too large, then runs multer with a storage engine that
  * validates the metadata, streams the `file` part to storage within the plan limits
- * and computes its SHA-256. The handler then commits the metadata row.
+ * and computes its SHA-256; fields after the file part are refused (400, bytes removed).
+ * The handler then commits the metadata row.
  */
 @Injectable()
 export class UploadInterceptor implements NestInterceptor {
@@ -75,10 +95,19 @@ export class UploadInterceptor implements NestInterceptor {
     await new Promise<void>((resolve, reject) =>
       upload(req, res, (err: unknown) => (err ? reject(toProblem(err)) : resolve())),
     );
+    const late = fieldsAfterFile(req);
+    if (late.length > 0) {
+      if (req.file) await this.bytes.discard(req.file.stored.storageKey);
+      throw ProblemException.badRequest(
+        'Metadata fields go before the file part.',
+        late.map((field) => ({ field, message: `${field} is sent after the file part; send it before the file or in the query` })),
+      );
+    }
     return next.handle();
   }
 
   private async receive(req: UploadRequest, file: Express.Multer.File, limits: UploadLimits): Promise<ReceivedFile> {
+    req.fieldsBeforeFile = fieldSnapshot((req.body ?? {}) as Record<string, unknown>);
     const metadata = parseUploadMetadata(req.query as Record<string, unknown>, (req.body ?? {}) as Record<string, unknown>);
     const access = req.vaultAccess;
     if (!access) throw new Error('RoleGuard did not run for this route');
