@@ -14,7 +14,7 @@ export default [
         'error',
         {
           enforceBuildableLibDependency: true,
-          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$', '^.*/scripts/platform\\.cjs$'],
+          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$', '^.*/scripts/platform\\.cjs$', '^.*/webpack\\.app\\.cjs$'],
           depConstraints: [
             // Apps never import apps: they share code only through libs.
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
