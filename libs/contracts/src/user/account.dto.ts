@@ -76,8 +76,8 @@ export class ResidenceDto {
   country?: CountryCode;
 }
 
-/** Fields shared by every email entry (contract §2.4). */
-abstract class EmailEntryFields {
+/** Fields shared by every email and phone entry (contract §2.4, §2.5). */
+abstract class ContactEntryFields {
   @ReadOnlyEcho() _id?: unknown;
 
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean()
@@ -93,7 +93,7 @@ abstract class EmailEntryFields {
 }
 
 /** An email entry with its address required (account update, `POST .../email`). */
-export class EmailEntryDto extends EmailEntryFields {
+export class EmailEntryDto extends ContactEntryFields {
   @ApiProperty({ format: 'email', maxLength: 254 })
   @IsEmail()
   @MaxLength(254)
@@ -101,7 +101,7 @@ export class EmailEntryDto extends EmailEntryFields {
 }
 
 /** An email entry of account creation: the address defaults to the identity's email. */
-export class CreateEmailEntryDto extends EmailEntryFields {
+export class CreateEmailEntryDto extends ContactEntryFields {
   @ApiPropertyOptional({ format: 'email', maxLength: 254, description: 'Defaults to the identity email.' })
   @IsOptional()
   @IsEmail()
@@ -110,9 +110,7 @@ export class CreateEmailEntryDto extends EmailEntryFields {
 }
 
 /** A phone entry (contract §2.5). */
-export class PhoneEntryDto {
-  @ReadOnlyEcho() _id?: unknown;
-
+export class PhoneEntryDto extends ContactEntryFields {
   @ApiProperty({ type: 'integer', minimum: 0 })
   @IsInt()
   @Min(0)
@@ -127,17 +125,6 @@ export class PhoneEntryDto {
 
   @ApiProperty() @IsBoolean()
   mobile: boolean;
-
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean()
-  primary?: boolean;
-
-  @ApiPropertyOptional({
-    readOnly: true,
-    description: 'Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored.',
-  })
-  @IsOptional()
-  @IsBoolean()
-  verified?: boolean;
 }
 
 /**
