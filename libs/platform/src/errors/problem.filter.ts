@@ -39,6 +39,7 @@ export class ProblemFilter implements ExceptionFilter {
     let detail = 'An unexpected error occurred.';
     let errors: FieldProblem[] | undefined;
     let headers: Record<string, string> | undefined;
+    const database = databaseClientError(exception);
 
     if (exception instanceof ProblemException) {
       status = exception.getStatus();
@@ -56,8 +57,8 @@ export class ProblemFilter implements ExceptionFilter {
       if (status === 404 && /^Cannot (GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)/.test(detail)) {
         detail = 'No such resource.';
       }
-    } else if (databaseClientError(exception)) {
-      [status, code, detail] = databaseClientError(exception)!;
+    } else if (database) {
+      [status, code, detail] = database;
     } else if (isHttpish(exception)) {
       status = (exception.status ?? exception.statusCode) as number;
       code = codeForStatus(status);
