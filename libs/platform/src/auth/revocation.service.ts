@@ -17,6 +17,7 @@ export const REVOCATION_TTL_MS = 24 * 60 * 60 * 1000;
 /** How long start-up waits for the revocation history before the app refuses to start. */
 const REPLAY_TIMEOUT_MS = 30_000;
 const RESTART_DELAY_MS = 1_000;
+const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
  * Revoked token ids, shared by every service through a JetStream key-value bucket.
@@ -33,6 +34,8 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
   private readonly revoked = new Map<string, number>();
   private kv!: KV;
   private watcher?: QueuedIterator<KvWatchEntry>;
+  /** Expired entries leave the bucket by TTL without a delete marker: drop them here too. */
+  private readonly pruner = setInterval(() => this.prune(), PRUNE_INTERVAL_MS).unref();
   private live = false;
   private stopped = false;
 
@@ -64,6 +67,7 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.pruner);
     this.watcher?.stop();
   }
 
@@ -118,7 +122,6 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
         }
       });
     await replayed;
-    this.prune();
   }
 
   private restart(): void {
