@@ -1,9 +1,13 @@
-import { runService } from '@vault/platform';
+import { fixHeapGrowingFactor, runService } from '@vault/platform';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
 import { isWorkerMode, runActivityLogWorker } from './app/activity-log/activity-log.worker';
 import { ENTITIES } from './app/entities';
 import { MIGRATIONS } from './migrations';
+
+// File bytes stream through this process: keep V8 from collecting the whole heap every
+// few dozen milliseconds while several transfers run (see fixHeapGrowingFactor).
+fixHeapGrowingFactor(100);
 
 if (isWorkerMode(process.argv[2])) {
   void runActivityLogWorker(process.argv[2]);

@@ -16,3 +16,4 @@ export * from './bootstrap/configure-app';
 export * from './bootstrap/run-service';
 export * from './platform.module';
 export * from './jetstream';
+export * from './runtime/heap-growth';
