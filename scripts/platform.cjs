@@ -116,7 +116,7 @@ async function waitForReady(url, timeoutMs, isAlive) {
  * Launches the built apps (dist/apps/<app>/main.js) with the given ports and
  * backends, waits until each is ready, and returns their addresses and a stop().
  *
- * opts: { postgresUrl, natsUrl, databases?, ports?, env?, onOutput?(app, line) }
+ * opts: { postgresUrl, natsUrl, databases?, ports?, env?, nodeArgs?: { [app]: string[] }, onOutput?(app, line) }
  */
 async function launchPlatform(opts) {
   const ports = {
@@ -171,7 +171,7 @@ async function launchPlatform(opts) {
   const start = async (app) => {
     const env = { ...process.env, ...common, ...perApp[app] };
     if (databases[app]) env.DATABASE_URL = databaseUrl(opts.postgresUrl, databases[app]);
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', app, 'main.js')], {
+    const child = spawn(process.execPath, [...(opts.nodeArgs?.[app] ?? []), path.join(ROOT, 'dist/apps', app, 'main.js')], {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

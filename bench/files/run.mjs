@@ -15,14 +15,19 @@
  * Also measures a bare TLS pipe between two Node processes (tls-pipe.mjs), the ceiling
  * of the TLS leg on this machine, and the CPU seconds per GiB each process spent.
  *
- * Variables: BENCH_FILE_MB (1024), BENCH_PARALLEL (4), BENCH_ROUNDS (3),
+ * The transfers are made by curl (as an API user would, and it spends far less CPU on
+ * the shared 2 vCPUs than a Node client); BENCH_CLIENT=node uses a Node https client.
+ *
+ * Variables: BENCH_FILE_MB (1024), BENCH_PARALLEL (4), BENCH_ROUNDS (3), BENCH_CLIENT,
  * BENCH_DIR (folder for the test file, its copies and the storage; a temp folder
- * on the system disk by default), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL.
+ * on the system disk by default), BENCH_SKIP_BUILD=1, BENCH_APP_LOG (a folder where each
+ * app's output goes), BENCH_NODE_ARGS (node flags for the gateway and records-service,
+ * e.g. --trace-gc), DATABASE_URL, NATS_URL.
  * Writes .data/bench/files.json.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
@@ -46,6 +51,7 @@ const TENANT = 'bench';
 const CLIENT = 'bench-app';
 const SECRET = 'bench-secret-0123456789';
 const USER = { username: 'bench@vault.local', password: 'bench-password-0123' };
+const CLIENT_KIND = process.env.BENCH_CLIENT ?? (spawnSync('curl', ['--version']).status === 0 ? 'curl' : 'node');
 
 const log = (msg) => console.log(`[bench:files] ${msg}`);
 const cleanups = [];
@@ -123,6 +129,7 @@ async function main() {
   const plansFile = path.join(work, 'plans.json');
   writeFileSync(plansFile, JSON.stringify(plans));
 
+  log(`transfers by ${CLIENT_KIND}`);
   log('starting the platform (scripts/platform.cjs)');
   const p = await platform.launchPlatform({
     postgresUrl: PG_SERVER,
@@ -139,7 +146,13 @@ async function main() {
       RATE_LIMIT_PER_MINUTE: '1000000000',
       UPSTREAM_TIMEOUT_MS: '600000',
     },
-    onOutput: (app, line) => /ERROR|WARN|Error/.test(line) && console.log(`  [${app}] ${line}`),
+    nodeArgs: process.env.BENCH_NODE_ARGS
+      ? Object.fromEntries(['gateway', 'records-service'].map((app) => [app, process.env.BENCH_NODE_ARGS.split(' ')]))
+      : undefined,
+    onOutput: (app, line) => {
+      if (process.env.BENCH_APP_LOG) appendFileSync(path.join(process.env.BENCH_APP_LOG, `${app}.log`), `${line}\n`);
+      if (/ERROR|WARN|Error/.test(line)) console.log(`  [${app}] ${line}`);
+    },
   });
   cleanups.unshift(() => p.stop());
   const api = apiClient(p.gatewayUrl);
@@ -222,6 +235,7 @@ async function main() {
   const report = {
     date: new Date().toISOString(),
     fileMiB: mib(size),
+    client: CLIENT_KIND,
     machine: {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model,
@@ -318,11 +332,37 @@ function cpuOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** CPU seconds of this process (the client side of the transfers). */
+/** CPU seconds of the client side of the transfers: this process and the curl processes it ran. */
+let curlCpuSeconds = 0;
 const clientCpu = () => {
   const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
+  return (user + system) / 1e6 + curlCpuSeconds;
 };
+
+/**
+ * Runs curl under bash, whose `times` reports the CPU the curl process used; resolves
+ * with curl's standard output.
+ */
+function curl(args) {
+  const script = '"$@"; status=$?; times >&2; exit $status';
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', script, 'bench-curl', 'curl', '-sS', '-k', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const lines = Buffer.concat(err).toString().trim().split('\n');
+      // `times`: the shell's own user/system, then its children's.
+      const children = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines.pop() ?? '');
+      if (children) curlCpuSeconds += Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]);
+      lines.pop();
+      if (code !== 0) reject(new Error(`curl exited ${code}: ${lines.join(' ')}`));
+      else resolve(Buffer.concat(out).toString());
+    });
+  });
+}
 
 /**
  * Runs `work` while sampling the RSS of each process every 50 ms; also counts the CPU
@@ -367,6 +407,37 @@ function apiClient(baseUrl) {
     rejectUnauthorized: false,
     headers: { host: host(module), ...headers },
   });
+  const curlTarget = (module, p) =>
+    url.protocol === 'https:'
+      ? ['--resolve', `${host(module)}:${url.port}:${url.hostname}`, `https://${host(module)}:${url.port}${p}`]
+      : ['-H', `host: ${host(module)}`, `${baseUrl}${p}`];
+  const curlAuth = () => (client.token ? ['-H', `authorization: Bearer ${client.token}`] : []);
+  const curlClient = {
+    /** Multipart upload (curl streams the file part from disk); checks 201 and the stored size. */
+    async upload(p, file, size, sha256) {
+      const out = await curl([
+        ...curlAuth(),
+        '-H',
+        `x-checksum-sha256: ${sha256}`,
+        '-F',
+        `file=@${file};type=application/octet-stream;filename=bench.bin`,
+        '-w',
+        '\n%{http_code}',
+        ...curlTarget('records-api', p),
+      ]);
+      const status = Number(out.slice(out.lastIndexOf('\n') + 1));
+      const body = JSON.parse(out.slice(0, out.lastIndexOf('\n')) || '{}');
+      if (status !== 201 || body.fileSize !== size) throw new Error(`upload answered ${status}: ${JSON.stringify(body)}`);
+      return body;
+    },
+    /** Download to a file on the same disk; checks 200 and the byte count. */
+    async download(p, target, size) {
+      const out = await curl([...curlAuth(), '-o', target, '-w', '%{http_code} %{size_download}', ...curlTarget('records-api', p)]);
+      const [status, received] = out.trim().split(' ').map(Number);
+      if (status !== 200) throw new Error(`download answered ${status}`);
+      if (received !== size) throw new Error(`downloaded ${received} of ${size} bytes`);
+    },
+  };
   const client = {
     token: '',
     auth() {
@@ -444,6 +515,7 @@ function apiClient(baseUrl) {
       });
     },
   };
+  if (CLIENT_KIND === 'curl') Object.assign(client, curlClient);
   return client;
 }
 
