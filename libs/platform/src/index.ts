@@ -17,3 +17,4 @@ export * from './bootstrap/run-service';
 export * from './platform.module';
 export * from './jetstream';
 export * from './runtime/heap-growth';
+export * from './bootstrap/app-logger';

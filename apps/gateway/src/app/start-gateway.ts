@@ -1,7 +1,7 @@
-import { Logger, LogLevel } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { loadEnv } from '@vault/platform';
+import { appLogger, loadEnv } from '@vault/platform';
 import type { Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { GatewayEnv } from '../config/gateway.env';
@@ -11,8 +11,6 @@ import { ProxyService } from '../proxy/proxy.service';
 import { MODULE_HOSTS } from '../routing/host-router';
 import { loadTlsMaterial, TlsMaterial } from '../tls/tls-material';
 import { AppModule } from './app.module';
-
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 export interface RunningGateway {
   app: NestExpressApplication;
@@ -35,8 +33,8 @@ export interface StartOptions {
  */
 export async function startGateway(options: StartOptions = {}): Promise<RunningGateway> {
   const env = loadEnv(GatewayEnv);
-  const levels = LEVELS.slice(0, LEVELS.indexOf(env.LOG_LEVEL) + 1);
-  Logger.overrideLogger(levels);
+  const logger = appLogger(env);
+  Logger.overrideLogger(logger);
   const tls = await loadTlsMaterial({
     certFile: env.TLS_CERT_FILE,
     keyFile: env.TLS_KEY_FILE,
@@ -47,7 +45,7 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
     httpsOptions: { key: tls.key, cert: tls.cert },
     bodyParser: false,
-    logger: levels,
+    logger,
     forceCloseConnections: false,
   });
   try {

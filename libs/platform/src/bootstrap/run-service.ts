@@ -1,12 +1,11 @@
-import { INestApplication, Logger, LogLevel } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv } from '../config/env';
 import { DatabaseOptions, dataSourceOptions, migrateWithLock } from '../database/database.module';
+import { appLogger } from './app-logger';
 import { AppDescription, configureApp } from './configure-app';
-
-const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 /**
  * Boots a service: validated config (fails fast naming the variable), shared
@@ -34,12 +33,12 @@ export async function runService(
   const configure = options.configure;
   try {
     const app = await NestFactory.create<NestExpressApplication>(module, {
+      logger: appLogger(loadEnv(BaseEnv)),
       bufferLogs: false,
       forceCloseConnections: false,
       bodyParser: options.bodyParser ?? true,
     });
     const env = app.get(BaseEnv);
-    app.useLogger(LEVELS.slice(0, LEVELS.indexOf(env.LOG_LEVEL) + 1));
     configureApp(app, desc);
     if (configure) await configure(app);
     // After the drain, exit 0 (a clean stop) rather than re-raising the signal,

@@ -46,6 +46,10 @@ export class BaseEnv {
   @IsIn(['error', 'warn', 'log', 'debug', 'verbose'])
   LOG_LEVEL: 'error' | 'warn' | 'log' | 'debug' | 'verbose' = 'log';
 
+  /** `text`: readable lines; `json`: one JSON object per line, for log collectors. */
+  @IsIn(['text', 'json'])
+  LOG_FORMAT: 'text' | 'json' = 'text';
+
   /** Milliseconds between turning not-ready on SIGTERM and closing the server. */
   @ToInt()
   @IsInt()

@@ -1,6 +1,6 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { DatabaseModule, EnvValidationError, loadEnv, NatsModule, ServiceEnv } from '@vault/platform';
+import { appLogger, BaseEnv, DatabaseModule, EnvValidationError, loadEnv, NatsModule, ServiceEnv } from '@vault/platform';
 import { OutboxEventEntity } from '../events/outbox-event.entity';
 import { ActivityLogEntryEntity } from './activity-log-entry.entity';
 import { ActivityLogEnv } from './activity-log.env';
@@ -44,7 +44,7 @@ export function workerModule(roles: ActivityLogRoles) {
 export async function runActivityLogWorker(mode: string): Promise<void> {
   try {
     const app = await NestFactory.createApplicationContext(workerModule(WORKER_MODES[mode]), {
-      logger: ['fatal', 'error', 'warn', 'log'],
+      logger: appLogger(loadEnv(BaseEnv)),
     });
     app.enableShutdownHooks();
     Logger.log(`records-service ${mode} running`, 'Bootstrap');
