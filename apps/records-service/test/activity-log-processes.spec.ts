@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createTestDatabase, TestDatabase, TestNatsServer } from '@vault/platform/testing';
+import { createTestDatabase, freePort, TestDatabase, TestNatsServer } from '@vault/platform/testing';
 import { DataSource } from 'typeorm';
 import {
   entryCounts,
@@ -38,12 +38,13 @@ describe('activity log with relay and writer processes killed -9', () => {
   const processes: ChildProcess[] = [];
 
   /** Starts the entry script in `mode` as its own node process; resolves with it and its stdout lines. */
-  const spawnProcess = (mode: string) => {
+  const spawnProcess = (mode: string, extraEnv: Record<string, string> = {}) => {
     const child = spawn(process.execPath, ['-r', '@swc-node/register', ENTRY, mode], {
       cwd: ROOT,
       env: {
         ...process.env,
         ...env,
+        ...extraEnv,
         NODE_ENV: 'test',
         DB_MIGRATE_ON_START: 'false',
         LOG_LEVEL: 'error',
@@ -94,6 +95,32 @@ describe('activity log with relay and writer processes killed -9', () => {
     await ds?.destroy();
     await db?.drop();
     await nats?.dispose();
+  });
+
+  it('serves health on WORKER_HEALTH_PORT in a writer process and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const writer = spawnProcess('writer', { WORKER_HEALTH_PORT: String(port), HOST: '127.0.0.1' });
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(
+      async () => (await fetch(`${base}/health/ready`).catch(() => undefined))?.status === 200,
+      30_000,
+      "the writer's health endpoint",
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; the writer printed: ${writer.output()}`);
+    });
+    const ready = await (await fetch(`${base}/health/ready`)).json();
+    expect(ready).toMatchObject({
+      status: 'ok',
+      details: { lifecycle: { status: 'up' }, database: { status: 'up' }, nats: { status: 'up' } },
+    });
+    expect((await fetch(`${base}/health/live`)).status).toBe(200);
+    const missing = await fetch(`${base}/api/v1/vault`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/application\/problem\+json/);
+
+    const exited = new Promise<number | null>((r) => writer.child.once('exit', (code) => r(code)));
+    writer.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 
   it('republishes the batch of a relay process killed after publishing, before marking', async () => {

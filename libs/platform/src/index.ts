@@ -12,6 +12,7 @@ export * from './auth/route-rules';
 export * from './nats/nats.module';
 export * from './database/database.module';
 export * from './health/shutdown-state';
+export * from './health/health.module';
 export * from './bootstrap/configure-app';
 export * from './bootstrap/run-service';
 export * from './platform.module';

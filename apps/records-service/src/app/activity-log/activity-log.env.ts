@@ -1,5 +1,5 @@
 import { EVENTS_NAMESPACE_PATTERN, ServiceEnv, ToInt } from '@vault/platform';
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 export const RUN_MODES = ['inline', 'off'] as const;
 export type RunMode = (typeof RUN_MODES)[number];
@@ -76,4 +76,15 @@ export class ActivityLogEnv extends ServiceEnv {
   @IsInt()
   @Min(1)
   ACTIVITY_LOG_MAX_ACK_PENDING = 5000;
+
+  /**
+   * Worker processes (`main.js activity-log-writer|relay`) serve /health/live and
+   * /health/ready on this port (on HOST) when it is set; unset: no HTTP server.
+   */
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  WORKER_HEALTH_PORT?: number;
 }
