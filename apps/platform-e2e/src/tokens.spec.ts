@@ -26,7 +26,7 @@ describe('token issuance through the gateway', () => {
     expect(payload.sub).toMatch(/^vault\|/);
     expect(payload).toMatchObject({ tid: 'alpha', cid: 'alpha-prod' });
     expect(payload.jti).toEqual(expect.any(String));
-    expect(payload.exp! - payload.iat!).toBe(res.body.expires_in);
+    expect(Number(payload.exp) - Number(payload.iat)).toBe(res.body.expires_in);
   });
 
   it('issues a token from a form-encoded body', async () => {
@@ -104,7 +104,7 @@ describe('token issuance through the gateway', () => {
       expect(`${url.origin}${url.pathname}`).toBe('https://app.alpha.example/callback');
       const token = new URLSearchParams(url.hash.slice(1)).get('access_token');
       expect(token).toEqual(expect.any(String));
-      const check = await call('user', 'GET', '/accounts/username/someone%40alpha.example/check', { token: token! });
+      const check = await call('user', 'GET', '/accounts/username/someone%40alpha.example/check', { token: String(token) });
       expect(check.status).not.toBe(401);
     });
 

@@ -1,11 +1,11 @@
 import { SignJWT, importJWK, decodeJwt, type JWK } from 'jose';
 import { Client } from 'pg';
-import { ann, call, Module } from '../support/client';
+import { ann, call, Module, setupValue } from '../support/client';
 
 /** Signs with the developer module's own key (read from its database) to build an expired token. */
 async function expiredToken(valid: string): Promise<string> {
-  const dbs = JSON.parse(process.env['E2E_DATABASES']!);
-  const url = new URL(process.env['E2E_ADMIN_URL']!);
+  const dbs = JSON.parse(setupValue('E2E_DATABASES'));
+  const url = new URL(setupValue('E2E_ADMIN_URL'));
   url.pathname = `/${dbs['developer-service']}`;
   const client = new Client({ connectionString: url.toString() });
   await client.connect();

@@ -20,6 +20,13 @@ export interface CallOptions {
   raw?: Buffer | string;
 }
 
+/** A variable the global setup sets; its absence means the suite was started wrongly. */
+export function setupValue(name: string): string {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`${name} is not set: run the suite through its global setup`);
+  return value;
+}
+
 const port = () => Number(process.env['E2E_GATEWAY_PORT']);
 export const domain = () => process.env['E2E_DOMAIN'] ?? 'localhost';
 export const hostOf = (m: Module) => `${m}-api.${domain()}`;

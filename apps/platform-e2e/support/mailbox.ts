@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { setupValue } from './client';
 
 /** Reads the newest local-mode mail (.eml in MAIL_DIR) sent to `to`, waiting up to timeoutMs. */
 export async function latestMailTo(to: string, since: number, timeoutMs = 5000): Promise<string> {
-  const dir = path.join(process.env['E2E_WORK_DIR']!, 'mail');
+  const dir = path.join(setupValue('E2E_WORK_DIR'), 'mail');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     let files: string[] = [];

@@ -25,9 +25,9 @@ describe('loadEnv', () => {
       error = e as EnvValidationError;
     }
     expect(error).toBeInstanceOf(EnvValidationError);
-    const named = error!.problems.map((p) => p.split(':')[0]).sort();
-    expect(named).toEqual(['DATABASE_URL', 'DB_MIGRATE_ON_START', 'PORT', 'REQUIRED_THING']);
-    expect(error!.message).toMatch(/Invalid configuration/);
+    const { problems, message } = error as EnvValidationError;
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_URL', 'DB_MIGRATE_ON_START', 'PORT', 'REQUIRED_THING']);
+    expect(message).toMatch(/Invalid configuration/);
   });
 
   it('treats empty strings as unset', () => {

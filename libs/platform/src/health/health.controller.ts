@@ -44,13 +44,14 @@ export class HealthController {
         return this.shutdown.draining ? s.down('draining') : s.up();
       },
     ];
-    if (this.options.database && this.db) {
-      checks.push(() => this.db!.pingCheck('database', { timeout: 1500 }));
+    const { db, nc } = this;
+    if (this.options.database && db) {
+      checks.push(() => db.pingCheck('database', { timeout: 1500 }));
     }
-    if (this.options.nats && this.nc) {
+    if (this.options.nats && nc) {
       checks.push(() => {
         const s = this.indicators.check('nats');
-        return this.nc!.isClosed() || this.nc!.isDraining() ? s.down('disconnected') : s.up();
+        return nc.isClosed() || nc.isDraining() ? s.down('disconnected') : s.up();
       });
     }
     if (this.revocations) {
