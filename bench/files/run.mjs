@@ -27,7 +27,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { appendFileSync, createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
@@ -52,6 +52,7 @@ const CLIENT = 'bench-app';
 const SECRET = 'bench-secret-0123456789';
 const USER = { username: 'bench@vault.local', password: 'bench-password-0123' };
 const CLIENT_KIND = process.env.BENCH_CLIENT ?? (spawnSync('curl', ['--version']).status === 0 ? 'curl' : 'node');
+if (!['curl', 'node'].includes(CLIENT_KIND)) throw new Error(`BENCH_CLIENT must be curl or node, not ${CLIENT_KIND}`);
 
 const log = (msg) => console.log(`[bench:files] ${msg}`);
 const cleanups = [];
@@ -130,6 +131,16 @@ async function main() {
   writeFileSync(plansFile, JSON.stringify(plans));
 
   log(`transfers by ${CLIENT_KIND}`);
+  const appLog = process.env.BENCH_APP_LOG;
+  const appLogs = new Map();
+  if (appLog) mkdirSync(appLog, { recursive: true });
+  const appLogOf = (app) => {
+    if (!appLogs.has(app)) appLogs.set(app, createWriteStream(path.join(appLog, `${app}.log`)));
+    return appLogs.get(app);
+  };
+  cleanups.push(async () => {
+    for (const stream of appLogs.values()) stream.end();
+  });
   log('starting the platform (scripts/platform.cjs)');
   const p = await platform.launchPlatform({
     postgresUrl: PG_SERVER,
@@ -147,10 +158,10 @@ async function main() {
       UPSTREAM_TIMEOUT_MS: '600000',
     },
     nodeArgs: process.env.BENCH_NODE_ARGS
-      ? Object.fromEntries(['gateway', 'records-service'].map((app) => [app, process.env.BENCH_NODE_ARGS.split(' ')]))
+      ? Object.fromEntries(['gateway', 'records-service'].map((app) => [app, process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean)]))
       : undefined,
     onOutput: (app, line) => {
-      if (process.env.BENCH_APP_LOG) appendFileSync(path.join(process.env.BENCH_APP_LOG, `${app}.log`), `${line}\n`);
+      if (appLog) appLogOf(app).write(`${line}\n`);
       if (/ERROR|WARN|Error/.test(line)) console.log(`  [${app}] ${line}`);
     },
   });

@@ -113,7 +113,9 @@ describe('activity log with relay and writer processes killed -9', () => {
       status: 'ok',
       details: { lifecycle: { status: 'up' }, database: { status: 'up' }, nats: { status: 'up' } },
     });
-    expect((await fetch(`${base}/health/live`)).status).toBe(200);
+    const live = await fetch(`${base}/health/live`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('x-powered-by')).toBeNull();
     const missing = await fetch(`${base}/api/v1/vault`);
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toMatch(/application\/problem\+json/);

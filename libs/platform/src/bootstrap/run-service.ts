@@ -33,7 +33,7 @@ export async function runService(
   const configure = options.configure;
   try {
     const app = await NestFactory.create<NestExpressApplication>(module, {
-      logger: appLogger(loadEnv(BaseEnv)),
+      logger: startupLogger(),
       bufferLogs: false,
       forceCloseConnections: false,
       bodyParser: options.bodyParser ?? true,
@@ -55,6 +55,19 @@ export async function runService(
       console.error(err);
     }
     process.exit(1);
+  }
+}
+
+/**
+ * The logger for the app's whole life. A malformed LOG_LEVEL or LOG_FORMAT falls back to
+ * the defaults here, so that the app's own validation reports it together with every
+ * other invalid variable in one go.
+ */
+function startupLogger() {
+  try {
+    return appLogger(loadEnv(BaseEnv));
+  } catch {
+    return appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'text' });
   }
 }
 

@@ -84,7 +84,7 @@ export class ActivityLogEnv extends ServiceEnv {
   @IsOptional()
   @ToInt()
   @IsInt()
-  @Min(0)
+  @Min(1)
   @Max(65535)
   WORKER_HEALTH_PORT?: number;
 }
