@@ -422,7 +422,18 @@ function apiClient(baseUrl) {
     url.protocol === 'https:'
       ? ['--resolve', `${host(module)}:${url.port}:${url.hostname}`, `https://${host(module)}:${url.port}${p}`]
       : ['-H', `host: ${host(module)}`, `${baseUrl}${p}`];
-  const curlAuth = () => (client.token ? ['-H', `authorization: Bearer ${client.token}`] : []);
+  // The token goes to curl in a header file (owner-only), not on its command line, where
+  // any local user could read it.
+  let headerFile;
+  const curlAuth = () => {
+    if (!client.token) return [];
+    if (!headerFile) {
+      headerFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-curl-')), 'auth-header');
+      writeFileSync(headerFile, `authorization: Bearer ${client.token}\n`, { mode: 0o600 });
+      cleanups.push(async () => rmSync(path.dirname(headerFile), { recursive: true, force: true }));
+    }
+    return ['-H', `@${headerFile}`];
+  };
   const curlClient = {
     /** Multipart upload (curl streams the file part from disk); checks 201 and the stored size. */
     async upload(p, file, size, sha256) {
