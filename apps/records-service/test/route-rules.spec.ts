@@ -78,5 +78,8 @@ describe('records-service routes', () => {
   it('is healthy with its database and NATS', async () => {
     const ready = await t.http().get('/health/ready').expect(200);
     expect(ready.body.info).toMatchObject({ database: { status: 'up' }, nats: { status: 'up' } });
+    // Express hardening of configureApp: no framework banner, no ETag on API answers.
+    expect(ready.headers['x-powered-by']).toBeUndefined();
+    expect(ready.headers['etag']).toBeUndefined();
   });
 });

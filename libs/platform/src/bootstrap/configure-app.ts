@@ -23,10 +23,7 @@ export function configureApp(app: INestApplication, desc: AppDescription): void 
       { path: 'health/ready', method: RequestMethod.GET },
     ],
   });
-  const express = app.getHttpAdapter().getInstance() as Express;
-  express.disable('x-powered-by');
-  express.set('trust proxy', 'loopback, linklocal, uniquelocal');
-  express.set('etag', false);
+  hardenExpress(app).set('trust proxy', 'loopback, linklocal, uniquelocal');
 
   const builder = new DocumentBuilder()
     .setTitle(desc.title)
@@ -39,4 +36,12 @@ export function configureApp(app: INestApplication, desc: AppDescription): void 
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     useGlobalPrefix: false,
   });
+}
+
+/** No framework banner (x-powered-by) and no ETags computed for API answers. */
+export function hardenExpress(app: INestApplication): Express {
+  const express = app.getHttpAdapter().getInstance() as Express;
+  express.disable('x-powered-by');
+  express.set('etag', false);
+  return express;
 }

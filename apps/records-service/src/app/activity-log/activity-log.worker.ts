@@ -1,11 +1,11 @@
 import { Global, Logger, Module } from '@nestjs/common';
 import { APP_FILTER, NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import {
   appLogger,
   BaseEnv,
   DatabaseModule,
   EnvValidationError,
+  hardenExpress,
   HealthModule,
   loadEnv,
   NatsModule,
@@ -74,9 +74,8 @@ export async function runActivityLogWorker(mode: string): Promise<void> {
       Logger.log(`records-service ${mode} running`, 'Bootstrap');
       return;
     }
-    const app = await NestFactory.create<NestExpressApplication>(workerModule(roles, true), { logger, bodyParser: false });
-    app.disable('x-powered-by');
-    app.set('etag', false);
+    const app = await NestFactory.create(workerModule(roles, true), { logger, bodyParser: false });
+    hardenExpress(app);
     // After the drain, exit 0 (a clean stop) rather than re-raising the signal.
     app.enableShutdownHooks([], { useProcessExit: true });
     await app.listen(env.WORKER_HEALTH_PORT, env.HOST);
