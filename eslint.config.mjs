@@ -1,11 +1,31 @@
 import nx from '@nx/eslint-plugin';
 
+/** Test helpers never reach production code (a project adding its own import rules repeats it). */
+export const TEST_HELPERS_PATTERN = {
+  regex: '^(@vault/platform|\\.{1,2}(/[^/]+)*)/testing(/|$)',
+  message: 'Test helpers are for *.spec.ts files and test/ folders, not production source.',
+};
+
 export default [
   ...nx.configs['flat/base'],
   ...nx.configs['flat/typescript'],
   ...nx.configs['flat/javascript'],
   {
     ignores: ['**/dist', '**/out-tsc', '**/.data', 'bench/**/results'],
+  },
+  {
+    // Test helpers (@vault/platform/testing, libs/platform/src/testing) never reach
+    // production code: only *.spec.ts files and test/ folders import them.
+    files: ['**/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/src/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [TEST_HELPERS_PATTERN],
+        },
+      ],
+    },
   },
   {
     files: ['**/*.ts', '**/*.js', '**/*.mjs', '**/*.cjs'],
@@ -16,12 +36,13 @@ export default [
           enforceBuildableLibDependency: true,
           allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$', '^.*/scripts/platform\\.cjs$', '^.*/webpack\\.app\\.cjs$'],
           depConstraints: [
-            // Apps never import apps: they share code only through libs.
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+            // Apps never import apps: they share code only through the two libs.
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
+            { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
+            // platform builds on contracts; contracts (the wire types) depends on no project.
+            { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts'] },
+            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
           ],
         },
       ],

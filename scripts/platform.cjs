@@ -149,6 +149,8 @@ async function launchPlatform(opts) {
       DEVELOPER_SERVICE_URL: `http://127.0.0.1:${ports['developer-service']}`,
       USER_SERVICE_URL: `http://127.0.0.1:${ports['user-service']}`,
       RECORDS_SERVICE_URL: `http://127.0.0.1:${ports['records-service']}`,
+      // A namespaced run (the e2e suite) keeps its rate-limit counters apart on a shared NATS.
+      ...(common.EVENTS_NAMESPACE ? { RATE_LIMIT_BUCKET: `${common.EVENTS_NAMESPACE}_gateway_rate_limits` } : {}),
     },
   };
   const children = new Map();
@@ -212,8 +214,6 @@ async function launchPlatform(opts) {
 module.exports = {
   ROOT,
   APPS,
-  SERVICES,
-  DATABASES,
   canConnect,
   freePort,
   postgresAnswers,

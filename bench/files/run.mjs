@@ -60,22 +60,42 @@ const mib = (bytes) => +(bytes / MiB).toFixed(1);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 async function main() {
-  if (process.env.BENCH_SKIP_BUILD !== '1') {
-    log('building the apps (nx cache)');
-    const r = spawnSync(
-      'npx',
-      ['nx', 'run-many', '-t', 'build', '--projects=gateway,records-service,developer-service,user-service'],
-      { cwd: ROOT, stdio: 'inherit' },
-    );
-    if (r.status !== 0) throw new Error('build failed');
-  }
+  build();
   const work = mkdtempSync(path.join(process.env.BENCH_DIR ?? tmpdir(), 'bench-files-'));
   cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
+  const file = await writeSourceFile(work);
+  const disk = measureDiskCopies(work, file);
+  const p = await startPlatform(work);
+  const api = apiClient(p.gatewayUrl);
+  const pids = { gateway: p.children.get('gateway').pid, 'records-service': p.children.get('records-service').pid };
+  const files = await createRecord(api);
+  const tlsRuns = await measureTlsPipe(work, file);
+  const runs = await measureThroughGateway({ api, pids, files, work, file });
+  const directRuns = await measureDirect({ api, pids, files, work, file, port: p.ports['records-service'] });
+  writeReport({ work, file, disk, tlsRuns, runs, directRuns, pids });
+}
+
+function build() {
+  if (process.env.BENCH_SKIP_BUILD === '1') return;
+  log('building the apps (nx cache)');
+  const r = spawnSync(
+    'npx',
+    ['nx', 'run-many', '-t', 'build', '--projects=gateway,records-service,developer-service,user-service'],
+    { cwd: ROOT, stdio: 'inherit' },
+  );
+  if (r.status !== 0) throw new Error('build failed');
+}
+
+/** The test file of random bytes: its path, size and SHA-256. */
+async function writeSourceFile(work) {
   const source = path.join(work, 'source.bin');
   log(`writing a ${FILE_MB} MiB test file`);
   const sha256 = await writeRandomFile(source, FILE_MB * MiB);
-  const size = statSync(source).size;
+  return { source, size: statSync(source).size, sha256 };
+}
 
+/** The yardsticks: `cp` of the test file on the same disk, and `cp` followed by `sync`. */
+function measureDiskCopies(work, { source, size }) {
   log('plain disk copy (cp)');
   const copies = [];
   for (let i = 0; i < ROUNDS + 1; i++) {
@@ -101,7 +121,14 @@ async function main() {
   }
   const syncedMiBs = mib(size) / median(synced);
   log(`cp + sync: ${syncedMiBs.toFixed(0)} MiB/s`);
+  return { copies, copyMiBs, synced, syncedMiBs };
+}
 
+/**
+ * The four apps on throw-away databases, with a bootstrap file for the token and a
+ * plans file whose default plan allows the file size; app output to BENCH_APP_LOG.
+ */
+async function startPlatform(work) {
   const suffix = process.pid;
   const databases = {
     'developer-service': `vault_bench_files_dev_${suffix}`,
@@ -123,7 +150,7 @@ async function main() {
       ],
     }),
   );
-  const plans = JSON.parse(readFileSync(path.join(ROOT, 'apps/records-service/src/app/plans/default-plans.json'), 'utf8'));
+  const plans = JSON.parse(readFileSync(path.join(ROOT, 'apps/records-service/src/plans/default-plans.json'), 'utf8'));
   const defaultPlan = plans.plans.find((p) => p.id === plans.defaultPlan);
   defaultPlan.features['vault.maxUploadMBs'] = String(Math.ceil(FILE_MB * 1.1));
   defaultPlan.features['vault.maxVaultGBs'] = String(Math.ceil((FILE_MB * (PARALLEL + 1)) / 1024) + 1);
@@ -154,7 +181,10 @@ async function main() {
       FILE_STORAGE: 'fs',
       FILE_STORAGE_DIR: path.join(work, 'storage'),
       CERT_DIR: path.join(work, 'certs'),
-      RATE_LIMIT_PER_MINUTE: '1000000000',
+      RATE_LIMIT_CALLER_PER_MINUTE: '0',
+      RATE_LIMIT_TENANT_PER_MINUTE: '0',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
+      RATE_LIMIT_ADDRESS_PER_MINUTE: '0',
       UPSTREAM_TIMEOUT_MS: '600000',
     },
     nodeArgs: process.env.BENCH_NODE_ARGS
@@ -166,9 +196,11 @@ async function main() {
     },
   });
   cleanups.unshift(() => p.stop());
-  const api = apiClient(p.gatewayUrl);
-  const pids = { gateway: p.children.get('gateway').pid, 'records-service': p.children.get('records-service').pid };
+  return p;
+}
 
+/** Signs in (the token stays on `api`), creates a vault and a record; returns the record's files path. */
+async function createRecord(api) {
   const auth = await api.json('developer-api', 'POST', `/api/v1/tenant/tenant-id/${TENANT}/applications/client-id/${CLIENT}/auth`, {
     clientSecret: SECRET,
     ...USER,
@@ -184,16 +216,22 @@ async function main() {
     recordSubtypeName: 'passport',
   });
   if (record.status !== 200) throw new Error(`record create answered ${record.status}: ${JSON.stringify(record.body)}`);
-  const files = `/api/v1/vault/vault-id/${vault.body.id}/records/record-id/${record.body.id}/record-files`;
+  return `/api/v1/vault/vault-id/${vault.body.id}/records/record-id/${record.body.id}/record-files`;
+}
 
-  // The machine's ceiling for the TLS leg alone (the gateway's certificate, default ciphers).
+/** The machine's ceiling for the TLS leg alone (the gateway's certificate, default ciphers). */
+async function measureTlsPipe(work, { size }) {
   const tlsRuns = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const certs = path.join(work, 'certs');
     tlsRuns.push(await tlsPipe({ certFile: path.join(certs, 'gateway.crt'), keyFile: path.join(certs, 'gateway.key'), bytes: size }));
   }
   log(`bare TLS pipe (${tlsRuns[0].protocol} ${tlsRuns[0].cipher}): ${tlsRuns.map((r) => r.MiBs).join(' / ')} MiB/s`);
+  return tlsRuns;
+}
 
+/** Uploads and downloads through the gateway, one at a time and then PARALLEL at once. */
+async function measureThroughGateway({ api, pids, files, work, file: { source, size, sha256 } }) {
   const runs = [];
   for (const n of [1, PARALLEL]) {
     for (let round = 1; round <= ROUNDS; round++) {
@@ -218,9 +256,12 @@ async function main() {
       );
     }
   }
+  return runs;
+}
 
-  // The same single transfer straight to records-service (no TLS, no proxy): where the time goes.
-  const direct = apiClient(`http://127.0.0.1:${p.ports['records-service']}`);
+/** The same single transfer straight to records-service (no TLS, no proxy): where the time goes. */
+async function measureDirect({ api, pids, files, work, file: { source, size, sha256 }, port }) {
+  const direct = apiClient(`http://127.0.0.1:${port}`);
   direct.token = api.token;
   const directRuns = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -235,7 +276,11 @@ async function main() {
         `CPU s/GiB up ${JSON.stringify(directRuns.at(-1).upload.cpuSecondsPerGiB)} down ${JSON.stringify(directRuns.at(-1).download.cpuSecondsPerGiB)}`,
     );
   }
+  return directRuns;
+}
 
+/** Writes .data/bench/files.json and prints the summary. */
+function writeReport({ work, file: { size }, disk: { copies, copyMiBs, synced, syncedMiBs }, tlsRuns, runs, directRuns, pids }) {
   const byTransfers = (n, dir) => median(runs.filter((r) => r.transfers === n).map((r) => r[dir].MiBs));
   const peakGrowth = Object.fromEntries(
     Object.keys(pids).map((app) => [

@@ -65,39 +65,66 @@ function percentile(sorted, p) {
 const round = (x) => Math.round(x * 10) / 10;
 
 async function main() {
-  if (process.env.BENCH_SKIP_BUILD !== '1') {
-    const b = spawnSync('npx', ['nx', 'build', 'records-service'], { cwd: ROOT, stdio: 'inherit' });
-    if (b.status !== 0) throw new Error('build failed');
-  }
-
-  // Database
-  const dbName = `bench_log_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}"`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
-  const DATABASE_URL = dbUrl.toString();
-
-  // NATS
-  const natsPort = await freePort();
-  const store = mkdtempSync(path.join(tmpdir(), 'bench-nats-'));
-  const nats = startChild('nats', NATS_BIN, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', store], {}, true);
-  for (let i = 0; i < 100 && !(await canConnect('127.0.0.1', natsPort)); i++) await sleep(50);
-
+  build();
+  const db = await createDatabase();
+  const nats = await startNats();
   const env = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
-    DATABASE_URL,
-    NATS_URL: `nats://127.0.0.1:${natsPort}`,
+    DATABASE_URL: db.url,
+    NATS_URL: `nats://127.0.0.1:${nats.port}`,
     EVENTS_NAMESPACE: `bench_${randomBytes(3).toString('hex')}`,
     DB_MIGRATE_ON_START: 'false',
   };
+  migrate(env);
+  const probe = await startVisibilityProbe(db.url);
+  const load = workload(probe);
+
+  const relay = startChild('relay', 'node', [MAIN, 'activity-log-relay'], env);
+  let writer = startChild('writer', 'node', [MAIN, 'activity-log-writer'], env);
+  await warmUp(load, probe);
+  const lags = await measureLag(load, probe);
+  const drain = await measureDrain(load, probe, writer, env);
+  writer = drain.writer;
+
+  await writeReport(probe, lags, drain);
+  await teardown({ probe, processes: [writer, relay], nats, db });
+}
+
+function build() {
+  if (process.env.BENCH_SKIP_BUILD === '1') return;
+  const b = spawnSync('npx', ['nx', 'build', 'records-service'], { cwd: ROOT, stdio: 'inherit' });
+  if (b.status !== 0) throw new Error('build failed');
+}
+
+/** A throw-away database on the server of DATABASE_ADMIN_URL. */
+async function createDatabase() {
+  const name = `bench_log_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { admin, name, url: url.toString() };
+}
+
+/** A private nats-server with JetStream on a free port and a temporary store. */
+async function startNats() {
+  const port = await freePort();
+  const store = mkdtempSync(path.join(tmpdir(), 'bench-nats-'));
+  const child = startChild('nats', NATS_BIN, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {}, true);
+  for (let i = 0; i < 100 && !(await canConnect('127.0.0.1', port)); i++) await sleep(50);
+  return { child, port, store };
+}
+
+function migrate(env) {
   const migrate = spawnSync('node', [MAIN, 'migrate'], { env: { ...process.env, ...env }, encoding: 'utf8' });
   if (migrate.status !== 0) throw new Error(`migrate failed: ${migrate.stderr}${migrate.stdout}`);
+}
 
-  // Visibility probe: a NOTIFY per log entry, delivered when the writer's transaction commits.
-  const pool = new Pool({ connectionString: DATABASE_URL, max: 8 });
+/** Visibility probe: a NOTIFY per log entry, delivered when the writer's transaction commits. */
+async function startVisibilityProbe(databaseUrl) {
+  const pool = new Pool({ connectionString: databaseUrl, max: 8 });
   await pool.query(`
     CREATE FUNCTION bench_logged() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN PERFORM pg_notify('bench_logged', NEW.event_id::text); RETURN NULL; END $$`);
@@ -106,13 +133,17 @@ async function main() {
   );
   const committedAt = new Map();
   const visibleAt = new Map();
-  const listener = new Client({ connectionString: DATABASE_URL });
+  const listener = new Client({ connectionString: databaseUrl });
   await listener.connect();
   listener.on('notification', (n) => {
     if (!visibleAt.has(n.payload)) visibleAt.set(n.payload, now());
   });
   await listener.query('LISTEN bench_logged');
+  return { pool, listener, committedAt, visibleAt };
+}
 
+/** Operations committed as outbox rows, one at a time or at RATE per second. */
+function workload({ pool, committedAt }) {
   const vault = { id: randomUUID(), name: 'Bench' };
   let seq = 0;
   async function operation() {
@@ -156,43 +187,53 @@ async function main() {
     return ids;
   }
 
-  async function until(cond, timeoutMs, what) {
-    const deadline = now() + timeoutMs;
-    while (now() < deadline) {
-      if (cond()) return;
-      await sleep(5);
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  }
+  return { operation, steady };
+}
 
-  const relay = startChild('relay', 'node', [MAIN, 'activity-log-relay'], env);
-  let writer = startChild('writer', 'node', [MAIN, 'activity-log-writer'], env);
-  // Warm-up: both processes up and the path exercised.
+async function until(cond, timeoutMs, what) {
+  const deadline = now() + timeoutMs;
+  while (now() < deadline) {
+    if (cond()) return;
+    await sleep(5);
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Both processes up and the path exercised. */
+async function warmUp({ operation, steady }, { visibleAt }) {
   const warm = [];
   for (let i = 0; i < 20; i++) warm.push(await operation());
   await until(() => warm.every((id) => visibleAt.has(id)), 60_000, 'warm-up entries');
   await steady(3);
   await sleep(500);
+}
 
-  // Phase 1: lag at a steady rate.
+/** Phase 1: lag at a steady rate; the sorted lags in ms. */
+async function measureLag({ steady }, { committedAt, visibleAt }) {
   console.log(`lag: ${RATE} operations/s for ${LAG_SECONDS} s`);
   const lagIds = await steady(LAG_SECONDS);
   await until(() => lagIds.every((id) => visibleAt.has(id)), 30_000, 'lag entries');
-  const lags = lagIds.map((id) => visibleAt.get(id) - committedAt.get(id)).sort((a, b) => a - b);
+  return lagIds.map((id) => visibleAt.get(id) - committedAt.get(id)).sort((a, b) => a - b);
+}
 
-  // Phase 2: writer outage, then drain.
+/** Phase 2: writer outage, then drain; returns the new writer with the timings. */
+async function measureDrain({ steady }, { committedAt, visibleAt }, writer, env) {
   console.log(`drain: writer stopped for ${OUTAGE_SECONDS} s while ${RATE} operations/s go on`);
   await stopChild(writer, 'SIGTERM');
   const outageIds = await steady(OUTAGE_SECONDS);
   const backlogIds = [...committedAt.keys()].filter((id) => !visibleAt.has(id));
   const restartAt = now();
-  writer = startChild('writer', 'node', [MAIN, 'activity-log-writer'], env);
+  const restarted = startChild('writer', 'node', [MAIN, 'activity-log-writer'], env);
   const during = steady(15);
   await until(() => backlogIds.every((id) => visibleAt.has(id)), 120_000, 'backlog drain');
   const drainedAt = Math.max(...backlogIds.map((id) => visibleAt.get(id)));
   const firstAt = Math.min(...backlogIds.map((id) => visibleAt.get(id)));
   await during;
+  return { writer: restarted, outageIds, backlogIds, restartAt, drainedAt, firstAt };
+}
 
+/** Prints the result and writes .data/bench/log.json. */
+async function writeReport({ pool }, lags, { outageIds, backlogIds, restartAt, drainedAt, firstAt }) {
   const result = {
     when: new Date().toISOString(),
     machine: {
@@ -234,14 +275,16 @@ async function main() {
   console.log(JSON.stringify(result, null, 2));
   mkdirSync(path.join(ROOT, '.data/bench'), { recursive: true });
   writeFileSync(path.join(ROOT, '.data/bench/log.json'), JSON.stringify(result, null, 2));
+}
 
+async function teardown({ probe: { listener, pool }, processes, nats, db }) {
   await listener.end();
   await pool.end();
-  for (const c of [writer, relay]) await stopChild(c);
-  await stopChild(nats, 'SIGKILL');
-  rmSync(store, { recursive: true, force: true });
-  await admin.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-  await admin.end();
+  for (const c of processes) await stopChild(c);
+  await stopChild(nats.child, 'SIGKILL');
+  rmSync(nats.store, { recursive: true, force: true });
+  await db.admin.query(`DROP DATABASE IF EXISTS "${db.name}" WITH (FORCE)`);
+  await db.admin.end();
 }
 
 main().catch(async (err) => {

@@ -13,7 +13,7 @@ describe('gateway rate limit and upstream timeout', () => {
       USER_SERVICE_URL: upstream.url,
       DEVELOPER_SERVICE_URL: upstream.url,
       RECORDS_SERVICE_URL: upstream.url,
-      RATE_LIMIT_PER_MINUTE: '3',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3',
       UPSTREAM_TIMEOUT_MS: '300',
     });
   });
@@ -31,7 +31,7 @@ describe('gateway rate limit and upstream timeout', () => {
     expect(upstream.hits.map((h) => h.url)).toEqual(['/api/v1/hang']);
   });
 
-  it('limits requests per client address with 429 and Retry-After, health exempt', async () => {
+  it('limits unauthenticated requests per client address with 429 and Retry-After, health exempt', async () => {
     // The timeout test above used one of the three requests of this minute.
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -42,7 +42,7 @@ describe('gateway rate limit and upstream timeout', () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect(limited.json()).toMatchObject({ status: 429, code: 'too_many_requests' });
+    expect(limited.json()).toMatchObject({ status: 429, code: 'too_many_requests', requestId: limited.headers['x-request-id'] });
     expect(upstream.hits).toHaveLength(3);
     const live = await call(gw.httpsPort, { host: 'records-api.localhost', path: '/health/live' });
     expect(live.status).toBe(200);
@@ -58,7 +58,7 @@ describe('gateway behind a trusted proxy', () => {
     gw = await bootGateway({
       USER_SERVICE_URL: upstream.url,
       TRUSTED_PROXY_CIDRS: '127.0.0.0/8',
-      RATE_LIMIT_PER_MINUTE: '1',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1',
     });
   });
   afterAll(async () => {

@@ -6,24 +6,31 @@ import { closedPort, EchoUpstream } from './support/echo-upstream';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+const UPLOAD_PATH = '/api/v1/vault/vault-id/v-1/records/record-id/r-1/record-files';
+const UPLOAD_LIMIT = 64 * 1024 * 1024;
+
 describe('gateway in front of real upstreams', () => {
   let developer: EchoUpstream;
   let user: EchoUpstream;
+  let records: EchoUpstream;
   let gw: RunningGateway;
   let ca: string;
-  const allHits = () => developer.hits.length + user.hits.length;
+  const allHits = () => developer.hits.length + user.hits.length + records.hits.length;
   const https = (o: Parameters<typeof call>[1]) => call(gw.httpsPort, { ca, ...o });
 
   beforeAll(async () => {
     developer = await EchoUpstream.start('developer');
     user = await EchoUpstream.start('user');
+    records = await EchoUpstream.start('records');
     gw = await bootGateway({
       GATEWAY_DOMAIN: 'vault.test',
       DEVELOPER_SERVICE_URL: developer.url,
       USER_SERVICE_URL: user.url,
-      RECORDS_SERVICE_URL: `http://127.0.0.1:${await closedPort()}`,
+      RECORDS_SERVICE_URL: records.url,
       MAX_JSON_BODY_BYTES: '1024',
-      RATE_LIMIT_PER_MINUTE: '100000',
+      MAX_UPLOAD_BYTES: String(UPLOAD_LIMIT),
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+      RATE_LIMIT_ADDRESS_PER_MINUTE: '100000',
     });
     ca = gw.tls.cert;
   });
@@ -31,10 +38,12 @@ describe('gateway in front of real upstreams', () => {
     await gw?.app.close();
     await developer?.stop();
     await user?.stop();
+    await records?.stop();
   });
   beforeEach(() => {
     developer.hits.length = 0;
     user.hits.length = 0;
+    records.hits.length = 0;
   });
 
   it('routes by the module part of the Host, port ignored, path and query kept', async () => {
@@ -158,7 +167,7 @@ describe('gateway in front of real upstreams', () => {
     expect(res.json()).toMatchObject({ code: 'payload_too_large' });
   });
 
-  it('forwards JSON within the limit and larger bodies of other types', async () => {
+  it('forwards bodies within the limit of their route: JSON, and an upload above the JSON limit', async () => {
     const json = await https({
       host: 'user-api.vault.test',
       method: 'POST',
@@ -176,13 +185,68 @@ describe('gateway in front of real upstreams', () => {
     });
     expect(chunked.json()).toMatchObject({ body: '{"a":1}' });
     expect(user.hits[1].headers['transfer-encoding']).toBe('chunked');
-    const text = await https({
-      host: 'user-api.vault.test',
+    const upload = await https({
+      host: 'records-api.vault.test',
       method: 'POST',
-      headers: { 'content-type': 'text/plain' },
+      path: `${UPLOAD_PATH}?fileName=a.txt`,
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
       body: 'y'.repeat(4096),
     });
-    expect(text.json<{ body: string }>().body).toHaveLength(4096);
+    expect(upload.json<{ body: string }>().body).toHaveLength(4096);
+  });
+
+  it('holds every route that takes no upload to the JSON limit, whatever the content type', async () => {
+    const bodies: Array<{ path: string; method: string; type?: string }> = [
+      { path: '/api/v1/vault', method: 'POST', type: 'text/plain' },
+      { path: '/api/v1/vault', method: 'POST', type: 'application/octet-stream' },
+      { path: '/api/v1/vault', method: 'POST', type: 'application/x-www-form-urlencoded' },
+      { path: '/api/v1/vault', method: 'POST' },
+      { path: `${UPLOAD_PATH}/a.pdf`, method: 'PUT', type: 'multipart/form-data; boundary=b' },
+      { path: UPLOAD_PATH, method: 'PUT', type: 'multipart/form-data; boundary=b' },
+    ];
+    for (const b of bodies) {
+      const res = await https({
+        host: 'records-api.vault.test',
+        method: b.method,
+        path: b.path,
+        headers: b.type ? { 'content-type': b.type } : {},
+        body: 'y'.repeat(1025),
+      });
+      expect(res.status).toBe(413);
+      expect(res.headers.connection).toBe('close');
+      expect(res.json()).toMatchObject({
+        code: 'payload_too_large',
+        detail: 'The request body exceeds the gateway limit of 1024 bytes for this route (it takes no upload).',
+        requestId: res.headers['x-request-id'],
+      });
+    }
+    const chunked = await https({
+      host: 'records-api.vault.test',
+      method: 'POST',
+      path: '/api/v1/vault',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Readable.from([Buffer.alloc(800), Buffer.alloc(800)]),
+    });
+    expect(chunked.status).toBe(413);
+    expect(chunked.json()).toMatchObject({ code: 'payload_too_large', requestId: chunked.headers['x-request-id'] });
+    expect(allHits()).toBeLessThanOrEqual(1);
+    expect(records.hits.filter((h) => h.body.length > 0)).toEqual([]);
+  });
+
+  it('holds upload routes to the upload limit', async () => {
+    const res = await https({
+      host: 'records-api.vault.test',
+      method: 'POST',
+      path: UPLOAD_PATH,
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      body: generatedBody(UPLOAD_LIMIT + 1).stream,
+    });
+    expect(res.status).toBe(413);
+    expect(res.json()).toMatchObject({
+      code: 'payload_too_large',
+      detail: `The request body exceeds the gateway limit of ${UPLOAD_LIMIT} bytes for uploads.`,
+      requestId: res.headers['x-request-id'],
+    });
   });
 
   it('passes a body sent in several small writes without delaying them (no Nagle wait upstream)', async () => {
@@ -203,14 +267,14 @@ describe('gateway in front of real upstreams', () => {
     expect(timings[4]).toBeLessThan(25);
   });
 
-  it('streams a 50 MB body to the upstream and back', async () => {
+  it('streams a 50 MB upload to the upstream and back', async () => {
     const size = 50 * 1024 * 1024;
     const { stream, sha256 } = generatedBody(size);
     const res = await https({
-      host: 'user-api.vault.test',
+      host: 'records-api.vault.test',
       method: 'POST',
-      path: '/api/v1/echo-body',
-      headers: { 'content-type': 'application/octet-stream' },
+      path: UPLOAD_PATH,
+      headers: { 'content-type': 'multipart/form-data; boundary=b', 'x-test-echo-body': '1' },
       body: stream,
     });
     expect(res.status).toBe(200);
@@ -218,8 +282,20 @@ describe('gateway in front of real upstreams', () => {
     expect(res.sha256).toBe(sha256);
   });
 
+});
+
+describe('gateway in front of a module that is down', () => {
+  let gw: RunningGateway;
+
+  beforeAll(async () => {
+    gw = await bootGateway({ GATEWAY_DOMAIN: 'localhost', RECORDS_SERVICE_URL: `http://127.0.0.1:${await closedPort()}` });
+  });
+  afterAll(async () => {
+    await gw?.app.close();
+  });
+
   it('answers 502 with a problem body when the upstream is down', async () => {
-    const res = await https({ host: 'records-api.vault.test', path: '/api/v1/vault' });
+    const res = await call(gw.httpsPort, { host: 'records-api.localhost', path: '/api/v1/vault' });
     expect(res.status).toBe(502);
     expect(res.json()).toMatchObject({ status: 502, code: 'bad_gateway', requestId: res.headers['x-request-id'] });
   });

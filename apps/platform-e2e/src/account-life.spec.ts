@@ -1,7 +1,7 @@
 import { ann, bob, call, cy, tokenFor } from '../support/client';
 import { latestMailTo } from '../support/mailbox';
 
-/** The whole account life of one identity, through the gateway (contract §4.2). */
+/** The whole account life of one identity, through the gateway (docs/user-api.md). */
 describe('account life through the gateway', () => {
   let token: string;
   let id: string;

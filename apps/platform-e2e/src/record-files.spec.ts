@@ -11,7 +11,7 @@ function multipart(content: string, filename = 'note.txt', type = 'text/plain'):
   );
 }
 
-/** Record files end to end through the gateway (contract §4.3, docs/files.md). */
+/** Record files end to end through the gateway (docs/files.md). */
 describe('record files through the gateway', () => {
   let owner: string;
   let foreign: string;

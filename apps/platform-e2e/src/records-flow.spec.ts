@@ -1,6 +1,6 @@
 import { ann, bob, call, cy } from '../support/client';
 
-/** Vaults and records end to end through the gateway (contract §4.3). */
+/** Vaults and records end to end through the gateway (docs/records-api.md). */
 describe('vaults and records through the gateway', () => {
   let owner: string;
   let stranger: string;

@@ -11,6 +11,15 @@ export const E2E_BOOTSTRAP = {
       users: [
         { username: 'ann@alpha.example', password: 'ann-password-1' },
         { username: 'bob@alpha.example', password: 'bob-password-1' },
+        // the gateway-hardening suite's own account (vault quotas are per account)
+        { username: 'hal@alpha.example', password: 'hal-password-1' },
+        // the conditional-requests suite's own account
+        { username: 'eve@alpha.example', password: 'eve-password-1' },
+        // the resumable-uploads suite's own account
+        { username: 'tia@alpha.example', password: 'tia-password-1' },
+        // the Idempotency-Key suite's own accounts
+        { username: 'ida@alpha.example', password: 'ida-password-1' },
+        { username: 'ivo@alpha.example', password: 'ivo-password-1' },
       ],
     },
     {
@@ -20,6 +29,26 @@ export const E2E_BOOTSTRAP = {
         { clientId: 'beta-app', clientSecret: 'beta-secret', testMode: false, redirectUris: ['https://app.beta.example/callback'] },
       ],
       users: [{ username: 'cy@beta.example', password: 'cy-password-1' }],
+    },
+    {
+      // The fuzz suite's own tenants: whatever it creates or removes stays away from the other suites.
+      id: 'gamma',
+      name: 'Gamma Org',
+      applications: [
+        { clientId: 'gamma-app', clientSecret: 'gamma-secret', testMode: false, redirectUris: ['https://app.gamma.example/callback'] },
+      ],
+      users: [
+        { username: 'gus@gamma.example', password: 'gus-password-1' },
+        { username: 'gil@gamma.example', password: 'gil-password-1' },
+      ],
+    },
+    {
+      id: 'delta',
+      name: 'Delta Org',
+      applications: [
+        { clientId: 'delta-app', clientSecret: 'delta-secret', testMode: false, redirectUris: ['https://app.delta.example/callback'] },
+      ],
+      users: [{ username: 'dee@delta.example', password: 'dee-password-1' }],
     },
   ],
 };

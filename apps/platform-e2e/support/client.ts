@@ -18,6 +18,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   host?: string;
   raw?: Buffer | string;
+  /** The gateway's HTTPS port, when not the shared platform's (a suite's own platform). */
+  port?: number;
 }
 
 /** A variable the global setup sets; its absence means the suite was started wrongly. */
@@ -51,9 +53,10 @@ export function call(module: Module, method: string, path: string, o: CallOption
   }
   if (payload) headers['content-length'] = String(payload.length);
   if (o.token) headers['authorization'] = `Bearer ${o.token}`;
-  headers['host'] = o.host ?? `${hostOf(module)}:${port()}`;
+  const gatewayPort = o.port ?? port();
+  headers['host'] = o.host ?? `${hostOf(module)}:${gatewayPort}`;
   const fullPath = path.startsWith('/api/') || path.startsWith('/health') ? path : `/api/v1${path}`;
-  return send(httpsRequest, { port: port(), method, path: fullPath, headers, rejectUnauthorized: false }, payload);
+  return send(httpsRequest, { port: gatewayPort, method, path: fullPath, headers, rejectUnauthorized: false }, payload);
 }
 
 /** Plain HTTP to the gateway's refusing port. */

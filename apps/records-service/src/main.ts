@@ -1,8 +1,8 @@
 import { fixHeapGrowingFactor, runService } from '@vault/platform';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
-import { isWorkerMode, runActivityLogWorker } from './app/activity-log/activity-log.worker';
-import { ENTITIES } from './app/entities';
+import { isWorkerMode, runActivityLogWorker } from './activity-log-pipeline/activity-log.worker';
+import { ENTITIES } from './persistence/entities';
 import { MIGRATIONS } from './migrations';
 
 // File bytes stream through this process: keep V8 from collecting the whole heap every

@@ -11,7 +11,7 @@ import {
 import { SUBJECTS, type VaultEventBase } from '@vault/contracts';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app/app.module';
-import { OutboxEventPublisher } from '../src/app/events/outbox.publisher';
+import { OutboxEventPublisher } from '../src/events/outbox.publisher';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { recordBody } from './support';
 
@@ -145,6 +145,7 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
       startIndex: 0,
       endIndex: 4,
       pages: [1],
+      nextCursor: null,
     });
   });
 
@@ -198,6 +199,7 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
       startIndex: 20,
       endIndex: 24,
       pages: [1, 2, 3],
+      nextCursor: null,
     });
     // Oldest five on the last page: R2, R1, R0, then the vault and its licence (same transaction).
     const labels = res.body.data.map((e: { recordName: string | null; entity: string }) => e.recordName ?? e.entity);
@@ -257,7 +259,7 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
     const doc = (await http().get('/api/v1/openapi.json').expect(200)).body;
     const op = doc.paths['/api/v1/vault/vault-id/{vaultId}/log'].get;
     expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
-      ['entity', 'eventType', 'locale', 'page', 'pageSize', 'senderOpenId', 'vaultId'].sort(),
+      ['cursor', 'entity', 'eventType', 'locale', 'page', 'pageSize', 'senderOpenId', 'vaultId'].sort(),
     );
     expect(JSON.stringify(op.responses['200'])).toContain('ActivityLogPageDto');
   });

@@ -6,13 +6,14 @@ import { connect } from '@nats-io/transport-node';
 import { SUBJECTS, type Subject, type VaultEventBase } from '@vault/contracts';
 import { dataSourceOptions, deleteStreams } from '@vault/platform';
 import { DataSource } from 'typeorm';
-import { ActivityLogRelay } from '../src/app/activity-log/activity-log.relay';
-import { ActivityLogRunner, ActivityLogRoles } from '../src/app/activity-log/activity-log.runner';
-import { ActivityLogStreams } from '../src/app/activity-log/activity-log.streams';
-import { ActivityLogWriter } from '../src/app/activity-log/activity-log.writer';
-import { workerModule } from '../src/app/activity-log/activity-log.worker';
-import { ENTITIES } from '../src/app/entities';
-import { OutboxEventPublisher } from '../src/app/events/outbox.publisher';
+import { OutboxRelayService } from '../src/events/outbox-relay.service';
+import { ActivityLogRunner, ActivityLogRoles } from '../src/activity-log-pipeline/activity-log.runner';
+import { ActivityLogStreams } from '../src/activity-log-pipeline/activity-log.streams';
+import { ActivityLogWriter } from '../src/activity-log-pipeline/activity-log.writer';
+import { workerModule } from '@vault/platform';
+import { activityLogWorker } from '../src/activity-log-pipeline/activity-log.worker';
+import { ENTITIES } from '../src/persistence/entities';
+import { OutboxEventPublisher } from '../src/events/outbox.publisher';
 import { MIGRATIONS } from '../src/migrations';
 
 /** A unique events namespace per test run, so runs on a shared NATS never meet. */
@@ -27,7 +28,7 @@ export async function migratedDataSource(url: string): Promise<DataSource> {
 /** A relay and/or writer process (the worker module), with its own NATS and DB connections. */
 export interface Worker {
   ctx: INestApplicationContext;
-  relay: ActivityLogRelay;
+  relay: OutboxRelayService;
   writer: ActivityLogWriter;
   streams: ActivityLogStreams;
   close(): Promise<void>;
@@ -44,13 +45,13 @@ export async function startWorker(
   const applied = { NODE_ENV: 'test', DB_MIGRATE_ON_START: 'false', ...env };
   Object.assign(process.env, applied);
   Object.keys(applied).forEach((k) => appliedEnv.add(k));
-  const ctx = await NestFactory.createApplicationContext(workerModule(roles), { logger: ['error'] });
+  const ctx = await NestFactory.createApplicationContext(workerModule(activityLogWorker(roles)), { logger: ['error'] });
   ctx.enableShutdownHooks();
   await ctx.get(ActivityLogRunner).ready();
   let closed = false;
   return {
     ctx,
-    relay: ctx.get(ActivityLogRelay),
+    relay: ctx.get(OutboxRelayService),
     writer: ctx.get(ActivityLogWriter),
     streams: ctx.get(ActivityLogStreams),
     close: async () => {

@@ -6,16 +6,17 @@
  * yet marked) until the test kills it.
  */
 import { NestFactory } from '@nestjs/core';
-import { ActivityLogRelay } from '../src/app/activity-log/activity-log.relay';
-import { runActivityLogWorker, workerModule } from '../src/app/activity-log/activity-log.worker';
+import { OutboxRelayService } from '../src/events/outbox-relay.service';
+import { workerModule } from '@vault/platform';
+import { activityLogWorker, runActivityLogWorker } from '../src/activity-log-pipeline/activity-log.worker';
 
 async function main(mode: string | undefined): Promise<void> {
   if (mode === 'writer') return runActivityLogWorker('activity-log-writer');
   if (mode !== 'relay-stalls') throw new Error(`unknown mode ${mode}`);
-  const ctx = await NestFactory.createApplicationContext(workerModule({ relay: false, writer: false }), {
+  const ctx = await NestFactory.createApplicationContext(workerModule(activityLogWorker({ relay: false, writer: false })), {
     logger: ['error'],
   });
-  await ctx.get(ActivityLogRelay).start(async (ids) => {
+  await ctx.get(OutboxRelayService).start(async (ids) => {
     process.stdout.write(`PUBLISHED ${ids.length}\n`);
     await new Promise(() => undefined);
   });

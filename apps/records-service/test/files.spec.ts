@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { ClientRequest, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SUBJECTS } from '@vault/contracts';
 import { listRouteRules } from '@vault/platform';
-import { FsFileStorage } from '../src/app/files/storage/fs-file-storage';
+import { FsFileStorage } from '../src/storage/fs-file-storage';
 import { binary, eventually, filesBelow, filesPath, meta, postFiles, sha256, upload } from './files-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
@@ -258,6 +258,32 @@ describe('record files (filesystem storage)', () => {
         .attach('file', randomBytes(1000), 'b.pdf')
         .expect(400);
       await eventually(async () => (await trace()) === before);
+    });
+
+    it('takes an RFC 9530 Repr-Digest (sha-256) as the file digest and sends one with every download', async () => {
+      const bytes = randomBytes(500);
+      const digest = `sha-256=:${Buffer.from(sha256(bytes), 'hex').toString('base64')}:`;
+      await upload(t, owner, vaultId, recordId, {
+        bytes,
+        meta: meta('digest.bin'),
+        headers: { 'repr-digest': `sha-512=:${'A'.repeat(86)}==:, ${digest}` },
+      }).expect(201);
+      const res = await binary(t.get(owner, `${path()}/digest.bin`)).expect(200);
+      expect(res.headers['repr-digest']).toBe(digest);
+      expect(createHash('sha256').update(res.body as Buffer).digest('base64')).toBe(digest.slice(9, -1));
+      const before = await trace();
+      const wrong = `sha-256=:${Buffer.from(sha256(Buffer.from('other')), 'hex').toString('base64')}:`;
+      const mismatch = await upload(t, owner, vaultId, recordId, { meta: meta('bad.bin'), headers: { 'repr-digest': wrong } }).expect(400);
+      expect(mismatch.body.code).toBe('checksum_mismatch');
+      const disagree = await upload(t, owner, vaultId, recordId, {
+        bytes,
+        meta: meta('bad.bin'),
+        headers: { 'repr-digest': digest, 'x-checksum-sha256': sha256(Buffer.from('other')) },
+      }).expect(400);
+      expect(disagree.body.errors).toEqual([{ field: 'repr-digest', message: expect.any(String) }]);
+      const malformed = await upload(t, owner, vaultId, recordId, { meta: meta('bad.bin'), headers: { 'repr-digest': 'sha-256=abc' } }).expect(400);
+      expect(malformed.body.errors).toEqual([{ field: 'repr-digest', message: expect.any(String) }]);
+      expect(await trace()).toBe(before);
     });
 
     it('refuses a checksum mismatch with 400 and keeps nothing', async () => {

@@ -13,7 +13,7 @@ import {
   TestIdentityProvider,
 } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
-import defaultPlans from '../src/app/plans/default-plans.json';
+import defaultPlans from '../src/plans/default-plans.json';
 
 export interface Caller {
   token: string;

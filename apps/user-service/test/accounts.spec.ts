@@ -7,7 +7,7 @@ import { auth, createAccount, fieldsOf, fullAccount, startUserService, UserServi
 
 const A = '/api/v1/accounts';
 
-/** Every operation of contract §4.2 with a syntactically valid path. */
+/** Every operation of docs/user-api.md (Endpoints) with a syntactically valid path. */
 function allRoutes(id: string): Array<[string, string]> {
   return [
     ['post', A],
@@ -74,7 +74,7 @@ describe('user-service accounts', () => {
       expect(schemas.AccountSettingsDto.properties.country.enum).toEqual([...COUNTRY_CODES]);
     });
 
-    it.each(['none', 'junk', 'algNone', 'tampered', 'expired', 'wrongAudience', 'wrongIssuer'])(
+    it.each(['none', 'junk', 'algNone', 'tampered', 'expired', 'wrongAudience', 'wrongIssuer', 'wrongAlgorithm', 'tooOld', 'unknownKey'])(
       'answers 401 on every route with token %s',
       async (kind) => {
         const bad = await badTokens(svc.idp);

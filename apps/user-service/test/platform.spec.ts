@@ -44,6 +44,24 @@ describe('user-service platform wiring', () => {
   });
 
   it('has bad tokens', async () => {
-    expect(Object.keys(await badTokens(idp))).toHaveLength(6);
+    expect(Object.keys(await badTokens(idp))).toHaveLength(9);
+  });
+
+  it('keeps valid tokens working through a flood of unknown-kid tokens, with no JWKS fetch for them', async () => {
+    const valid = await idp.token();
+    // the account does not exist: 404 proves the token passed the guard
+    const path = '/api/v1/accounts/account-id/00000000-0000-4000-8000-000000000000';
+    await request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${valid}`).expect(404);
+    const fetchesBefore = idp.jwksFetches;
+    const flood = await Promise.all(Array.from({ length: 300 }, () => idp.unpublishedToken()));
+    for (let i = 0; i < flood.length; i += 50) {
+      const statuses = await Promise.all(
+        flood.slice(i, i + 50).map(async (t) => (await request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${t}`)).status),
+      );
+      expect(new Set(statuses)).toEqual(new Set([401]));
+      await request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${valid}`).expect(404);
+    }
+    // within the 30 s cooldown after the start-up fetch, unknown kids cost no fetch at all
+    expect(idp.jwksFetches - fetchesBefore).toBeLessThanOrEqual(1);
   });
 });

@@ -27,14 +27,19 @@ export interface UserService {
   stop(): Promise<void>;
 }
 
-export async function startUserService(prefix: string, extraEnv: Record<string, string> = {}): Promise<UserService> {
+/** `databaseUrl` may rewrite the service's database address (for example through a relay). */
+export async function startUserService(
+  prefix: string,
+  extraEnv: Record<string, string> = {},
+  databaseUrl: (url: string) => string = (url) => url,
+): Promise<UserService> {
   const db = await createTestDatabase(prefix);
   const idp = await TestIdentityProvider.start();
   const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   const mailDir = join(dir, 'mail');
   const smsDir = join(dir, 'sms');
   const env = {
-    DATABASE_URL: db.url,
+    DATABASE_URL: databaseUrl(db.url),
     ...idp.env(),
     MAIL_DIR: mailDir,
     SMS_DIR: smsDir,
@@ -62,7 +67,7 @@ export async function startUserService(prefix: string, extraEnv: Record<string, 
 
 export const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
-/** A complete, valid creation body (contract §2.2 with settings and agreements). */
+/** A complete, valid creation body (every account field, with settings and agreements). */
 export function fullAccount(over: Record<string, unknown> = {}): Record<string, unknown> {
   const n = randomUUID().slice(0, 8);
   return {

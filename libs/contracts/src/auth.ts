@@ -1,4 +1,4 @@
-/** Claims of a platform access token (DESIGN §3). */
+/** Claims of a platform access token (docs/developer-api.md, Token format). */
 export interface AccessTokenClaims {
   iss: string;
   aud: string | string[];

@@ -1,6 +1,6 @@
 /**
- * Enumerations of contract §2.1, each defined once and shared by every service,
- * DTO and test. Order follows the contract where it lists one.
+ * Shared enumerations, each defined once and used by every service, DTO and
+ * test. Order follows the API contract where it lists one.
  */
 
 export const MARITAL_STATUSES = [
@@ -57,13 +57,10 @@ export const RECORD_STATUSES = [
 ] as const;
 export type RecordStatus = (typeof RECORD_STATUSES)[number];
 
-export const VAULT_STATUSES = ['ACTIVE'] as const;
-export type VaultStatus = (typeof VAULT_STATUSES)[number];
-
 export const DARK_MODES = ['darkMode', 'lightMode'] as const;
 export type DarkMode = (typeof DARK_MODES)[number];
 
-/** Activity log entity kinds (contract §6). */
+/** Activity log entity kinds (docs/activity-log.md, Query parameters). */
 export const LOG_ENTITIES = [
   'Vault',
   'Record',
@@ -77,11 +74,11 @@ export const LOG_ENTITIES = [
 ] as const;
 export type LogEntity = (typeof LOG_ENTITIES)[number];
 
-/** Activity log event types (contract §6). */
+/** Activity log event types (docs/activity-log.md, Query parameters). */
 export const LOG_EVENT_TYPES = ['Create', 'Delete', 'Update'] as const;
 export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 
-/** ISO 3166 alpha-2 codes in the order the contract lists them (§2.1). */
+/** ISO 3166 alpha-2 codes, in the order the API contract lists them. */
 export const COUNTRY_CODES = [
   // row 1
   'AF', 'AX', 'AL', 'DZ', 'AS', 'AD', 'AO', 'AI', 'AQ', 'AG', 'AR', 'AM', 'AW',

@@ -1,3 +1,5 @@
+import { COMMON_ERROR_CODES, DEVELOPER_ERROR_CODES, GATEWAY_ERROR_CODES } from './errors';
+
 /** RFC 9457 problem details, the one error body of every service. */
 export interface FieldProblem {
   field: string;
@@ -17,21 +19,12 @@ export interface ProblemDetails {
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 export const PROBLEM_TYPE_BASE = 'https://docs.vault.dev/problems/';
 
-/** Stable machine codes shared by services and clients. */
+/**
+ * Stable machine codes shared by services and clients: the common and gateway
+ * codes of the catalogue (see ./errors), and the developer module's credential refusal.
+ */
 export const ERROR_CODES = {
-  validationFailed: 'validation_failed',
-  unauthorized: 'unauthorized',
-  invalidCredentials: 'invalid_credentials',
-  forbidden: 'forbidden',
-  notFound: 'not_found',
-  conflict: 'conflict',
-  tooManyRequests: 'too_many_requests',
-  payloadTooLarge: 'payload_too_large',
-  unsupportedMediaType: 'unsupported_media_type',
-  httpsRequired: 'https_required',
-  unknownHost: 'unknown_host',
-  badGateway: 'bad_gateway',
-  serviceUnavailable: 'service_unavailable',
-  gatewayTimeout: 'gateway_timeout',
-  internal: 'internal_error',
+  ...COMMON_ERROR_CODES,
+  ...GATEWAY_ERROR_CODES,
+  invalidCredentials: DEVELOPER_ERROR_CODES.invalidCredentials,
 } as const;

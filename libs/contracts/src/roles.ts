@@ -1,4 +1,4 @@
-/** Vault and record roles (DESIGN §4). Higher rank outranks lower; any vault role outranks any record role. */
+/** Vault and record roles (docs/records-api.md, Roles). Higher rank outranks lower; any vault role outranks any record role. */
 export const VAULT_ROLES = ['vault_owner', 'vault_editor', 'vault_viewer', 'vault_info'] as const;
 export type VaultRole = (typeof VAULT_ROLES)[number];
 

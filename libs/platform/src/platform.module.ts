@@ -5,13 +5,13 @@ import {
   Module,
   NestModule,
 } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { BaseEnv, loadEnv, ServiceEnv } from './config/env';
 import { ProblemFilter } from './errors/problem.filter';
 import { createValidationPipe } from './errors/validation';
 import { StorableTextPipe } from './errors/storable-text.pipe';
 import { RequestIdMiddleware } from './http/request-id.middleware';
+import { RequestBodyInterceptor } from './http/request-body';
 import { ShutdownState } from './health/shutdown-state';
 import { HealthModule } from './health/health.module';
 import { NatsModule } from './nats/nats.module';
@@ -34,7 +34,7 @@ export interface PlatformOptions<E extends BaseEnv> {
 
 /**
  * Shared plumbing of every app: validated config, problem+json errors, strict
- * validation, request ids, health, graceful shutdown and (for services) NATS,
+ * validation, request ids, request bodies (type, size, depth), health, graceful shutdown and (for services) NATS,
  * token verification with revocation, and the deny-by-default access guard.
  */
 @Global()
@@ -54,7 +54,6 @@ export class PlatformModule implements NestModule {
         DiscoveryModule,
         HealthModule.forRoot({ database: hasBackends, nats: hasBackends }),
         ...(hasBackends ? [NatsModule.forRoot(opts.name)] : []),
-        ...(verifiesTokens ? [PassportModule] : []),
       ],
       providers: [
         ...envProviders,
@@ -63,6 +62,7 @@ export class PlatformModule implements NestModule {
         { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_GUARD, useClass: AccessGuard },
+        { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
         ...(verifiesTokens ? [RevocationService, JwtStrategy] : []),
       ],
       exports: [

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkCompose } from './compose-rules';
+import { checkCompose, checkComposeVersionNote } from './compose-rules';
 import { parseYamlDocuments } from './kustomize';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- compose files are untyped YAML */
@@ -69,5 +69,16 @@ describe('checkCompose', () => {
     expect(rules((d) => (d.services.nats.image = 'nats'))).toEqual(['pinned-image']);
     expect(rules((d) => (d.services.nats.command = ['--http_port', '8222']))).toEqual(['nats-jetstream']);
     expect(rules((d) => (d.services.nats.volumes = ['other:/data']))).toEqual(['compose-volumes']);
+  });
+
+  it('requires the docs to say Compose v2 is needed while the file has a top-level name', () => {
+    const docs = fs.readFileSync(path.join(__dirname, '../../../docs/deploy.md'), 'utf8');
+    expect(REPO_COMPOSE.name).toBe('vault');
+    expect(checkComposeVersionNote(REPO_COMPOSE, docs, 'docker-compose.yml', 'docs/deploy.md')).toEqual([]);
+    const silent = docs.replace(/Compose v2/gi, 'Compose');
+    expect(checkComposeVersionNote(REPO_COMPOSE, silent, 'docker-compose.yml', 'docs/deploy.md').map((v) => `${v.where}: [${v.rule}]`)).toEqual(['docker-compose.yml name: [compose-version]']);
+    expect(checkComposeVersionNote(REPO_COMPOSE, undefined, 'docker-compose.yml', 'docs/deploy.md').map((v) => v.rule)).toEqual(['compose-version']);
+    const { name: _name, ...unnamed } = REPO_COMPOSE;
+    expect(checkComposeVersionNote(unnamed, silent, 'docker-compose.yml', 'docs/deploy.md')).toEqual([]);
   });
 });

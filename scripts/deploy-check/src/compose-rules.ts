@@ -146,9 +146,20 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
 }
 
 /** Compose environment as a map (it may be written as a list of KEY=value). */
-export function environment(env: unknown): Record<string, unknown> {
+function environment(env: unknown): Record<string, unknown> {
   if (Array.isArray(env)) {
     return Object.fromEntries(env.map((e) => String(e)).map((e) => [e.split('=')[0], e.includes('=') ? e.slice(e.indexOf('=') + 1) : undefined]));
   }
   return isDict(env) ? env : {};
+}
+
+/**
+ * Rule `compose-version`: the top-level `name:` needs Docker Compose v2 (the v1
+ * `docker-compose` refuses the key); with it, docs/deploy.md must say that v2 is
+ * required. Without `name:` nothing is needed.
+ */
+export function checkComposeVersionNote(doc: unknown, docsText: string | undefined, where: string, docsWhere: string): Violation[] {
+  if (!isDict(doc) || doc['name'] === undefined) return [];
+  if (docsText !== undefined && /\bCompose v2\b/i.test(docsText)) return [];
+  return [violation(`${where} name`, 'compose-version', `the top-level name: needs Docker Compose v2: say so in ${docsWhere} ("Compose v2"), or drop it and name the project with -p`)];
 }

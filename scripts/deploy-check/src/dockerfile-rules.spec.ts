@@ -32,9 +32,10 @@ describe('lintDockerfile', () => {
   });
 
   it('allows production dependencies only in the final image', () => {
-    expect(rules(mutate('npm ci --omit=dev --no-audit', 'npm ci --no-audit'))).toEqual(['prod-deps-only']);
+    // (also a second workspace install after ARG APP: build-install)
+    expect(rules(mutate('npm ci --omit=dev --no-audit', 'npm ci --no-audit'))).toEqual(['prod-deps-only', 'build-install']);
     expect(rules(mutate('COPY --from=prod-deps /app/node_modules ./node_modules', 'COPY --from=build /src/node_modules ./node_modules'))).toEqual(['prod-deps-only']);
-    expect(rules(mutate(/^USER node$/m, 'RUN npm install\nUSER node'))).toEqual(['prod-deps-only']);
+    expect(rules(mutate(/^USER node$/m, 'RUN npm install\nUSER node'))).toContain('prod-deps-only');
     expect(rules(mutate(/^USER node$/m, 'COPY . .\nUSER node'))).toEqual(['prod-deps-only']);
   });
 
@@ -48,6 +49,37 @@ describe('lintDockerfile', () => {
   it('rejects secrets baked into the image and remote ADD', () => {
     expect(rules(mutate(/^USER node$/m, 'ENV KEY_ENCRYPTION_SECRET=abc\nUSER node'))).toEqual(['no-baked-secrets']);
     expect(rules(mutate(/^USER node$/m, 'ADD https://example.com/x.tgz /x.tgz\nUSER node'))).toEqual(['no-remote-add']);
+  });
+
+  describe('build-install: images that build behind any registry, with or without prebuilds, one workspace install', () => {
+    const messages = (text: string) => lintDockerfile(text, 'Dockerfile').filter((v) => v.rule === 'build-install').map((v) => v.message);
+
+    it('requires the npmrc secret mount on every npm install step', () => {
+      const noSecret = mutate(/RUN --mount=type=secret,id=npmrc,target=\/root\/\.npmrc \\\n {4}--mount=type=secret,id=npm-ca,target=\/run\/secrets\/npm-ca\.pem \\\n {4}--mount=type=cache,target=\/root\/\.npm \\\n {4}with-npm-ca npm ci --no-audit/, 'RUN --mount=type=cache,target=/root/.npm npm ci --no-audit');
+      expect(messages(noSecret)).toEqual([expect.stringContaining('without the npmrc secret')]);
+      const elsewhere = mutate(/npmrc,target=\/root\/\.npmrc/, 'npmrc,target=/src/npmrc');
+      expect(messages(elsewhere)).toEqual([expect.stringContaining('without the npmrc secret')]);
+    });
+
+    it('requires npm ci for the workspace install', () => {
+      expect(messages(mutate('with-npm-ca npm ci --no-audit --no-fund\n', 'with-npm-ca npm install --no-audit --no-fund\n'))).toEqual(['the workspace install must be `npm ci` (exactly the lockfile)']);
+    });
+
+    it('requires a toolchain where packages are installed and none in the final stage', () => {
+      expect(messages(mutate('install -y --no-install-recommends python3 make g++ ca-certificates', 'install -y --no-install-recommends ca-certificates'))).toEqual([
+        expect.stringContaining('stage "deps" installs npm packages without a toolchain'),
+        expect.stringContaining('stage "prod-deps" installs npm packages without a toolchain'),
+      ]);
+      expect(messages(mutate('FROM ${NODE_IMAGE} AS runtime', 'FROM toolchain AS runtime'))).toEqual([expect.stringContaining('the final stage "runtime" carries the build toolchain')]);
+      expect(messages(mutate(/^USER node$/m, 'RUN apt-get update && apt-get install -y build-essential\nUSER node'))).toEqual([expect.stringContaining('carries the build toolchain')]);
+    });
+
+    it('requires ARG APP after the workspace install', () => {
+      const early = mutate('FROM toolchain AS deps\n', 'FROM toolchain AS deps\nARG APP\n');
+      expect(messages(early)).toEqual([expect.stringMatching(/^ARG APP \(line \d+\) comes before the workspace install/)]);
+      const inParent = mutate('    NX_DAEMON=false NX_NO_CLOUD=true CI=true\n', '    NX_DAEMON=false NX_NO_CLOUD=true CI=true APP_DIR=/src/apps/${APP}\n');
+      expect(messages(inParent)).toEqual([expect.stringMatching(/^ARG APP \(line \d+\) comes before the workspace install/)]);
+    });
   });
 
   it('names the line of a violation', () => {

@@ -87,6 +87,7 @@ export function lintDockerfile(text: string, where: string): Violation[] {
   if (!final.some((i) => i.getKeyword() === 'HEALTHCHECK' && !/^\s*NONE\b/i.test(raw(i)))) {
     fail('healthcheck', 'the final stage has no HEALTHCHECK (Kubernetes probes are declared in deploy/k8s)');
   }
+  if (froms.length >= 2) out.push(...checkBuildInstall(froms, instructions, raw, argDefaults, where));
   const cmds = final.filter((i) => i.getKeyword() === 'CMD' || i.getKeyword() === 'ENTRYPOINT');
   if (cmds.length === 0) fail('exec-form-cmd', 'the final stage has no CMD');
   for (const c of cmds) {
@@ -94,6 +95,68 @@ export function lintDockerfile(text: string, where: string): Violation[] {
       fail('exec-form-cmd', `${c.getKeyword()} in shell form: a shell as PID 1 does not pass SIGTERM on`, c.getRange().start.line);
     }
   }
+  return out;
+}
+
+const NPM_INSTALL = /\bnpm\s+(install|i|ci|rebuild)\b/;
+const PROD_ONLY = /--omit[= ]dev|--production\b|--only[= ]prod/;
+const TOOLCHAIN = ['python3', 'make', 'g\\+\\+'];
+const installsToolchain = (run: string) =>
+  /\b(apt-get|apt|apk|dnf|yum|microdnf)\b[^&|;]*\b(install|add)\b/.test(run) &&
+  (/\bbuild-essential\b|\bbuild-base\b/.test(run) || TOOLCHAIN.every((t) => new RegExp(`(^|\\s)${t}(\\s|$)`).test(run)));
+
+/**
+ * Rule `build-install`, the install steps of an image that builds anywhere:
+ * - every npm install step mounts an .npmrc as a BuildKit secret
+ *   (`--mount=type=secret,id=npmrc,target=/root/.npmrc`): registry, CA and token
+ *   come from the builder, never from a layer;
+ * - the workspace install (the one with dev dependencies) is `npm ci` (the lockfile, exactly);
+ * - the stages that install npm packages have a toolchain (python3, make, g++, for
+ *   node-gyp when a prebuilt binary is missing or does not load), and the final stage
+ *   neither installs one nor is based on a stage that did;
+ * - the workspace install does not depend on `ARG APP` (not declared or used before it
+ *   in its stage or the stages it builds on), so every app image reuses it.
+ */
+function checkBuildInstall(froms: From[], all: Instruction[], raw: (i: Instruction) => string, args: Map<string, string>, where: string): Violation[] {
+  const out: Violation[] = [];
+  const fail = (message: string, line?: number) => out.push(violation(line === undefined ? where : `${where}:${line + 1}`, 'build-install', message));
+  const stages = froms.map((f, index) => {
+    const start = f.getRange().start.line;
+    const end = index + 1 < froms.length ? froms[index + 1].getRange().start.line : Infinity;
+    return {
+      index,
+      name: f.getBuildStage() ?? String(index),
+      base: expand(f.getImage() ?? '', args),
+      line: start,
+      body: all.filter((i) => i.getRange().start.line > start && i.getRange().start.line < end),
+    };
+  });
+  type Stage = (typeof stages)[number];
+  const parent = (s: Stage) => stages.slice(0, s.index).find((p) => p.name === s.base);
+  const chain = (s: Stage): Stage[] => {
+    const p = parent(s);
+    return p ? [...chain(p), s] : [s];
+  };
+  const hasToolchain = (s: Stage) => chain(s).some((c) => c.body.some((i) => i.getKeyword() === 'RUN' && installsToolchain(raw(i))));
+
+  for (const stage of stages) {
+    for (const run of stage.body.filter((i) => i.getKeyword() === 'RUN' && NPM_INSTALL.test(raw(i)))) {
+      const text = raw(run);
+      const line = run.getRange().start.line;
+      const secret = [...text.matchAll(/--mount=(\S+)/g)].map((m) => m[1]).find((m) => /(^|,)type=secret(,|$)/.test(m) && /(^|,)id=npmrc(,|$)/.test(m));
+      if (!secret || !/(^|,)(target|dst|destination)=(\/root\/|~\/)\.npmrc(,|$)/.test(secret)) {
+        fail('npm install step without the npmrc secret (--mount=type=secret,id=npmrc,target=/root/.npmrc): no registry, CA or token can be given', line);
+      }
+      if (!hasToolchain(stage)) fail(`stage "${stage.name}" installs npm packages without a toolchain (python3, make, g++) for native modules without a usable prebuild`, line);
+      if (PROD_ONLY.test(text) || !/\bnpm\s+(install|i|ci)\b/.test(text)) continue;
+      if (!/\bnpm\s+ci\b/.test(text)) fail('the workspace install must be `npm ci` (exactly the lockfile)', line);
+      const before = chain(stage).flatMap((s) => s.body).filter((i) => i.getRange().start.line < line);
+      const appArg = before.find((i) => (i.getKeyword() === 'ARG' && /^\s*APP(=|\s|$)/.test(raw(i))) || /\$\{?APP\b/.test(raw(i)));
+      if (appArg) fail(`ARG APP (line ${appArg.getRange().start.line + 1}) comes before the workspace install: every app image would install again; declare it after`, line);
+    }
+  }
+  const final = stages[stages.length - 1];
+  if (final && hasToolchain(final)) fail(`the final stage "${final.name}" carries the build toolchain: base it on the runtime image, not on a toolchain stage`, final.line);
   return out;
 }
 

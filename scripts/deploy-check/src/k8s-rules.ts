@@ -6,7 +6,7 @@ import { Violation, violation } from './violation';
 type Any = any;
 
 /** Seconds left for in-flight requests and the NATS drain after preStop and SHUTDOWN_DELAY_MS. */
-export const DRAIN_MARGIN_SECONDS = 15;
+const DRAIN_MARGIN_SECONDS = 15;
 
 const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'Job'];
 const SECRET_NAME = /(PASSWORD|SECRET|TOKEN|PRIVATE_KEY|DATABASE_URL|SMTP_URL)/;

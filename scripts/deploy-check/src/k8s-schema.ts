@@ -12,7 +12,7 @@ export interface Located {
 let modelsRoot: string | undefined;
 
 /** Folder of the kubernetes-models package (ESM only, so it is loaded by file path). */
-export function kubernetesModelsDir(): string {
+function kubernetesModelsDir(): string {
   if (modelsRoot) return modelsRoot;
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'node_modules', 'kubernetes-models');
@@ -22,7 +22,7 @@ export function kubernetesModelsDir(): string {
 }
 
 /** `apps/v1` + `Deployment` -> `apps/v1/Deployment` (core kinds live under `v1/`). */
-export const modelModule = (o: K8sObject) => `${o.apiVersion}/${o.kind}`;
+const modelModule = (o: K8sObject) => `${o.apiVersion}/${o.kind}`;
 
 /**
  * Validates objects against the Kubernetes OpenAPI schemas compiled into

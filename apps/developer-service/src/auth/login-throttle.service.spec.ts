@@ -1,4 +1,4 @@
-import { loginKey } from './login-throttle.service';
+import { LOGIN_POLICY, loginKey, pairDelaySeconds } from './login-throttle.service';
 
 describe('loginKey', () => {
   it('is one fixed-size key per tenant, client and username (case and padding ignored)', () => {
@@ -13,5 +13,13 @@ describe('loginKey', () => {
 
   it('cannot be forged by moving separators between parts', () => {
     expect(loginKey('a', 'b\nc', 'd')).not.toBe(loginKey('a\nb', 'c', 'd'));
+  });
+});
+
+describe('pairDelaySeconds', () => {
+  it('is free up to the budget, then 1 s doubling at each attempt, capped at 15 minutes', () => {
+    const delays = Array.from({ length: 16 }, (_, i) => pairDelaySeconds(i + 1, 5));
+    expect(delays).toEqual([0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900]);
+    expect(pairDelaySeconds(1_000_000, 5)).toBe(LOGIN_POLICY.maxDelaySeconds);
   });
 });

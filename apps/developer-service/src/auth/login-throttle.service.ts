@@ -6,7 +6,23 @@ import { DataSource } from 'typeorm';
 import { DeveloperEnv } from '../config/developer.env';
 
 /** Table created by the migration, in the shape rate-limiter-flexible expects. */
-export const THROTTLE_TABLE = 'auth_throttle';
+const THROTTLE_TABLE = 'auth_throttle';
+
+/**
+ * The numbers of the policy that are not settings (docs/developer-api.md,
+ * "Throttling of failed sign-ins").
+ */
+export const LOGIN_POLICY = {
+  /** First delay once a (user, address) pair has used its free failures, doubled at each further failure. */
+  firstDelaySeconds: 1,
+  /** Longest delay between two attempts of one pair. */
+  maxDelaySeconds: 900,
+  /** How long a pair's attempts are remembered (from its first failure; a success forgets them). */
+  pairWindowSeconds: 86400,
+  /** Failures of one user from all addresses together in a (fixed) hour before every attempt is refused. */
+  userCeiling: 100,
+  userCeilingWindowSeconds: 3600,
+} as const;
 
 /** Throttle key of one login identity: a digest, so any username fits the key column. */
 export function loginKey(
@@ -14,9 +30,11 @@ export function loginKey(
   clientId: string,
   username: string,
 ): string {
-  return createHash('sha256')
-    .update(JSON.stringify([tenantId, clientId, username.trim().toLowerCase()]))
-    .digest('hex');
+  return digest([tenantId, clientId, username.trim().toLowerCase()]);
+}
+
+function digest(parts: string[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 export interface LoginAttempt {
@@ -25,16 +43,42 @@ export interface LoginAttempt {
 }
 
 /**
- * Counts login attempts per (tenant, client, username) and per client IP in
- * PostgreSQL (shared by every replica; fixed window of AUTH_FAILURE_WINDOW_SECONDS).
- * Every attempt is counted up front (atomic, so parallel guesses cannot slip
- * through); a success then removes the user's own count and gives back the
- * IP's point, so only failures remain counted.
+ * Seconds a pair waits after its `attempt`-th attempt in the window (1-based),
+ * when `free` attempts are free: 0 up to free - 1, then 1, 2, 4… capped.
+ */
+export function pairDelaySeconds(attempt: number, free: number): number {
+  if (attempt < free) return 0;
+  const doublings = Math.min(attempt - free, 30);
+  return Math.min(
+    LOGIN_POLICY.maxDelaySeconds,
+    LOGIN_POLICY.firstDelaySeconds * 2 ** doublings,
+  );
+}
+
+/**
+ * Throttles sign-in attempts in PostgreSQL (shared by every replica), checked in
+ * this order, each refusal a 429 with Retry-After that spends nothing further:
+ *
+ * 1. per client address, across users (credential stuffing): AUTH_MAX_FAILURES_PER_IP
+ *    attempts per AUTH_FAILURE_WINDOW_SECONDS;
+ * 2. per (user, address) pair: AUTH_MAX_FAILURES free attempts, then each attempt
+ *    must wait a delay that doubles (1 s, 2 s, 4 s… up to 15 min) since the previous one,
+ *    counted for a day from the pair's first failure;
+ * 3. per user across all addresses, the last resort: 100 attempts per hour.
+ *
+ * Every attempt is counted up front (atomic increments, so parallel guesses cannot
+ * slip past a limit); a refused attempt gives back what it counted, and a success
+ * forgets its pair and gives back its address and user points, so only failures
+ * stay counted.
  */
 @Injectable()
 export class LoginThrottle implements OnModuleInit {
-  private perUser!: RateLimiterPostgres;
   private perIp!: RateLimiterPostgres;
+  /** Attempts of a pair in the window (never refuses by itself). */
+  private pairAttempts!: RateLimiterPostgres;
+  /** Held while a pair must wait: one point, its expiry the earliest next attempt. */
+  private pairGate!: RateLimiterPostgres;
+  private perUser!: RateLimiterPostgres;
 
   constructor(
     private readonly env: DeveloperEnv,
@@ -42,50 +86,91 @@ export class LoginThrottle implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const store = {
-      storeClient: this.dataSource,
-      storeType: 'typeorm',
-      tableName: THROTTLE_TABLE,
-      tableCreated: true,
-      duration: this.env.AUTH_FAILURE_WINDOW_SECONDS,
-    };
-    this.perUser = new RateLimiterPostgres({
-      ...store,
-      keyPrefix: 'user',
-      points: this.env.AUTH_MAX_FAILURES,
-    });
-    this.perIp = new RateLimiterPostgres({
-      ...store,
-      keyPrefix: 'ip',
-      points: this.env.AUTH_MAX_FAILURES_PER_IP,
-    });
+    const limiter = (keyPrefix: string, points: number, duration: number) =>
+      new RateLimiterPostgres({
+        storeClient: this.dataSource,
+        storeType: 'typeorm',
+        tableName: THROTTLE_TABLE,
+        tableCreated: true,
+        keyPrefix,
+        points,
+        duration,
+      });
+    const window = this.env.AUTH_FAILURE_WINDOW_SECONDS;
+    this.perIp = limiter('ip', this.env.AUTH_MAX_FAILURES_PER_IP, window);
+    this.pairAttempts = limiter('pair', 2 ** 30, LOGIN_POLICY.pairWindowSeconds);
+    this.pairGate = limiter('pair-wait', 1, LOGIN_POLICY.maxDelaySeconds);
+    this.perUser = limiter(
+      'user-ceiling',
+      LOGIN_POLICY.userCeiling,
+      LOGIN_POLICY.userCeilingWindowSeconds,
+    );
   }
 
-  /** Counts an attempt; throws 429 (Retry-After) when either limit is already used up. */
+  /** Counts an attempt; throws 429 (Retry-After) when a limit refuses it, counting nothing. */
   async begin(attempt: LoginAttempt): Promise<void> {
-    const results = await Promise.allSettled([
-      this.perUser.consume(attempt.userKey),
-      this.perIp.consume(attempt.ip),
-    ]);
-    let waitMs = 0;
-    for (const r of results) {
-      if (r.status === 'fulfilled') continue;
-      if (!(r.reason instanceof RateLimiterRes)) throw r.reason;
-      waitMs = Math.max(waitMs, r.reason.msBeforeNext);
-    }
-    if (waitMs > 0 || results.some((r) => r.status === 'rejected')) {
+    const pair = pairKey(attempt);
+    const undo: Array<() => Promise<unknown>> = [];
+    const refuse = async (res: RateLimiterRes): Promise<never> => {
+      for (const step of undo.reverse()) await step();
       throw ProblemException.tooManyRequests(
-        waitMs / 1000,
+        res.msBeforeNext / 1000,
         'Too many failed sign-in attempts; retry later.',
       );
+    };
+
+    // 1. The address, across users: refused here, nothing of the user is spent.
+    const ip = await outcome(this.perIp.consume(attempt.ip));
+    undo.push(() => this.perIp.reward(attempt.ip, 1));
+    if (!ip.allowed) return refuse(ip.res);
+
+    // 2. The pair: its n-th attempt holds the gate for the delay owed after it.
+    const n = (await this.pairAttempts.penalty(pair, 1)).consumedPoints;
+    undo.push(() => this.pairAttempts.reward(pair, 1));
+    const delay = pairDelaySeconds(n, this.env.AUTH_MAX_FAILURES);
+    if (delay > 0) {
+      const gate = await outcome(
+        this.pairGate.consume(pair, 1, { customDuration: delay }),
+      );
+      if (!gate.allowed) return refuse(gate.res);
+      undo.push(() => this.pairGate.delete(pair));
+    } else {
+      const held = await this.pairGate.get(pair);
+      if (held && held.consumedPoints > 0 && held.msBeforeNext > 0) {
+        return refuse(held);
+      }
     }
+
+    // 3. The user across all addresses, the last resort.
+    const user = await outcome(this.perUser.consume(attempt.userKey));
+    undo.push(() => this.perUser.reward(attempt.userKey, 1));
+    if (!user.allowed) return refuse(user.res);
   }
 
-  /** A success: the user's own failures are forgiven; the IP keeps only its failures. */
+  /** A success: the pair starts afresh; the address and the user keep only their failures. */
   async succeeded(attempt: LoginAttempt): Promise<void> {
+    const pair = pairKey(attempt);
     await Promise.all([
-      this.perUser.delete(attempt.userKey),
+      this.pairAttempts.delete(pair),
+      this.pairGate.delete(pair),
       this.perIp.reward(attempt.ip, 1),
+      this.perUser.reward(attempt.userKey, 1),
     ]);
   }
+}
+
+/** A limiter's answer: allowed or refused, store errors rethrown. */
+async function outcome(
+  consumed: Promise<RateLimiterRes>,
+): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+  try {
+    return { allowed: true, res: await consumed };
+  } catch (err) {
+    if (err instanceof RateLimiterRes) return { allowed: false, res: err };
+    throw err;
+  }
+}
+
+export function pairKey(attempt: LoginAttempt): string {
+  return digest([attempt.userKey, attempt.ip]);
 }

@@ -45,7 +45,38 @@ export class DeveloperEnv extends ServiceEnv {
   @MaxLength(1024)
   KEY_ENCRYPTION_SECRET?: string;
 
-  /** Failed logins per (tenant, client, username) within the window before 429. */
+  /** Days a signing key signs before the next one takes over (0: no scheduled rotation). */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(3650)
+  SIGNING_KEY_ROTATION_DAYS = 90;
+
+  /**
+   * How long a new key is published in the JWKS before it signs. At least the verifiers'
+   * JWKS refresh interval (300 s, libs/platform jwks-key-store) plus SIGNING_KEY_CHECK_SECONDS.
+   */
+  @ToInt()
+  @IsInt()
+  @Min(300)
+  @Max(7 * 86400)
+  SIGNING_KEY_PUBLISH_LEAD_SECONDS = 900;
+
+  /** Clock difference allowed between this service and the verifiers; a retired key stays published for TOKEN_TTL_SECONDS plus this. */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  SIGNING_KEY_CLOCK_SKEW_SECONDS = 60;
+
+  /** How often each replica reloads the keys and the rotation is checked. */
+  @ToInt()
+  @IsInt()
+  @Min(5)
+  @Max(300)
+  SIGNING_KEY_CHECK_SECONDS = 60;
+
+  /** Failed sign-ins of one user from one address before its next attempts are delayed (1 s, 2 s, 4 s …). */
   @ToInt()
   @IsInt()
   @Min(1)

@@ -3,7 +3,7 @@ import * as argon2 from 'argon2';
 import { randomBytes } from 'node:crypto';
 
 /** argon2id parameters (OWASP: 19 MiB, 2 passes, 1 lane). Changing them rehashes at next bootstrap. */
-export const ARGON2_OPTIONS = {
+const ARGON2_OPTIONS = {
   type: argon2.argon2id,
   memoryCost: 19456,
   timeCost: 2,

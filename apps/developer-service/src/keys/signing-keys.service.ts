@@ -1,4 +1,9 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  OnModuleDestroy,
+  OnModuleInit,
+} from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import {
   JwksDocument,
@@ -23,24 +28,52 @@ import {
 } from './key-encryption';
 import { SigningKeyEntity } from './signing-key.entity';
 
-/** Serialises key creation of replicas starting together (pg advisory lock key). */
+/** Serialises key creation and rotation across replicas (pg advisory lock key). */
 const KEY_CREATION_LOCK = 0x76617532;
+const DAY_MS = 86_400_000;
+/** The verifiers' background JWKS refresh (JWKS_REFRESH_INTERVAL_MS of libs/platform/src/auth/jwks-key-store.ts). */
+const VERIFIER_JWKS_REFRESH_SECONDS = 300;
 
 export interface ActiveSigningKey {
   kid: string;
   privateKey: CryptoKey;
 }
 
+interface LoadedKey extends ActiveSigningKey {
+  activatesAt: number;
+  /** When it leaves the JWKS (retired_at + token lifetime + clock skew); Infinity while not retired. */
+  publishedUntil: number;
+  jwk: PublicSigningJwk;
+}
+
+/** What one rotation check did (for logs and tests). */
+export interface RotationOutcome {
+  created?: string;
+  activated?: string;
+  retired?: string;
+  removed: string[];
+}
+
 /**
- * The platform's token signing key: an ES256 pair made at first start and kept in
- * the database (private half encrypted when KEY_ENCRYPTION_SECRET is set), so
- * tokens stay valid across restarts and every replica signs with the same key.
+ * The platform's token signing keys: ES256 pairs kept in the database (private half
+ * encrypted when KEY_ENCRYPTION_SECRET is set), so tokens stay valid across restarts
+ * and every replica signs with the same key.
+ *
+ * Rotation on a schedule (SIGNING_KEY_ROTATION_DAYS): SIGNING_KEY_PUBLISH_LEAD_SECONDS
+ * before the active key's time is up, a new key is created with `activates_at` in the
+ * future: it is published in the JWKS at once and every replica starts signing with it
+ * at that instant. The old key stays published until its last token has expired
+ * (TOKEN_TTL_SECONDS + SIGNING_KEY_CLOCK_SKEW_SECONDS after the switch), then it is
+ * deleted. Every SIGNING_KEY_CHECK_SECONDS each replica runs the check under a
+ * PostgreSQL advisory lock (so one replica creates, switches or deletes, the others
+ * find it done) and reloads the keys.
  */
 @Injectable()
-export class SigningKeysService implements OnModuleInit {
+export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('SigningKeys');
-  private active!: ActiveSigningKey;
-  private jwks!: JwksDocument;
+  private loaded: LoadedKey[] = [];
+  private timer?: NodeJS.Timeout;
+  private checking?: Promise<void>;
 
   constructor(
     private readonly env: DeveloperEnv,
@@ -49,28 +82,163 @@ export class SigningKeysService implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const row = await this.keys.manager.transaction(async (m) => {
+    const lead = this.env.SIGNING_KEY_PUBLISH_LEAD_SECONDS;
+    const floor =
+      VERIFIER_JWKS_REFRESH_SECONDS + this.env.SIGNING_KEY_CHECK_SECONDS;
+    if (this.env.SIGNING_KEY_ROTATION_DAYS > 0 && lead < floor) {
+      throw new EnvValidationError([
+        `SIGNING_KEY_PUBLISH_LEAD_SECONDS: must be at least ${floor} (the verifiers' JWKS refresh of ${VERIFIER_JWKS_REFRESH_SECONDS} s plus SIGNING_KEY_CHECK_SECONDS), got ${lead}`,
+      ]);
+    }
+    await this.keys.manager.transaction(async (m) => {
       await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_CREATION_LOCK]);
-      return (
-        (await m.findOne(SigningKeyEntity, { where: { active: true } })) ??
-        this.create(m)
-      );
+      if (!(await m.findOne(SigningKeyEntity, { where: { active: true } }))) {
+        await this.create(m, new Date());
+      }
     });
-    this.active = { kid: row.kid, privateKey: await this.openPrivateKey(row) };
-    const all = await this.keys.find({ order: { createdAt: 'DESC' } });
-    this.jwks = { keys: all.map((k) => publicJwk(k)) };
-    this.logger.log(`signing with key ${row.kid}`);
+    await this.check();
+    this.logger.log(`signing with key ${this.activeKey().kid}`);
+    this.timer = setInterval(() => {
+      this.check().catch((e: unknown) =>
+        this.logger.warn(`signing key check failed: ${String(e)}`),
+      );
+    }, this.env.SIGNING_KEY_CHECK_SECONDS * 1000);
+    this.timer.unref();
   }
 
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The key tokens are signed with now: the published key that activated last. */
   activeKey(): ActiveSigningKey {
-    return this.active;
+    const now = Date.now();
+    let best: LoadedKey | undefined;
+    for (const k of this.loaded) {
+      if (k.activatesAt <= now && (!best || k.activatesAt > best.activatesAt))
+        best = k;
+    }
+    best ??= this.loaded[0];
+    return { kid: best.kid, privateKey: best.privateKey };
   }
 
+  /** Every key a valid token may name: the next key (before it signs), the active one, and retired ones until their tokens expire. */
   publicKeys(): JwksDocument {
-    return this.jwks;
+    const now = Date.now();
+    return {
+      keys: this.loaded.filter((k) => k.publishedUntil > now).map((k) => k.jwk),
+    };
   }
 
-  private async create(m: EntityManager): Promise<SigningKeyEntity> {
+  /** Rotates when due (one replica at a time) and reloads the keys; runs one at a time per process. */
+  check(): Promise<void> {
+    this.checking ??= (async () => {
+      try {
+        const outcome = await this.rotate();
+        if (outcome.created)
+          this.logger.log(
+            `created signing key ${outcome.created}, published now, signing from ${new Date(Date.now() + this.env.SIGNING_KEY_PUBLISH_LEAD_SECONDS * 1000).toISOString()}`,
+          );
+        if (outcome.activated)
+          this.logger.log(
+            `signing key ${outcome.activated} took over from ${outcome.retired}`,
+          );
+        for (const kid of outcome.removed)
+          this.logger.log(
+            `retired signing key ${kid} left the JWKS (its last token has expired)`,
+          );
+        await this.reload();
+      } finally {
+        this.checking = undefined;
+      }
+    })();
+    return this.checking;
+  }
+
+  /**
+   * One rotation step under the advisory lock, on the database clock: create the next
+   * key when the active one is due (publish lead before its time is up), switch to the
+   * next key once its time has come, delete retired keys whose tokens have all expired.
+   */
+  async rotate(): Promise<RotationOutcome> {
+    const retainSeconds =
+      this.env.TOKEN_TTL_SECONDS + this.env.SIGNING_KEY_CLOCK_SKEW_SECONDS;
+    return this.keys.manager.transaction(async (m) => {
+      await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_CREATION_LOCK]);
+      const outcome: RotationOutcome = { removed: [] };
+      const [{ now }] = (await m.query('SELECT now() AS now')) as {
+        now: Date;
+      }[];
+      const rows = await m.find(SigningKeyEntity, {
+        order: { activatesAt: 'ASC' },
+      });
+      const active = rows.find((r) => r.active);
+      let next = rows.find((r) => !r.active && !r.retiredAt);
+      const days = this.env.SIGNING_KEY_ROTATION_DAYS;
+      if (active && !next && days > 0) {
+        const due = active.activatesAt.getTime() + days * DAY_MS;
+        const lead = this.env.SIGNING_KEY_PUBLISH_LEAD_SECONDS * 1000;
+        if (due - lead <= now.getTime()) {
+          next = await this.create(
+            m,
+            new Date(Math.max(due, now.getTime() + lead)),
+            false,
+          );
+          outcome.created = next.kid;
+        }
+      }
+      if (active && next && next.activatesAt.getTime() <= now.getTime()) {
+        await m.update(
+          SigningKeyEntity,
+          { kid: active.kid },
+          { active: false, retiredAt: next.activatesAt },
+        );
+        await m.update(SigningKeyEntity, { kid: next.kid }, { active: true });
+        outcome.activated = next.kid;
+        outcome.retired = active.kid;
+      }
+      const expired = (await m.query(
+        `DELETE FROM signing_keys WHERE NOT active AND retired_at IS NOT NULL
+           AND retired_at + make_interval(secs => $1) < now() RETURNING kid`,
+        [retainSeconds],
+      )) as [{ kid: string }[], number] | { kid: string }[];
+      const deleted = Array.isArray(expired[0])
+        ? (expired[0] as { kid: string }[])
+        : (expired as { kid: string }[]);
+      outcome.removed = deleted.map((r) => r.kid);
+      return outcome;
+    });
+  }
+
+  /** Reads every stored key; private keys are opened once per kid. */
+  private async reload(): Promise<void> {
+    const retainMs =
+      (this.env.TOKEN_TTL_SECONDS + this.env.SIGNING_KEY_CLOCK_SKEW_SECONDS) *
+      1000;
+    const rows = await this.keys.find({ order: { activatesAt: 'DESC' } });
+    const previous = new Map(this.loaded.map((k) => [k.kid, k]));
+    const loaded: LoadedKey[] = [];
+    for (const row of rows) {
+      const publishedUntil = row.retiredAt
+        ? row.retiredAt.getTime() + retainMs
+        : Number.POSITIVE_INFINITY;
+      loaded.push({
+        kid: row.kid,
+        privateKey:
+          previous.get(row.kid)?.privateKey ?? (await this.openPrivateKey(row)),
+        activatesAt: row.activatesAt.getTime(),
+        publishedUntil,
+        jwk: publicJwk(row),
+      });
+    }
+    this.loaded = loaded;
+  }
+
+  private async create(
+    m: EntityManager,
+    activatesAt: Date,
+    active = true,
+  ): Promise<SigningKeyEntity> {
     const kid = randomUUID();
     const pair = await generateKeyPair(TOKEN_SIGNING_ALGORITHM, {
       extractable: true,
@@ -85,7 +253,9 @@ export class SigningKeysService implements OnModuleInit {
         ? encryptPrivateKey(privateJson, secret, kid)
         : privateJson,
       encrypted: Boolean(secret),
-      active: true,
+      active,
+      activatesAt,
+      retiredAt: null,
     });
     await m.insert(SigningKeyEntity, row);
     this.logger.log(

@@ -1,5 +1,9 @@
 import { DeveloperSchema1763800000000 } from './1763800000000-developer-schema';
+import { SigningKeyRotation1763800000100 } from './1763800000100-signing-key-rotation';
 
 /** Migrations of developer-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const MIGRATIONS: Function[] = [DeveloperSchema1763800000000];
+export const MIGRATIONS: Function[] = [
+  DeveloperSchema1763800000000,
+  SigningKeyRotation1763800000100,
+];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TestResponseType } from '@vault/contracts';
+import { DEVELOPER_ERROR_CODES, TestResponseType } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import { DirectoryService } from '../directory/directory.service';
 import { TokenSigner } from '../keys/token-signer.service';
@@ -40,7 +40,7 @@ export class TestTokensService {
     const redirectUri = app.redirectUris[0];
     if (type === 'redirect_url' && !redirectUri) {
       throw ProblemException.conflict(
-        'no_redirect_uri',
+        DEVELOPER_ERROR_CODES.noRedirectUri,
         'The application has no redirect URI.',
       );
     }

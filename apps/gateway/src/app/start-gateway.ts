@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { appLogger, loadEnv } from '@vault/platform';
+import { appLogger, hardenExpress, loadEnv } from '@vault/platform';
 import type { Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { GatewayEnv } from '../config/gateway.env';
 import { routeRequests } from '../edge/edge-listener';
+import { answerUnparsedRequests } from '../edge/unparsed-requests';
+import { ERROR_CODES } from '@vault/contracts';
 import { PlainHttpListener } from '../plain-http/plain-http.listener';
 import { ProxyService } from '../proxy/proxy.service';
 import { MODULE_HOSTS } from '../routing/host-router';
@@ -49,7 +51,7 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
     forceCloseConnections: false,
   });
   try {
-    app.getHttpAdapter().getInstance().disable('x-powered-by');
+    hardenExpress(app);
     if (options.shutdownHooks !== false) app.enableShutdownHooks();
     await app.init();
     const server = app.getHttpServer() as Server;
@@ -58,6 +60,12 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
     server.headersTimeout = 30_000;
     const proxy = app.get(ProxyService);
     routeRequests(server, (req, res) => proxy.handle(req, res));
+    // CONNECT names a host:port, not a path: the same refusal as any other target that is not a path.
+    answerUnparsedRequests(server, {
+      status: 400,
+      code: ERROR_CODES.validationFailed,
+      detail: 'The request target must be a path.',
+    });
     await app.listen(env.HTTPS_PORT, env.HOST);
     const httpPort = await app.get(PlainHttpListener).listen(env.HTTP_PORT, env.HOST);
     const httpsPort = (server.address() as AddressInfo).port;

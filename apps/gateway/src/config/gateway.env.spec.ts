@@ -14,13 +14,31 @@ describe('GatewayEnv', () => {
       RECORDS_SERVICE_URL: 'http://127.0.0.1:3003',
       MAX_JSON_BODY_BYTES: 1024 * 1024,
       MAX_UPLOAD_BYTES: 5 * 1024 ** 3,
+      RATE_LIMIT_CALLER_PER_MINUTE: 600,
+      RATE_LIMIT_TENANT_PER_MINUTE: 6000,
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: 300,
+      RATE_LIMIT_ADDRESS_PER_MINUTE: 12000,
+      RATE_LIMIT_STORE: 'nats',
+      NATS_URL: 'nats://127.0.0.1:4222',
+      RATE_LIMIT_BUCKET: 'gateway_rate_limits',
+      RATE_LIMIT_SYNC_MS: 200,
     });
     expect(env.TLS_CERT_FILE).toBeUndefined();
   });
 
   it('reads numbers and names from strings', () => {
-    const env = loadEnv(GatewayEnv, { HTTPS_PORT: '9443', GATEWAY_DOMAIN: 'vault.example.com', RATE_LIMIT_PER_MINUTE: '0' });
-    expect(env).toMatchObject({ HTTPS_PORT: 9443, GATEWAY_DOMAIN: 'vault.example.com', RATE_LIMIT_PER_MINUTE: 0 });
+    const env = loadEnv(GatewayEnv, {
+      HTTPS_PORT: '9443',
+      GATEWAY_DOMAIN: 'vault.example.com',
+      RATE_LIMIT_CALLER_PER_MINUTE: '0',
+      RATE_LIMIT_STORE: 'memory',
+    });
+    expect(env).toMatchObject({
+      HTTPS_PORT: 9443,
+      GATEWAY_DOMAIN: 'vault.example.com',
+      RATE_LIMIT_CALLER_PER_MINUTE: 0,
+      RATE_LIMIT_STORE: 'memory',
+    });
   });
 
   it.each([
@@ -32,6 +50,11 @@ describe('GatewayEnv', () => {
     [{ MAX_JSON_BODY_BYTES: 'lots' }, 'MAX_JSON_BODY_BYTES'],
     [{ UPSTREAM_TIMEOUT_MS: '0' }, 'UPSTREAM_TIMEOUT_MS'],
     [{ TRUSTED_PROXY_CIDRS: '10.0.0.0/8,ingress' }, 'TRUSTED_PROXY_CIDRS'],
+    [{ RATE_LIMIT_TENANT_PER_MINUTE: '-1' }, 'RATE_LIMIT_TENANT_PER_MINUTE'],
+    [{ RATE_LIMIT_STORE: 'redis' }, 'RATE_LIMIT_STORE'],
+    [{ RATE_LIMIT_BUCKET: 'a.b' }, 'RATE_LIMIT_BUCKET'],
+    [{ RATE_LIMIT_SYNC_MS: '0' }, 'RATE_LIMIT_SYNC_MS'],
+    [{ RATE_LIMIT_PER_MINUTE: '1200' }, 'RATE_LIMIT_CALLER_PER_MINUTE'],
   ])('refuses %j naming %s', (source, name) => {
     expect(() => loadEnv(GatewayEnv, source)).toThrow(EnvValidationError);
     expect(() => loadEnv(GatewayEnv, source)).toThrow(name);

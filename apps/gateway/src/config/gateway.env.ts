@@ -1,5 +1,5 @@
-import { BaseEnv, ToInt } from '@vault/platform';
-import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { BaseEnv, JetStreamReplicas, ToInt } from '@vault/platform';
+import { Equals, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { parseCidrList } from '../proxy/client-address';
 
 const MIB = 1024 * 1024;
@@ -49,13 +49,13 @@ export class GatewayEnv extends BaseEnv {
   @IsUrl(SERVICE_URL)
   RECORDS_SERVICE_URL = 'http://127.0.0.1:3003';
 
-  /** Largest JSON request body (application/json, *+json) forwarded. */
+  /** Largest request body of every route that is not an upload route (proxy/body-limit.ts), whatever its type. */
   @ToInt()
   @IsInt()
   @Min(1)
   MAX_JSON_BODY_BYTES = MIB;
 
-  /** Largest body of any other type (file uploads); services apply the plan limits below it. */
+  /** Largest request body of an upload route; records-service applies the plan limits below it. */
   @ToInt()
   @IsInt()
   @Min(1)
@@ -88,9 +88,59 @@ export class GatewayEnv extends BaseEnv {
   })
   TRUSTED_PROXY_CIDRS?: string;
 
-  /** Requests per minute per client IP address; 0 turns the limit off. */
+  /** The former single per-address limit, replaced by the four below: set, it stops the start naming them. */
+  @ValidateIf((e: GatewayEnv) => e.RATE_LIMIT_PER_MINUTE !== undefined)
+  @Equals(undefined, {
+    message:
+      'RATE_LIMIT_PER_MINUTE is replaced by RATE_LIMIT_CALLER_PER_MINUTE, RATE_LIMIT_TENANT_PER_MINUTE, ' +
+      'RATE_LIMIT_ANONYMOUS_PER_MINUTE and RATE_LIMIT_ADDRESS_PER_MINUTE (docs/gateway.md)',
+  })
+  RATE_LIMIT_PER_MINUTE?: string;
+
+  /** Requests per minute of one authenticated caller (tenant and subject of its bearer token); 0 turns it off. */
   @ToInt()
   @IsInt()
   @Min(0)
-  RATE_LIMIT_PER_MINUTE = 1200;
+  RATE_LIMIT_CALLER_PER_MINUTE = 600;
+
+  /** Requests per minute of all callers of one tenant together; 0 turns it off. */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_TENANT_PER_MINUTE = 6000;
+
+  /** Requests per minute without a readable bearer token, per client address; 0 turns it off. */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE = 300;
+
+  /** Every request per minute from one client address, with a token or not (bounds the identities one address can name); 0 turns it off. */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_ADDRESS_PER_MINUTE = 12000;
+
+  /** `nats`: counters shared by every gateway process through a NATS KV bucket; `memory`: this process only. */
+  @IsIn(['nats', 'memory'])
+  RATE_LIMIT_STORE: 'nats' | 'memory' = 'nats';
+
+  /** NATS with JetStream (comma-separated for a cluster), for the shared rate-limit counters. */
+  @IsString()
+  NATS_URL = 'nats://127.0.0.1:4222';
+
+  /** Replicas of the rate-limit bucket: one per NATS server, at most 5 (an existing bucket keeps its own). */
+  @JetStreamReplicas()
+  KV_REPLICAS = 1;
+
+  /** KV bucket of the rate-limit counters; every gateway process of one deployment uses the same. */
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'RATE_LIMIT_BUCKET may hold letters, digits, _ and - only' })
+  RATE_LIMIT_BUCKET = 'gateway_rate_limits';
+
+  /** How often each process writes its changed counts to the shared store (milliseconds). */
+  @ToInt()
+  @IsInt()
+  @Min(10)
+  @Max(5000)
+  RATE_LIMIT_SYNC_MS = 200;
 }

@@ -16,11 +16,18 @@ describe('routeRequests', () => {
     const seen: string[] = [];
     const server = createServer((req) => seen.push(`nest ${req.url}`));
     routeRequests(server, (req) => seen.push(`proxy ${req.url}`));
-    const emit = (url: string) =>
-      server.emit('request', { url } as IncomingMessage, {} as ServerResponse);
+    const set: Record<string, Record<string, unknown>> = {};
+    const emit = (url: string) => {
+      const headers: Record<string, unknown> = (set[url] = {});
+      const res = { setHeader: (name: string, value: unknown) => (headers[name] = value) };
+      server.emit('request', { url } as IncomingMessage, res as unknown as ServerResponse);
+    };
     emit('/health/live');
     emit('/api/v1/accounts');
     expect(seen).toEqual(['nest /health/live', 'proxy /api/v1/accounts']);
+    // Health gets the security headers here; the proxy sets them on what it answers.
+    expect(set['/health/live']).toMatchObject({ 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' });
+    expect(set['/api/v1/accounts']).toEqual({});
     expect(server.listenerCount('request')).toBe(1);
   });
 });

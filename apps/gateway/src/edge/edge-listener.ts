@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { withSecurityHeaders } from './security-headers';
 
 const HEALTH_PATHS = ['/health/live', '/health/ready'];
 
@@ -11,8 +12,8 @@ export function isHealthPath(url: string | undefined): boolean {
 }
 
 /**
- * Puts the proxy in front of Nest on the server: health requests go to the
- * Nest application (which only serves health), every other request goes
+ * Puts the proxy in front of Nest on the HTTPS server: health requests go to
+ * the Nest application (which only serves health), every other request goes
  * straight to the proxy without passing through express routing.
  */
 export function routeRequests(
@@ -23,7 +24,10 @@ export function routeRequests(
   if (!nest) throw new Error('the Nest request listener is not attached to the server');
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (isHealthPath(req.url)) nest(req, res);
-    else proxy(req, res);
+    if (isHealthPath(req.url)) {
+      // Health answers carry the security headers of every other answer (set before Nest adds its own).
+      for (const [name, value] of Object.entries(withSecurityHeaders({}, 200, true))) res.setHeader(name, value ?? '');
+      nest(req, res);
+    } else proxy(req, res);
   });
 }

@@ -1,33 +1,76 @@
-import type { ServerResponse } from 'node:http';
-import { PROBLEM_CONTENT_TYPE } from '@vault/contracts';
+import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
+import { ErrorCode, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
 import { problemBody, REQUEST_ID_HEADER } from '@vault/platform';
+import { closeAfterAnswer, LINGER_MS } from './early-answer';
+import { withSecurityHeaders } from './security-headers';
 
 export interface ProblemOptions {
   headers?: Record<string, string>;
   /**
-   * Close the connection after answering: used when the request body was not
-   * read, so it is never parsed as a next request nor drained at length.
+   * Close the connection after answering (`closeAfterAnswer`): used when the
+   * request body was not received to its end, so it is never parsed as a
+   * next request nor waited for.
    */
   close?: boolean;
+}
+
+/** A problem answer of the gateway: its problem+json body and every header it carries. */
+function problem(
+  status: number,
+  code: ErrorCode,
+  detail: string,
+  requestId: string,
+  tls: boolean,
+  extra: Record<string, string> = {},
+): { body: string; headers: OutgoingHttpHeaders } {
+  const body = JSON.stringify(problemBody(status, code, detail, requestId));
+  const headers = {
+    'content-type': PROBLEM_CONTENT_TYPE,
+    'content-length': Buffer.byteLength(body),
+    [REQUEST_ID_HEADER]: requestId,
+    ...extra,
+  };
+  return { body, headers: withSecurityHeaders(headers, status, tls) };
 }
 
 /** Answers with the platform's problem+json body, written by the gateway itself. */
 export function sendProblem(
   res: ServerResponse,
   status: number,
-  code: string,
+  code: ErrorCode,
   detail: string,
   requestId: string,
   options: ProblemOptions = {},
 ): void {
-  const body = JSON.stringify(problemBody(status, code, detail, requestId));
-  res.writeHead(status, {
-    'content-type': PROBLEM_CONTENT_TYPE,
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    [REQUEST_ID_HEADER]: requestId,
-    ...(options.close ? { connection: 'close' } : {}),
-    ...options.headers,
-  });
+  const { body, headers } = problem(status, code, detail, requestId, res.req.socket instanceof TLSSocket, options.headers);
+  if (options.close) closeAfterAnswer(res);
+  res.writeHead(status, headers);
   res.end(body);
+}
+
+/**
+ * Answers a problem straight on the socket and closes it: for what never
+ * becomes a request/response pair (CONNECT, a request Node could not parse).
+ * Nothing is written when the socket already carries (part of) an answer.
+ */
+export function writeProblemToSocket(
+  socket: Socket,
+  status: number,
+  code: ErrorCode,
+  detail: string,
+  requestId: string,
+): void {
+  const answered = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
+  if (!socket.writable || (answered !== undefined && answered !== null)) {
+    socket.destroy();
+    return;
+  }
+  const { body, headers } = problem(status, code, detail, requestId, socket instanceof TLSSocket, { connection: 'close' });
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${String(value)}`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${lines.join('\r\n')}\r\n\r\n${body}`);
+  // Whatever the client still sends is dropped; the socket goes once the client closes, or after the linger time.
+  socket.resume();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -4,25 +4,24 @@ import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { sendProblem } from '../edge/problem-response';
+import { answerUnparsedRequests, Refusal } from '../edge/unparsed-requests';
 
-/** Status of every plain-HTTP answer (see docs/gateway.md). */
-export const PLAIN_HTTP_STATUS = 400;
+/** The one plain-HTTP answer (see docs/gateway.md). */
+const HTTPS_REQUIRED: Refusal = {
+  status: 400,
+  code: ERROR_CODES.httpsRequired,
+  detail: 'This API is served over HTTPS only; the request was not processed.',
+};
 
 /**
  * Plain HTTP is only served to refuse: every request, whatever its host, path
- * or method, gets a 400 problem body and the connection is closed. No
+ * or method (CONNECT included), gets a 400 problem body and the connection is closed. No
  * redirect (a redirect would invite clients to send credentials in clear
  * first), nothing proxied, the body never read.
  */
-export function refusePlainHttp(req: IncomingMessage, res: ServerResponse): void {
-  sendProblem(
-    res,
-    PLAIN_HTTP_STATUS,
-    ERROR_CODES.httpsRequired,
-    'This API is served over HTTPS only; the request was not processed.',
-    acceptRequestId(req.headers[REQUEST_ID_HEADER]),
-    { close: true },
-  );
+function refusePlainHttp(req: IncomingMessage, res: ServerResponse): void {
+  const { status, code, detail } = HTTPS_REQUIRED;
+  sendProblem(res, status, code, detail, acceptRequestId(req.headers[REQUEST_ID_HEADER]), { close: true });
 }
 
 @Injectable()
@@ -32,6 +31,8 @@ export class PlainHttpListener implements OnApplicationShutdown {
   /** Starts listening; resolves to the bound port (useful with port 0). */
   async listen(port: number, host: string): Promise<number> {
     const server = createServer(refusePlainHttp);
+    // CONNECT and requests Node cannot parse get the same answer as every other request.
+    answerUnparsedRequests(server, HTTPS_REQUIRED, () => HTTPS_REQUIRED);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -3,11 +3,14 @@ import { ERROR_CODES } from '@vault/contracts';
 import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform';
 import { Agent, IncomingMessage, request, ServerResponse } from 'node:http';
 import { GatewayEnv } from '../config/gateway.env';
+import { bodyPending, closeAfterAnswer } from '../edge/early-answer';
 import { sendProblem } from '../edge/problem-response';
+import { withSecurityHeaders } from '../edge/security-headers';
+import { RateDecision } from '../rate-limit/rate-limiter';
+import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { HostRouter, Upstream } from '../routing/host-router';
-import { bodyLimitFor, declaresTooMuch, describeLimit, isJsonMediaType } from './body-limit';
+import { BodyLimit, BodyLimits, declaresTooMuch, describeLimit } from './body-limit';
 import { ClientAddressResolver } from './client-address';
-import { ClientRateLimiter } from './client-rate-limiter';
 import { clientResponseHeaders, hasBody, upstreamRequestHeaders } from './forward-headers';
 
 /** One client request on its way through the gateway. */
@@ -17,8 +20,10 @@ interface Exchange {
   requestId: string;
   clientIp: string;
   upstream: Upstream;
-  /** Byte limit of the body, by its content type. */
-  limit: number;
+  /** Byte limit of the body, by the kind of route (upload or not). */
+  limit: BodyLimit;
+  /** Where the rate limiter counted the request. */
+  rate: RateDecision;
 }
 
 /** Idle upstream sockets are closed after this long at most (sooner when the upstream announces less). */
@@ -41,37 +46,44 @@ export class ProxyService implements OnApplicationShutdown {
     scheduling: 'lifo',
     timeout: IDLE_SOCKET_MS,
   });
-  private readonly limiter: ClientRateLimiter;
   private readonly clients: ClientAddressResolver;
+  private readonly limits: BodyLimits;
 
-  constructor(private readonly env: GatewayEnv) {
+  constructor(
+    private readonly env: GatewayEnv,
+    private readonly rateLimits: RateLimitService,
+  ) {
     this.router = new HostRouter(env.GATEWAY_DOMAIN, {
       'developer-api': env.DEVELOPER_SERVICE_URL,
       'user-api': env.USER_SERVICE_URL,
       'records-api': env.RECORDS_SERVICE_URL,
     });
-    this.limiter = new ClientRateLimiter(env.RATE_LIMIT_PER_MINUTE);
     this.clients = new ClientAddressResolver(env.TRUSTED_PROXY_CIDRS);
+    this.limits = new BodyLimits({ json: env.MAX_JSON_BODY_BYTES, upload: env.MAX_UPLOAD_BYTES });
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
     const clientIp = this.clients.resolve(req.socket.remoteAddress, req.headers['x-forwarded-for']);
-    this.limiter
-      .retryAfter(clientIp)
-      .then((wait) => {
-        if (wait === undefined) this.route(req, res, requestId, clientIp);
-        else
-          sendProblem(res, 429, ERROR_CODES.tooManyRequests, 'Too many requests; retry later.', requestId, {
-            headers: { 'retry-after': String(wait) },
-            close: hasBody(req.headers),
-          });
-      })
-      .catch((err) => this.internalError(res, requestId, err));
+    let rate: RateDecision;
+    try {
+      rate = this.rateLimits.check(req.headers, clientIp);
+    } catch (err) {
+      this.internalError(res, requestId, err);
+      return;
+    }
+    // Every answer from here on (relayed or the gateway's own) carries the limit headers.
+    for (const [name, value] of Object.entries(rate.headers)) res.setHeader(name, value);
+    if (rate.allowed) this.route(req, res, requestId, clientIp, rate);
+    else
+      sendProblem(res, 429, ERROR_CODES.tooManyRequests, 'Too many requests; retry later.', requestId, {
+        headers: { 'retry-after': String(rate.retryAfter) },
+        close: bodyPending(req),
+      });
   }
 
-  private route(req: IncomingMessage, res: ServerResponse, requestId: string, clientIp: string): void {
-    const close = hasBody(req.headers);
+  private route(req: IncomingMessage, res: ServerResponse, requestId: string, clientIp: string, rate: RateDecision): void {
+    const close = bodyPending(req);
     if (req.url?.charCodeAt(0) !== 0x2f) {
       // Absolute-form or `*` targets would let the URL disagree with the Host that was routed.
       sendProblem(res, 400, ERROR_CODES.validationFailed, 'The request target must be a path.', requestId, { close });
@@ -82,12 +94,9 @@ export class ProxyService implements OnApplicationShutdown {
       sendProblem(res, 404, ERROR_CODES.unknownHost, 'No module is served at this host name.', requestId, { close });
       return;
     }
-    const limit = bodyLimitFor(req.headers, {
-      json: this.env.MAX_JSON_BODY_BYTES,
-      other: this.env.MAX_UPLOAD_BYTES,
-    });
-    const x: Exchange = { req, res, requestId, clientIp, upstream, limit };
-    if (declaresTooMuch(req.headers, limit)) this.tooLarge(x);
+    const limit = this.limits.limitFor(upstream.module, req.method, req.url ?? '');
+    const x: Exchange = { req, res, requestId, clientIp, upstream, limit, rate };
+    if (declaresTooMuch(req.headers, limit.bytes)) this.tooLarge(x);
     else this.forward(x, true);
   }
 
@@ -114,9 +123,26 @@ export class ProxyService implements OnApplicationShutdown {
       proxyReq.destroy();
     });
     proxyReq.on('response', (up) => {
-      res.writeHead(up.statusCode ?? 502, up.statusMessage, clientResponseHeaders(up.headers, x.requestId));
+      // The module answered before the gateway received the whole body (an early 413, say).
+      const early = bodyPending(req);
+      if (early) closeAfterAnswer(res);
+      const status = up.statusCode ?? 502;
+      // The module refused the token: the request was not spent by the identity it names.
+      if (status === 401) this.rateLimits.tokenRefused(x.rate);
+      // The gateway's limit headers are the ones clients see.
+      delete up.headers['ratelimit'];
+      delete up.headers['ratelimit-policy'];
+      res.writeHead(status, up.statusMessage, withSecurityHeaders(clientResponseHeaders(up.headers, x.requestId), status, true));
       up.on('error', () => res.destroy());
       up.pipe(res);
+      if (early) {
+        res.once('finish', () => {
+          // The rest of the body is dropped, so this upstream exchange can never complete.
+          if (proxyReq.writableFinished) return;
+          cutOff = true;
+          proxyReq.destroy();
+        });
+      }
     });
     proxyReq.on('error', (err: Error & { code?: string }) => {
       if (cutOff) return;
@@ -138,7 +164,7 @@ export class ProxyService implements OnApplicationShutdown {
     req.on('error', () => proxyReq.destroy());
     if (req.headers['content-length'] === undefined) {
       // Chunked: the length is unknown up front, so count while streaming.
-      this.countBody(req, x.limit, () => {
+      this.countBody(req, x.limit.bytes, () => {
         cutOff = true;
         req.unpipe(proxyReq);
         proxyReq.destroy();
@@ -160,23 +186,23 @@ export class ProxyService implements OnApplicationShutdown {
     req.on('data', onData);
   }
 
-  private tooLarge({ req, res, requestId, limit }: Exchange): void {
+  private tooLarge({ res, requestId, limit }: Exchange): void {
     if (res.headersSent) {
       res.destroy();
       return;
     }
-    const json = isJsonMediaType(req.headers['content-type']);
-    sendProblem(res, 413, ERROR_CODES.payloadTooLarge, describeLimit(limit, json), requestId, {
+    sendProblem(res, 413, ERROR_CODES.payloadTooLarge, describeLimit(limit), requestId, {
       close: true,
     });
   }
 
   private upstreamFailed({ req, res, requestId, upstream }: Exchange, timedOut: boolean, err: Error & { code?: string }): void {
     if (res.headersSent || res.destroyed) {
-      res.destroy();
+      // An answer already relayed whole stays; one cut short ends the connection.
+      if (!res.writableEnded) res.destroy();
       return;
     }
-    const close = hasBody(req.headers);
+    const close = bodyPending(req);
     if (timedOut) {
       this.logger.warn(`${upstream.module} did not answer in time [${requestId}]`);
       sendProblem(res, 504, ERROR_CODES.gatewayTimeout, 'The module did not answer in time.', requestId, { close });

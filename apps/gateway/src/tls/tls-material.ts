@@ -21,8 +21,8 @@ export interface TlsSettings {
   domain: string;
 }
 
-export const CERT_FILE_NAME = 'gateway.crt';
-export const KEY_FILE_NAME = 'gateway.key';
+const CERT_FILE_NAME = 'gateway.crt';
+const KEY_FILE_NAME = 'gateway.key';
 const RENEW_BEFORE_MS = 7 * 24 * 3600 * 1000;
 const VALIDITY_DAYS = 365;
 

@@ -13,6 +13,8 @@ export async function bootGateway(env: Record<string, string>): Promise<RunningG
     HTTPS_PORT: '0',
     HTTP_PORT: '0',
     CERT_DIR: tempDir('gateway-certs-'),
+    // Suites that share counters between gateways say so (RATE_LIMIT_STORE=nats and a bucket of their own).
+    RATE_LIMIT_STORE: 'memory',
     ...env,
   });
   return startGateway({ shutdownHooks: false });

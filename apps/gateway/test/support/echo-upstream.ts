@@ -10,9 +10,14 @@ export interface EchoedRequest {
 }
 
 /**
- * A real HTTP server standing in for a module. `/echo-body` streams the
- * request body straight back; `/hang` never answers; anything else answers
- * JSON describing what arrived (method, path, headers, body).
+ * A real HTTP server standing in for a module. `/echo-body` (or any path
+ * with `x-test-echo-body`) streams the request body straight back; `/hang`
+ * never answers; a request with
+ * `x-test-refuse-early` is answered 413 at once, before its body is read (as
+ * records-service refuses an upload above the plan limit); anything else
+ * answers JSON describing what arrived (method, path, headers, body), with
+ * the status asked for in `x-test-status` (default 200) and the extra headers
+ * asked for in `x-test-response-headers` (a JSON object).
  */
 export class EchoUpstream {
   readonly hits: EchoedRequest[] = [];
@@ -24,8 +29,8 @@ export class EchoUpstream {
   static async start(name: string): Promise<EchoUpstream> {
     const u = new EchoUpstream(name);
     u.server = createServer((req, res) => {
-      if (req.url?.startsWith('/api/v1/echo-body')) {
-        u.hits.push({ upstream: name, method: req.method ?? '', url: req.url, headers: req.headers, body: '' });
+      if (req.url?.startsWith('/api/v1/echo-body') || req.headers['x-test-echo-body'] !== undefined) {
+        u.hits.push({ upstream: name, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '' });
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'x-upstream': name });
         req.pipe(res);
         return;
@@ -34,14 +39,23 @@ export class EchoUpstream {
         u.hits.push({ upstream: name, method: req.method ?? '', url: req.url, headers: req.headers, body: '' });
         return;
       }
+      if (req.headers['x-test-refuse-early'] !== undefined) {
+        u.hits.push({ upstream: name, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: '' });
+        const problem = JSON.stringify({ status: 413, code: 'payload_too_large', requestId: req.headers['x-request-id'] });
+        res.writeHead(413, { 'content-type': 'application/problem+json', connection: 'keep-alive' });
+        res.end(problem);
+        return;
+      }
       void readAll(req).then((body) => {
         const echoed = { upstream: name, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
         u.hits.push(echoed);
-        res.writeHead(200, {
+        const asked = req.headers['x-test-response-headers'];
+        res.writeHead(Number(req.headers['x-test-status'] ?? 200), {
           'content-type': 'application/json',
           'x-upstream': name,
           connection: 'keep-alive, x-upstream-private',
           'x-upstream-private': 'hop',
+          ...(typeof asked === 'string' ? (JSON.parse(asked) as Record<string, string>) : {}),
         });
         res.end(JSON.stringify(echoed));
       }, () => res.destroy());

@@ -1,9 +1,15 @@
+import { IdempotencyKeys1763900000000 } from '@vault/platform';
 import { RecordsSchema1763800000000 } from './1763800000000-records-schema';
 import { RecordCatalogue1763800000001 } from './1763800000001-record-catalogue';
 import { ActivityLog1763800000100 } from './1763800000100-activity-log';
 import { OutboxRetention1763800000101 } from './1763800000101-outbox-retention';
 import { RecordFiles1763800000200 } from './1763800000200-record-files';
+import { LiveRecordCounter1763800000300 } from './1763800000300-live-record-counter';
+import { ActivityLogPaging1763800000400 } from './1763800000400-activity-log-paging';
+import { RecordSearchOrder1763800000500 } from './1763800000500-record-search-order';
+import { ResourceVersions1763800000700 } from './1763800000700-resource-versions';
+import { ResumableUploads1763800000800 } from './1763800000800-resumable-uploads';
 
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const MIGRATIONS: Function[] = [RecordsSchema1763800000000, RecordCatalogue1763800000001, ActivityLog1763800000100, OutboxRetention1763800000101, RecordFiles1763800000200];
+export const MIGRATIONS: Function[] = [RecordsSchema1763800000000, RecordCatalogue1763800000001, ActivityLog1763800000100, OutboxRetention1763800000101, RecordFiles1763800000200, LiveRecordCounter1763800000300, ActivityLogPaging1763800000400, RecordSearchOrder1763800000500, ResourceVersions1763800000700, ResumableUploads1763800000800, IdempotencyKeys1763900000000];

@@ -1,4 +1,4 @@
-import { stableId } from '../app/catalogue/stable-id';
+import { stableId } from '../catalogue/stable-id';
 import { OTHER_SUBTYPE } from '@vault/contracts';
 
 /** [name, en-US, es-US, fr-CA, en-CA when it differs from en-US] */
@@ -19,7 +19,7 @@ export function catalogueId(kind: string, name: string): string {
 export const OTHER_NAME = OTHER_SUBTYPE;
 const OTHER: CatalogueLabel = [OTHER_NAME, 'Other', 'Otro', 'Autre'];
 
-/** The twelve record types of contract §2.10 with their subtypes (`other` last in each). */
+/** The twelve record types with their subtypes, `other` last in each (docs/records-api.md, Record types). */
 export const RECORD_CATALOGUE: CatalogueType[] = [
   {
     type: ['identityDocs', 'Identity Documents', 'Documentos de identidad', "Pièces d'identité"],

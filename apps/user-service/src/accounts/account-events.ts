@@ -6,7 +6,7 @@ import {
   AccountUpdatePart,
   SUBJECTS,
 } from '@vault/contracts';
-import { NATS_CONNECTION } from '@vault/platform';
+import { afterRequestCommit, NATS_CONNECTION } from '@vault/platform';
 import { AccountEntity } from './account.entity';
 
 /**
@@ -41,11 +41,14 @@ export class AccountEvents {
     this.publish(SUBJECTS.accountUpdated, event);
   }
 
+  /** Published once the change is committed (an idempotent request commits after its handler). */
   private publish(subject: string, payload: object): void {
-    try {
-      this.nc.publish(subject, JSON.stringify(payload));
-    } catch (err) {
-      this.logger.warn(`could not publish ${subject}: ${err}`);
-    }
+    afterRequestCommit(() => {
+      try {
+        this.nc.publish(subject, JSON.stringify(payload));
+      } catch (err) {
+        this.logger.warn(`could not publish ${subject}: ${err}`);
+      }
+    });
   }
 }

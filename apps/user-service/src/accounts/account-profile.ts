@@ -9,7 +9,7 @@ import {
 import { AccountEntity, StoredEmail, StoredPhone, StoredResidence } from './account.entity';
 
 /** The first and last name of a body, the reference spellings firsName/LastName accepted. */
-export function namesOf(dto: Pick<AccountProfileDto, 'firstName' | 'firsName' | 'lastName' | 'LastName'>) {
+function namesOf(dto: Pick<AccountProfileDto, 'firstName' | 'firsName' | 'lastName' | 'LastName'>) {
   return { firstName: dto.firstName ?? dto.firsName, lastName: dto.lastName ?? dto.LastName };
 }
 

@@ -4,6 +4,7 @@ import {
   Entity,
   PrimaryColumn,
   UpdateDateColumn,
+  VersionColumn,
 } from 'typeorm';
 import type { CountryCode, Gender, MaritalStatus } from '@vault/contracts';
 
@@ -94,6 +95,10 @@ export class AccountEntity {
 
   @Column({ type: 'boolean', default: true })
   active: boolean;
+
+  /** 1 at insert, +1 by every save that changes the row: the ETag's version. */
+  @VersionColumn({ type: 'integer' })
+  version: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

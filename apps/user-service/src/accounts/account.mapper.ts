@@ -1,7 +1,7 @@
 import type { AccountResponse } from '@vault/contracts';
 import { AccountEntity } from './account.entity';
 
-/** The response shape of an account (contract §2.2): dateOfBirth as ISO 8601, midnight UTC. */
+/** The response shape of an account (docs/user-api.md, Shapes): dateOfBirth as ISO 8601, midnight UTC. */
 export function toAccountResponse(a: AccountEntity): AccountResponse {
   return {
     id: a.id,

@@ -6,23 +6,26 @@ import {
   UpdateAccountDto,
   UsernameCheckResponse,
 } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { Authenticated, Conditional, CurrentPrincipal, ETagged, IfMatch, IfMatchCondition } from '@vault/platform';
 import { toAccountResponse } from './account.mapper';
-import { AccountsService } from './accounts.service';
+import { AccountEntity } from './account.entity';
+import { accountETag, AccountsService } from './accounts.service';
 
 @ApiTags('accounts')
 @Controller('accounts')
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
+  @Conditional('read')
   @Get('account-id/:id')
   @Authenticated()
   @ApiOperation({ summary: 'The caller’s account by id (another account: 404).' })
   @ApiOkResponse({ type: AccountResponse })
-  async byId(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<AccountResponse> {
-    return toAccountResponse(await this.accounts.ownById(p, id));
+  async byId(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.ownById(p, id));
   }
 
+  @Conditional('read')
   @Get('username/:username')
   @Authenticated()
   @ApiOperation({ summary: 'The caller’s account by username (URL-encoded; another account: 404).' })
@@ -30,10 +33,11 @@ export class AccountsController {
   async byUsername(
     @CurrentPrincipal() p: Principal,
     @Param('username') username: string,
-  ): Promise<AccountResponse> {
-    return toAccountResponse(await this.accounts.ownByUsername(p, username));
+  ): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.ownByUsername(p, username));
   }
 
+  @Conditional('read')
   @Get('open-id/:openId')
   @Authenticated()
   @ApiOperation({ summary: 'The caller’s account by openId (another account: 404).' })
@@ -41,8 +45,8 @@ export class AccountsController {
   async byOpenId(
     @CurrentPrincipal() p: Principal,
     @Param('openId') openId: string,
-  ): Promise<AccountResponse> {
-    return toAccountResponse(await this.accounts.ownByOpenId(p, openId));
+  ): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.ownByOpenId(p, openId));
   }
 
   @Get('username/:username/check')
@@ -56,6 +60,7 @@ export class AccountsController {
     return { username, exists: await this.accounts.usernameExists(p, username) };
   }
 
+  @Conditional('write')
   @Put('account-id/:id')
   @Authenticated()
   @ApiOperation({ summary: 'Replaces the updatable fields of the caller’s account.' })
@@ -64,7 +69,13 @@ export class AccountsController {
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,
     @Body() dto: UpdateAccountDto,
-  ): Promise<AccountResponse> {
-    return toAccountResponse(await this.accounts.update(p, id, dto));
+    @IfMatch() ifMatch: IfMatchCondition,
+  ): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.update(p, id, dto, ifMatch));
   }
+}
+
+/** An account answer with the ETag of its version. */
+function tagged(a: AccountEntity): ETagged<AccountResponse> {
+  return new ETagged(toAccountResponse(a), accountETag(a));
 }

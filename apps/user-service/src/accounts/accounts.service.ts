@@ -3,13 +3,16 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { DataSource, EntityManager, Repository } from 'typeorm';
 import type { AccountUpdatePart, Principal, UpdateAccountDto } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { IfMatchCondition, ProblemException, versionETag } from '@vault/platform';
 import { AccountEntity } from './account.entity';
 import { AccountEvents } from './account-events';
 import { applyProfile, emailsOf } from './account-profile';
 import { rethrowAsConflict } from './duplicate-key';
 
 const NOT_FOUND = 'No such account.';
+
+/** The ETag of an account's stored version. */
+export const accountETag = (a: AccountEntity): string => versionETag(a.id, a.version);
 
 /**
  * The caller's own account. Every lookup is scoped to the caller's identity
@@ -53,9 +56,13 @@ export class AccountsService {
       .getExists();
   }
 
-  /** `PUT`: replaces every updatable field; settings and agreements are left alone. */
-  update(p: Principal, id: string, dto: UpdateAccountDto): Promise<AccountEntity> {
+  /**
+   * `PUT`: replaces every updatable field; settings and agreements are left alone.
+   * `ifMatch` must name the current version (checked under the row lock).
+   */
+  update(p: Principal, id: string, dto: UpdateAccountDto, ifMatch = IfMatchCondition.absent): Promise<AccountEntity> {
     return this.mutate(p, id, 'profile', (a) => {
+      ifMatch.assert(accountETag(a));
       applyProfile(a, dto);
       a.username = dto.username;
       a.emails = emailsOf(dto.emails ?? [], a.emails);

@@ -1,20 +1,15 @@
-import { ProblemException } from '@vault/platform';
-import { QueryFailedError } from 'typeorm';
+import { USER_ERROR_CODES } from '@vault/contracts';
+import { mapUniqueViolation, ProblemException, UniqueViolationProblems } from '@vault/platform';
 
 /** Unique constraints of the accounts table (see the migration) and the conflict each means. */
-const CONFLICTS: Record<string, () => ProblemException> = {
+const CONFLICTS: UniqueViolationProblems = {
   accounts_tenant_open_id_key: () =>
-    ProblemException.conflict('account_exists', 'An account already exists for this identity.'),
+    ProblemException.conflict(USER_ERROR_CODES.accountExists, 'An account already exists for this identity.'),
   accounts_tenant_username_key: () =>
-    ProblemException.conflict('username_taken', 'The username is already in use.'),
+    ProblemException.conflict(USER_ERROR_CODES.usernameTaken, 'The username is already in use.'),
 };
 
 /** Turns a unique violation of the accounts table into its 409; rethrows anything else. */
 export function rethrowAsConflict(err: unknown): never {
-  if (err instanceof QueryFailedError) {
-    const driver = err.driverError as { code?: string; constraint?: string };
-    const conflict = driver.code === '23505' ? CONFLICTS[driver.constraint ?? ''] : undefined;
-    if (conflict) throw conflict();
-  }
-  throw err;
+  return mapUniqueViolation(err, CONFLICTS);
 }

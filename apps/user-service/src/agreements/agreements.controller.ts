@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AgreementDto, AgreementResponse, CreatedIdResponse, Principal } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
 import { AgreementsService, toAgreementResponse } from './agreements.service';
 
 @ApiTags('agreements')
@@ -18,6 +18,7 @@ export class AgreementsController {
   }
 
   @Post()
+  @Idempotent()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({ summary: 'Records a consent (appended; the history is kept).' })

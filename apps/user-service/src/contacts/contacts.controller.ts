@@ -7,7 +7,7 @@ import {
   PhoneNumberParams,
   Principal,
 } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
 import { toAccountResponse } from '../accounts/account.mapper';
 import { ContactsService } from './contacts.service';
 
@@ -17,6 +17,7 @@ export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
   @Post('email')
+  @Idempotent()
   @Authenticated()
   @ApiOperation({ summary: 'Adds an email address (409 when the account has it already).' })
   @ApiCreatedResponse({ type: AccountResponse })
@@ -41,6 +42,7 @@ export class ContactsController {
   }
 
   @Post('phone')
+  @Idempotent()
   @Authenticated()
   @ApiOperation({ summary: 'Adds a phone number (409 when the account has it already).' })
   @ApiCreatedResponse({ type: AccountResponse })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EmailEntryDto, PhoneEntryDto, Principal } from '@vault/contracts';
-import { MAX_CONTACT_ENTRIES } from '@vault/contracts';
+import { MAX_CONTACT_ENTRIES, USER_ERROR_CODES } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import { AccountEntity } from '../accounts/account.entity';
 import { emailsOf, phonesOf, sameAddress } from '../accounts/account-profile';
@@ -16,7 +16,7 @@ interface Entry {
  */
 function appendEntry<T extends Entry>(list: T[], entry: T, what: string): T[] {
   if (list.length >= MAX_CONTACT_ENTRIES) {
-    throw ProblemException.conflict('too_many_entries', `An account holds at most ${MAX_CONTACT_ENTRIES} ${what}.`);
+    throw ProblemException.conflict(USER_ERROR_CODES.tooManyEntries, `An account holds at most ${MAX_CONTACT_ENTRIES} ${what}.`);
   }
   const rest = entry.primary ? list.map((e) => ({ ...e, primary: false })) : list;
   return [...rest, entry];
@@ -37,7 +37,7 @@ export class ContactsService {
   addEmail(p: Principal, id: string, dto: EmailEntryDto): Promise<AccountEntity> {
     return this.accounts.mutate(p, id, 'emails', (a) => {
       if (a.emails.some((e) => sameAddress(e.address, dto.address))) {
-        throw ProblemException.conflict('email_exists', 'The account already has this email address.');
+        throw ProblemException.conflict(USER_ERROR_CODES.emailExists, 'The account already has this email address.');
       }
       a.emails = appendEntry(a.emails, emailsOf([dto])[0], 'email addresses');
     });
@@ -52,7 +52,7 @@ export class ContactsService {
   addPhone(p: Principal, id: string, dto: PhoneEntryDto): Promise<AccountEntity> {
     return this.accounts.mutate(p, id, 'phones', (a) => {
       if (a.phones.some((e) => e.number === dto.number)) {
-        throw ProblemException.conflict('phone_exists', 'The account already has this phone number.');
+        throw ProblemException.conflict(USER_ERROR_CODES.phoneExists, 'The account already has this phone number.');
       }
       a.phones = appendEntry(a.phones, phonesOf([dto])[0], 'phone numbers');
     });

@@ -1,7 +1,7 @@
 import { Body, Controller, Header, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InvitationDto, Principal } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
 import { InvitationsService } from './invitations.service';
 
 @ApiTags('invitations')
@@ -10,6 +10,7 @@ export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
   @Post()
+  @Idempotent()
   @Authenticated()
   @Header('Content-Type', 'application/json')
   @ApiOperation({ summary: 'Creates an invitation and emails its single-use code.' })

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager, IsNull, MoreThan } from 'typeorm';
-import { ERROR_CODES } from '@vault/contracts';
+import { ERROR_CODES, USER_ERROR_CODES } from '@vault/contracts';
 import type { InvitationDto, Principal } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import { UserEnv } from '../config/user.env';
@@ -113,7 +113,7 @@ export class InvitationsService {
       { consumedAt: new Date(), consumedBy: accountId },
     );
     if (!result.affected) {
-      throw new ProblemException(400, 'invalid_invitation_code', 'The invitation code is unknown, expired or used.', [
+      throw new ProblemException(400, USER_ERROR_CODES.invalidInvitationCode, 'The invitation code is unknown, expired or used.', [
         { field: 'invitationCode', message: 'invitationCode is unknown, expired or already used' },
       ]);
     }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MfaCodeParams, MfaCodeResponse, Principal, SendMfaCodeDto } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
 import { MfaService } from './mfa.service';
 
 @ApiTags('mfa')
@@ -10,6 +10,7 @@ export class MfaController {
   constructor(private readonly mfa: MfaService) {}
 
   @Post()
+  @Idempotent()
   @Authenticated()
   @ApiOperation({ summary: 'Sends a six-digit code by email or SMS (throttled: 429 with Retry-After).' })
   @ApiCreatedResponse({ schema: { type: 'object', properties: {} } })

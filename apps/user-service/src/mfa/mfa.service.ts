@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, IsNull } from 'typeorm';
-import { ERROR_CODES } from '@vault/contracts';
+import { ERROR_CODES, USER_ERROR_CODES } from '@vault/contracts';
 import type { MfaType, Principal, SendMfaCodeDto } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import { AccountEntity, StoredEmail, StoredPhone } from '../accounts/account.entity';
@@ -17,7 +17,7 @@ type Destination = { channel: 'email'; entry: StoredEmail } | { channel: 'sms'; 
 
 /** The one answer for a wrong, expired, used or exhausted code (no oracle). */
 const invalidCode = () =>
-  new ProblemException(400, 'invalid_mfa_code', 'The code is wrong, expired or already used.', [
+  new ProblemException(400, USER_ERROR_CODES.invalidMfaCode, 'The code is wrong, expired or already used.', [
     { field: 'code', message: 'code is wrong, expired or already used' },
   ]);
 
@@ -34,7 +34,7 @@ function destinationOf(a: AccountEntity, type: MfaType): Destination {
     if (entry) return { channel: 'sms', entry };
   }
   throw ProblemException.conflict(
-    'no_mfa_destination',
+    USER_ERROR_CODES.noMfaDestination,
     type === 'email' ? 'The account has no email address.' : 'The account has no mobile phone number.',
   );
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateAccountDto, CreatedIdResponse, Principal } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal } from '@vault/platform';
+import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
 import { RegistrationService } from './registration.service';
 
 @ApiTags('accounts')
@@ -10,6 +10,7 @@ export class RegistrationController {
   constructor(private readonly registration: RegistrationService) {}
 
   @Post()
+  @Idempotent()
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({ summary: 'Creates the caller’s account (one per identity: 409 for a second).' })

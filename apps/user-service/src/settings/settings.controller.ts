@@ -1,22 +1,25 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountSettingsDto, Principal, SettingsResponse } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal } from '@vault/platform';
-import { SettingsService, toSettingsResponse } from './settings.service';
+import { Authenticated, Conditional, CurrentPrincipal, ETagged, IfMatch, IfMatchCondition } from '@vault/platform';
+import { SettingsEntity } from './settings.entity';
+import { settingsETag, SettingsService, toSettingsResponse } from './settings.service';
 
 @ApiTags('settings')
 @Controller('accounts/account-id/:id/settings')
 export class SettingsController {
   constructor(private readonly settings: SettingsService) {}
 
+  @Conditional('read')
   @Get()
   @Authenticated()
   @ApiOperation({ summary: 'Settings of the caller’s account.' })
   @ApiOkResponse({ type: SettingsResponse })
-  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<SettingsResponse> {
-    return toSettingsResponse(await this.settings.get(p, id));
+  async get(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ETagged<SettingsResponse>> {
+    return tagged(await this.settings.get(p, id));
   }
 
+  @Conditional('write')
   @Put()
   @Authenticated()
   @ApiOperation({ summary: 'Replaces the six settings fields (all required).' })
@@ -25,7 +28,13 @@ export class SettingsController {
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,
     @Body() dto: AccountSettingsDto,
-  ): Promise<SettingsResponse> {
-    return toSettingsResponse(await this.settings.replace(p, id, dto));
+    @IfMatch() ifMatch: IfMatchCondition,
+  ): Promise<ETagged<SettingsResponse>> {
+    return tagged(await this.settings.replace(p, id, dto, ifMatch));
   }
+}
+
+/** A settings answer with the ETag of its version. */
+function tagged(s: SettingsEntity): ETagged<SettingsResponse> {
+  return new ETagged(toSettingsResponse(s), settingsETag(s));
 }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
 import type { AccountSettingsDto, Principal, SettingsResponse } from '@vault/contracts';
 import { DEFAULT_LOCALE } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { IfMatchCondition, ProblemException, versionETag } from '@vault/platform';
 import { AccountsService } from '../accounts/accounts.service';
 import { SettingsEntity } from './settings.entity';
 
@@ -14,7 +14,7 @@ type SettingsFields = Pick<
 >;
 
 /** Settings of an account created without any (documented in docs/user-api.md). */
-export const DEFAULT_SETTINGS: SettingsFields = {
+const DEFAULT_SETTINGS: SettingsFields = {
   notificationMethod: 'email',
   communicationLanguage: DEFAULT_LOCALE,
   preferredLanguage: DEFAULT_LOCALE,
@@ -34,6 +34,9 @@ function fieldsOf(src: SettingsFields): SettingsFields {
     mfaMode: src.mfaMode,
   };
 }
+
+/** The ETag of the settings' stored version (`__v`). */
+export const settingsETag = (s: SettingsEntity): string => versionETag(s.id, s.revision);
 
 export function toSettingsResponse(s: SettingsEntity): SettingsResponse {
   return {
@@ -70,14 +73,18 @@ export class SettingsService {
     return settings;
   }
 
-  /** Replaces all six fields (creating the row if it is missing). */
-  async replace(p: Principal, id: string, dto: AccountSettingsDto): Promise<SettingsEntity> {
+  /**
+   * Replaces all six fields (creating the row if it is missing). Every settings write
+   * holds the account's row lock, so `ifMatch` is checked against a version that cannot
+   * change before the commit.
+   */
+  async replace(p: Principal, id: string, dto: AccountSettingsDto, ifMatch = IfMatchCondition.absent): Promise<SettingsEntity> {
     let saved!: SettingsEntity;
     await this.accounts.mutate(p, id, 'settings', async (account, m) => {
       const repo = m.getRepository(SettingsEntity);
-      const current =
-        (await repo.findOneBy({ accountId: account.id })) ??
-        repo.create({ id: randomUUID(), accountId: account.id });
+      const stored = await repo.findOneBy({ accountId: account.id });
+      ifMatch.assert(stored ? settingsETag(stored) : null);
+      const current = stored ?? repo.create({ id: randomUUID(), accountId: account.id });
       saved = await repo.save(Object.assign(current, fieldsOf(dto)));
     });
     return saved;

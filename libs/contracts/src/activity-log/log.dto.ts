@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { DEFAULT_PAGE_SIZE, PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import {
   FILTER_LOCALES,
   LOG_ENTITIES,
@@ -10,12 +10,10 @@ import {
   type LogEventType,
 } from '../enums';
 
-export const LOG_DEFAULT_PAGE_SIZE = 20;
-export const LOG_MAX_PAGE_SIZE = 100;
-/** Page numbers listed in `page.pages` at most (a window around the current page). */
-export const LOG_PAGE_WINDOW = 10;
+/** Entries a log page holds without pageSize. */
+export const LOG_DEFAULT_PAGE_SIZE = DEFAULT_PAGE_SIZE;
 
-/** Query of GET /vault/vault-id/{vaultId}/log (DESIGN §7 names). */
+/** Query of GET /vault/vault-id/{vaultId}/log (docs/activity-log.md, Query parameters). */
 export class ActivityLogQueryDto {
   @ApiPropertyOptional({ enum: LOG_ENTITIES })
   @IsOptional()
@@ -39,24 +37,25 @@ export class ActivityLogQueryDto {
   @IsIn(FILTER_LOCALES)
   locale?: FilterLocale;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1, description: '1-based page number.' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @PageNumber()
   page?: number;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: LOG_MAX_PAGE_SIZE, default: LOG_DEFAULT_PAGE_SIZE })
+  @ApiPropertyOptional({
+    description:
+      'Continue after the page that answered this `page.nextCursor` (keyset paging: each page costs the same ' +
+      'however far into the log). Not together with `page`; the filters must be the same.',
+    maxLength: 512,
+  })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(LOG_MAX_PAGE_SIZE)
+  @IsString()
+  @MaxLength(512)
+  cursor?: string;
+
+  @PageSize()
   pageSize?: number;
 }
 
-/** One activity log entry (contract §2.15). */
+/** One activity log entry (docs/activity-log.md, Entry fields). */
 export class ActivityLogEntryDto {
   @ApiProperty({ description: 'Display name of the actor.' })
   user!: string;
@@ -98,17 +97,14 @@ export class ActivityLogEntryDto {
   message!: string;
 }
 
-/** Page object (contract §2.15). Indexes are 0-based item positions; pages are 1-based. */
-export class ActivityLogPageInfoDto {
-  @ApiProperty() totalItems!: number;
-  @ApiProperty() currentPage!: number;
-  @ApiProperty() pageSize!: number;
-  @ApiProperty() totalPages!: number;
-  @ApiProperty() startPage!: number;
-  @ApiProperty() endPage!: number;
-  @ApiProperty() startIndex!: number;
-  @ApiProperty() endIndex!: number;
-  @ApiProperty({ type: [Number] }) pages!: number[];
+/** Page object of the activity log (docs/activity-log.md, Paging rules), with the keyset cursor. */
+export class ActivityLogPageInfoDto extends PageInfoDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Opaque cursor of the next page (query parameter `cursor`); null on the last page.',
+  })
+  nextCursor!: string | null;
 }
 
 export class ActivityLogPageDto {

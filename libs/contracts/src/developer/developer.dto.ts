@@ -9,7 +9,7 @@ import {
 } from 'class-validator';
 
 /** Longest credential value accepted (bounds the hashing work per request). */
-export const MAX_CREDENTIAL_LENGTH = 1024;
+const MAX_CREDENTIAL_LENGTH = 1024;
 
 const NOT_BLANK = /\S/;
 
@@ -64,7 +64,7 @@ export class TokenResponseDto {
   token_type!: 'Bearer';
 }
 
-export const TEST_RESPONSE_TYPES = ['redirect_url', 'html'] as const;
+const TEST_RESPONSE_TYPES = ['redirect_url', 'html'] as const;
 export type TestResponseType = (typeof TEST_RESPONSE_TYPES)[number];
 
 /** Query of `GET .../test`. */

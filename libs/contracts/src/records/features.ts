@@ -1,4 +1,7 @@
-/** Keys of a plan's subscriptionFeatures map (contract §8), every one present in every plan. */
+/**
+ * Keys of a plan's subscriptionFeatures map, every one present in every plan
+ * (docs/records-api.md, Plans and licences).
+ */
 export const SUBSCRIPTION_FEATURE_KEYS = [
   'account.licensePriority',
   'account.featureAddOn',
@@ -43,12 +46,12 @@ export const SUBSCRIPTION_FEATURE_KEYS = [
 export type SubscriptionFeatureKey = (typeof SUBSCRIPTION_FEATURE_KEYS)[number];
 export type SubscriptionFeatures = Record<SubscriptionFeatureKey, string>;
 
-/** Vault types (contract §2.9 shows individual; the others are this platform's choice). */
+/** Vault types; `individual` is the default (docs/records-api.md, Vaults). */
 export const VAULT_TYPES = ['individual', 'business', 'family'] as const;
 export type VaultType = (typeof VAULT_TYPES)[number];
 export const DEFAULT_VAULT_TYPE: VaultType = 'individual';
 
-/** The twelve record types of contract §2.10, in display order. */
+/** The twelve record types, in display order (docs/records-api.md, Record types). */
 export const RECORD_TYPE_NAMES = [
   'identityDocs',
   'healthMedical',
@@ -63,13 +66,9 @@ export const RECORD_TYPE_NAMES = [
   'collectibles',
   'wishLists',
 ] as const;
-export type RecordTypeName = (typeof RECORD_TYPE_NAMES)[number];
 
 /** Subtype every record type has, requiring `recordSubtypeOther`. */
 export const OTHER_SUBTYPE = 'other';
-
-/** Status a record gets on creation; DELETE moves it to DELETED (soft delete). */
-export const DEFAULT_RECORD_STATUS = 'ACTIVE';
 
 /** Plain-text answers of GET /vault/check-email. */
 export const CHECK_EMAIL_ANSWERS = {
@@ -79,11 +78,3 @@ export const CHECK_EMAIL_ANSWERS = {
 
 /** Inbox local part: letters, digits, dot, dash, underscore; starts and ends with a letter or digit. */
 export const EMAIL_USERNAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9])?$/;
-
-/** Machine codes of records-module conflicts and refusals. */
-export const RECORDS_ERROR_CODES = {
-  maxRecordsReached: 'max_records_reached',
-  maxOwnedVaultsReached: 'max_owned_vaults_reached',
-  emailUsernameTaken: 'email_username_taken',
-  unknownLicenseKey: 'unknown_license_key',
-} as const;

@@ -2,16 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { FILE_TYPES, type FileType } from '../enums';
 
-/** Error codes of record files (problem `code`). */
-export const FILE_ERROR_CODES = {
-  fileNameTaken: 'file_name_taken',
-  storageQuotaExceeded: 'storage_quota_exceeded',
-  checksumMismatch: 'checksum_mismatch',
-  staleCorrelationId: 'stale_correlation_id',
-  missingFilePart: 'missing_file_part',
-  rangeNotSatisfiable: 'range_not_satisfiable',
-} as const;
-
 /** Request header carrying the client's SHA-256 of the file (64 hex digits or 44 base64 characters). */
 export const FILE_CHECKSUM_HEADER = 'x-checksum-sha256';
 
@@ -20,7 +10,7 @@ export const FILE_CHECKSUM_HEADER = 'x-checksum-sha256';
  * not `.` or `..`. It is a label only, never a storage path.
  */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what the pattern refuses
-export const FILE_NAME_PATTERN = /^(?!\.{1,2}$)[^/\\\u0000-\u001f\u007f]{1,255}$/;
+const FILE_NAME_PATTERN = /^(?!\.{1,2}$)[^/\\\u0000-\u001f\u007f]{1,255}$/;
 
 const IMAGE: FileType = 'image';
 
@@ -50,7 +40,7 @@ class CaptionedFileFields {
 }
 
 /**
- * Upload metadata (contract §4.3): as query parameters or as multipart fields sent
+ * Upload metadata (docs/files.md, Upload): as query parameters or as multipart fields sent
  * before the `file` part. A field given both ways must hold the same value.
  */
 export class UploadFileMetadataDto extends CaptionedFileFields {
@@ -90,7 +80,7 @@ export class UpdateFileDto extends CaptionedFileFields {
   correlationId!: string;
 }
 
-/** One file in the list (contract §4.3 list row). */
+/** One file in the list (docs/files.md, List). */
 export class RecordFileListItem {
   @ApiProperty({ description: 'Name exactly as written in the contract.' }) cloaudStorage!: boolean;
   @ApiProperty() active!: boolean;
@@ -117,7 +107,7 @@ export class RecordFileGroup {
   @ApiProperty({ type: [RecordFileListItem] }) files!: RecordFileListItem[];
 }
 
-/** Record file (contract §2.14). */
+/** Record file, as every file route answers it (docs/files.md). */
 export class RecordFileView extends RecordFileListItem {
   @ApiProperty() id!: string;
   @ApiProperty({ description: 'Same as id.' }) _id!: string;

@@ -14,18 +14,27 @@ import {
 import { FILTER_LOCALES, RECORD_STATUSES, type FilterLocale, type RecordStatus } from '../enums';
 import { OTHER_SUBTYPE } from './features';
 import { ReadOnlyEchoes } from './read-only-echoes';
+import { DEFAULT_PAGE_SIZE, PageNumber, PageSize } from '../paging/page-info';
+import { MAX_JSON_DEPTH, parseJsonObject } from '../http/json-body';
 
-/** A JSON string holding an object is accepted for recordDetails (the update table types it as string). */
+/** recordDetails sits one level below the body, so it keeps the body's depth limit either way. */
+const DETAILS_DEPTH = MAX_JSON_DEPTH - 1;
+
+/**
+ * A JSON string holding an object is accepted for recordDetails (the update table types it
+ * as string), under the rules of a JSON body (nesting depth, no prototype keys); a string
+ * that breaks them stays a string, which the object check then refuses.
+ */
 function parseObjectString({ value }: { value: unknown }): unknown {
   if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value) as unknown;
-  } catch {
-    return value;
-  }
+  const parsed = parseJsonObject(value, DETAILS_DEPTH);
+  return parsed.ok ? parsed.value : value;
 }
 
-/** Record create and update body (contract §2.13). */
+const RECORD_DETAILS_MESSAGE =
+  `recordDetails must be an object (or a JSON string of one) nested at most ${DETAILS_DEPTH} levels, without __proto__ or constructor keys`;
+
+/** Record create and update body (docs/records-api.md, Records). */
 export class RecordDto extends ReadOnlyEchoes {
   @ApiProperty({ maxLength: 200 })
   @IsString()
@@ -75,11 +84,14 @@ export class RecordDto extends ReadOnlyEchoes {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true })
   @IsOptional()
   @Transform(parseObjectString)
-  @IsObject()
+  @IsObject({ message: RECORD_DETAILS_MESSAGE })
   recordDetails?: Record<string, unknown> | null;
 }
 
-/** GET /vault/vault-id/{vaultId}/records query (contract §4.3); every filter optional. */
+/** Records a search page holds without pageSize. */
+export const RECORD_SEARCH_DEFAULT_PAGE_SIZE = DEFAULT_PAGE_SIZE;
+
+/** GET /vault/vault-id/{vaultId}/records query; every filter optional (docs/records-api.md, Records). */
 export class RecordSearchQueryDto {
   @ApiPropertyOptional({ description: 'Case-insensitive substring of the record name.' })
   @IsOptional()
@@ -125,6 +137,14 @@ export class RecordSearchQueryDto {
   @IsOptional()
   @IsIn(FILTER_LOCALES)
   locale?: FilterLocale;
+
+  @PageNumber(
+    'Pages the results: with `page` or `pageSize` the answer is `{data, page}` (RecordSearchPage); without both, the plain array.',
+  )
+  page?: number;
+
+  @PageSize()
+  pageSize?: number;
 }
 
 /** PUT .../records/record-id/{recordId}/transfer body. */

@@ -1,3 +1,4 @@
+import { PageInfoDto } from '../paging/page-info';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ACCOUNT_LOCALES, RECORD_STATUSES, type DisplayLocale, type RecordStatus } from '../enums';
 import { RECORD_ROLES, VAULT_ROLES, type RecordRole, type VaultRole } from '../roles';
@@ -12,7 +13,7 @@ import { RecordFileHistoryEntry } from './file-dto';
 const FEATURES_SCHEMA = {
   type: 'object',
   additionalProperties: { type: 'string' },
-  description: 'Plan features (contract §8), every value a string.',
+  description: 'Plan features by key (account.maxOwnedVaults, vault.maxVaultRecords, …), every value a string.',
 } as const;
 
 export class IdResponse {
@@ -28,7 +29,7 @@ export class DisplayValue {
   value!: string;
 }
 
-/** Vault response (contract §2.9). */
+/** Vault response (docs/records-api.md, Vaults). */
 export class VaultView {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
@@ -56,7 +57,7 @@ export class HomeTile {
   @ApiProperty({ type: [DisplayValue] }) displayValue!: DisplayValue[];
 }
 
-/** Vault home response (contract §2.10). */
+/** Vault home response (docs/records-api.md, Record types). */
 export class VaultHomeView {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
@@ -146,7 +147,7 @@ export const APP_SECTION_KEYS = [
 ] as const satisfies readonly (keyof AppSections)[];
 export type AppSectionKey = (typeof APP_SECTION_KEYS)[number];
 
-/** Vault branding response (contract §2.11). */
+/** Vault branding response (docs/records-api.md, Branding). */
 export class BrandingView {
   @ApiProperty() id!: string;
   @ApiProperty() tenant!: string;
@@ -172,7 +173,7 @@ export class LicensePlanRef {
   @ApiProperty() name!: string;
 }
 
-/** Licence list item (contract §2.12). */
+/** Licence list item (docs/records-api.md, Plans and licences). */
 export class LicenseView {
   @ApiProperty() subscriptionId!: string;
   @ApiProperty({ type: LicensePlanRef }) plan!: LicensePlanRef;
@@ -207,7 +208,7 @@ export class RecordTypeRef extends CatalogueRef {
   @ApiProperty() vaultType!: string;
 }
 
-/** Record lookup response (contract §2.13). */
+/** Record lookup response (docs/records-api.md, Records). */
 export class RecordLookupView {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
@@ -231,7 +232,7 @@ export class RecordLookupView {
   @ApiProperty({ enum: RECORD_ROLES, isArray: true }) userRecordRole!: RecordRole[];
 }
 
-/** Record search item (contract §2.13). */
+/** Record search item (docs/records-api.md, Records). */
 export class RecordSearchItem {
   @ApiProperty() id!: string;
   @ApiProperty() name!: string;
@@ -245,4 +246,10 @@ export class RecordSearchItem {
   @ApiProperty() lastModifiedBy!: string;
   @ApiProperty({ type: [String], description: 'openIds holding a role on the record.' }) contributors!: string[];
   @ApiProperty() editable!: boolean;
+}
+
+/** A page of record search results (GET …/records with `page` or `pageSize`). */
+export class RecordSearchPage {
+  @ApiProperty({ type: [RecordSearchItem] }) data!: RecordSearchItem[];
+  @ApiProperty({ type: PageInfoDto }) page!: PageInfoDto;
 }

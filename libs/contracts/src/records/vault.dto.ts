@@ -12,6 +12,7 @@ import {
 import { ACCOUNT_LOCALES, DARK_MODES, type AccountLocale, type DarkMode } from '../enums';
 import { EMAIL_USERNAME_PATTERN, VAULT_TYPES, type VaultType } from './features';
 import { ReadOnlyEchoes } from './read-only-echoes';
+import { IsWebUrl, MAX_URL_LENGTH } from '../http/web-url';
 
 /** Optional, but null is not a value: the field is validated whenever it is present. */
 const IsOptionalNotNull = () => ValidateIf((_: object, value: unknown) => value !== undefined);
@@ -19,7 +20,7 @@ const IsOptionalNotNull = () => ValidateIf((_: object, value: unknown) => value 
 const EMAIL_USERNAME_MESSAGE =
   'emailUsername must be 1 to 64 letters, digits, dots, dashes or underscores, starting and ending with a letter or digit';
 
-/** Fields shared by vault creation and update (contract §2.9; all optional). */
+/** Fields shared by vault creation and update, all optional (docs/records-api.md, Vaults). */
 export class VaultFieldsDto extends ReadOnlyEchoes {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOptionalNotNull()
@@ -37,10 +38,9 @@ export class VaultFieldsDto extends ReadOnlyEchoes {
   @Matches(EMAIL_USERNAME_PATTERN, { message: EMAIL_USERNAME_MESSAGE })
   emailUsername?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, maxLength: 2048 })
+  @ApiPropertyOptional({ nullable: true, format: 'uri', maxLength: MAX_URL_LENGTH, description: 'An https URL (http only for localhost).' })
   @IsOptional()
-  @IsString()
-  @MaxLength(2048)
+  @IsWebUrl()
   profilePhoto?: string | null;
 
   @ApiPropertyOptional({ maxLength: 100, nullable: true })

@@ -13,7 +13,6 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  IsUrl,
   Max,
   MaxLength,
   Min,
@@ -28,6 +27,7 @@ import {
   MARITAL_STATUSES,
   MaritalStatus,
 } from '../enums';
+import { IsWebUrl, MAX_URL_LENGTH } from '../http/web-url';
 import { AccountSettingsDto } from './settings.dto';
 import { AgreementDto } from './agreement.dto';
 import { AtMostOnePrimary, IsDayMonthYear, ReadOnlyEcho, UniqueBy } from './validators';
@@ -53,7 +53,7 @@ function ContactList(type: () => Type<unknown>, key: string) {
   );
 }
 
-/** Residence (contract §2.3). */
+/** Residence (`primaryResidence`). */
 export class ResidenceDto {
   @ReadOnlyEcho() id?: unknown;
 
@@ -76,7 +76,7 @@ export class ResidenceDto {
   country?: CountryCode;
 }
 
-/** Fields shared by every email and phone entry (contract §2.4, §2.5). */
+/** Fields shared by every email and phone entry. */
 abstract class ContactEntryFields {
   @ReadOnlyEcho() _id?: unknown;
 
@@ -109,7 +109,7 @@ export class CreateEmailEntryDto extends ContactEntryFields {
   address?: string;
 }
 
-/** A phone entry (contract §2.5). */
+/** A phone entry. */
 export class PhoneEntryDto extends ContactEntryFields {
   @ApiProperty({ type: 'integer', minimum: 0 })
   @IsInt()
@@ -128,7 +128,7 @@ export class PhoneEntryDto extends ContactEntryFields {
 }
 
 /**
- * Account fields shared by creation and update (contract §2.2). The read-only
+ * Account fields shared by creation and update (docs/user-api.md, Validation). The read-only
  * fields of a response may be echoed back; they are ignored.
  */
 export abstract class AccountProfileDto {
@@ -169,10 +169,9 @@ export abstract class AccountProfileDto {
   @MaxLength(100)
   LastName?: string;
 
-  @ApiPropertyOptional({ format: 'uri', nullable: true })
+  @ApiPropertyOptional({ format: 'uri', nullable: true, maxLength: MAX_URL_LENGTH, description: 'An https URL (http only for localhost).' })
   @IsOptional()
-  @IsUrl({ require_tld: false })
-  @MaxLength(2000)
+  @IsWebUrl()
   profilePhoto?: string | null;
 
   @ApiPropertyOptional({ example: '31/01/1990', description: 'DD/MM/YYYY, a real date.', nullable: true })

@@ -3,7 +3,7 @@ import { IsBoolean, IsIn, IsNumber, Min } from 'class-validator';
 import { ACCOUNT_LOCALES, AccountLocale, AGREEMENT_TYPES, AgreementType } from '../enums';
 import { ReadOnlyEcho } from './validators';
 
-/** A consent to one version of an agreement (contract §2.7). */
+/** A consent to one version of an agreement. */
 export class AgreementDto {
   @ReadOnlyEcho() id?: unknown;
   @ReadOnlyEcho() _id?: unknown;

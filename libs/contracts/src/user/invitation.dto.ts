@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
-/** Body of `POST /accounts/invitations` (contract §2.8). */
+/** Body of `POST /accounts/invitations`. */
 export class InvitationDto {
   @ApiPropertyOptional({ maxLength: 100 }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(100)
   firstName?: string;

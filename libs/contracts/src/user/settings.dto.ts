@@ -12,7 +12,7 @@ import {
 } from '../enums';
 import { ReadOnlyEcho } from './validators';
 
-/** Account settings (contract §2.6): all six fields required. */
+/** Account settings (docs/user-api.md, Shapes): all six fields required. */
 export class AccountSettingsDto {
   @ReadOnlyEcho() id?: unknown;
   @ReadOnlyEcho() _id?: unknown;

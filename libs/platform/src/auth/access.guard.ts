@@ -1,21 +1,26 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
+import type { Principal } from '@vault/contracts';
 import { ProblemException } from '../errors/problem.exception';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
+import { JwtStrategy } from './jwt.strategy';
 
 /**
  * Global guard, deny by default: a route without a declared access rule is
- * refused; `public` routes pass; every other rule needs a valid bearer token.
- * Domain rules (vault roles...) are checked afterwards by the owning service.
+ * refused; `public` routes pass; every other rule needs a valid bearer token
+ * (checked by JwtStrategy, whose principal becomes `request.user`). Domain
+ * rules (vault roles...) are checked afterwards by the owning service.
+ * Apps without token verification (identity, edge) refuse every such route with 401.
  */
 @Injectable()
-export class AccessGuard extends AuthGuard('jwt') {
-  constructor(private readonly reflector: Reflector) {
-    super();
-  }
+export class AccessGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    @Optional() private readonly tokens?: JwtStrategy,
+  ) {}
 
-  override canActivate(ctx: ExecutionContext) {
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
       ctx.getHandler(),
       ctx.getClass(),
@@ -24,19 +29,9 @@ export class AccessGuard extends AuthGuard('jwt') {
       throw ProblemException.forbidden('This operation is not available.');
     }
     if (rule === 'public') return true;
-    return super.canActivate(ctx);
-  }
-
-  override handleRequest<T>(err: unknown, user: T, info: unknown): T {
-    if (err instanceof ProblemException) throw err;
-    if (err || !user) {
-      const reason = info instanceof Error ? info.name : '';
-      throw ProblemException.unauthorized(
-        reason === 'TokenExpiredError'
-          ? 'The access token has expired.'
-          : 'A valid access token is required.',
-      );
-    }
-    return user;
+    if (!this.tokens) throw ProblemException.unauthorized();
+    const req = ctx.switchToHttp().getRequest<Request & { user?: Principal }>();
+    req.user = await this.tokens.authenticate(req.headers.authorization);
+    return true;
   }
 }

@@ -5,19 +5,27 @@ import {
   Logger,
   OnApplicationShutdown,
   OnModuleInit,
+  Optional,
 } from '@nestjs/common';
-import type { NatsConnection, QueuedIterator } from '@nats-io/nats-core';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import { REVOCATION_BUCKET, TokenRevokedEvent } from '@vault/contracts';
+import { ERROR_CODES, REVOCATION_BUCKET, TokenRevokedEvent } from '@vault/contracts';
+import { ServiceEnv } from '../config/env';
+import { KvBucketWatch, watchBucket } from '../nats/kv-watch';
 import { NATS_CONNECTION } from '../nats/nats.module';
+import { NatsConnectionState } from '../nats/nats-connection-state';
+import { ProblemException } from '../errors/problem.exception';
+import { DEPENDENCY_RETRY_AFTER_SECONDS } from '../errors/problem.filter';
 
 /** Longest lifetime a revocation entry needs: tokens never live longer than this. */
-export const REVOCATION_TTL_MS = 24 * 60 * 60 * 1000;
+const REVOCATION_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** How long start-up waits for the revocation history before the app refuses to start. */
 const REPLAY_TIMEOUT_MS = 30_000;
 const RESTART_DELAY_MS = 1_000;
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+/** Longest wait for the bucket to acknowledge a revocation before logout answers 503. */
+const REVOKE_TIMEOUT_MS = 3_000;
 
 /**
  * Revoked token ids, shared by every service through a JetStream key-value bucket.
@@ -26,25 +34,37 @@ const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
  * any service or of NATS (the bucket is file-backed).
  *
  * It fails closed: the app does not start until the history is replayed, and
- * while a broken watch is being re-established the service reports not-ready.
+ * while a broken watch is being re-established, or the NATS connection is down
+ * (the watch then receives nothing), the service reports not-ready. A
+ * revocation counts only once the bucket acknowledged it; otherwise `revoke`
+ * throws 503 `service_unavailable` with Retry-After.
  */
 @Injectable()
 export class RevocationService implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Revocation');
   private readonly revoked = new Map<string, number>();
   private kv!: KV;
-  private watcher?: QueuedIterator<KvWatchEntry>;
+  private watcher?: KvBucketWatch;
   /** Expired entries leave the bucket by TTL without a delete marker: drop them here too. */
   private readonly pruner = setInterval(() => this.prune(), PRUNE_INTERVAL_MS).unref();
   private live = false;
   private stopped = false;
 
-  constructor(@Inject(NATS_CONNECTION) private readonly nc: NatsConnection) {}
+  private readonly connection: NatsConnectionState;
+
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Optional() connection?: NatsConnectionState,
+    @Optional() private readonly env?: ServiceEnv,
+  ) {
+    this.connection = connection ?? new NatsConnectionState(nc);
+  }
 
   async onModuleInit(): Promise<void> {
     this.kv = await new Kvm(this.nc).create(REVOCATION_BUCKET, {
       ttl: REVOCATION_TTL_MS,
       history: 1,
+      replicas: this.env?.KV_REPLICAS ?? 1,
     });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -71,19 +91,30 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
     this.watcher?.stop();
   }
 
-  /** True while the watch runs and its history has been replayed (readiness). */
+  /** True while the watch runs, its history has been replayed and NATS is connected (readiness). */
   isLive(): boolean {
-    return this.live;
+    return this.live && this.connection.connected;
   }
 
   isRevoked(jti: string): boolean {
     return this.revoked.has(jti);
   }
 
-  /** Records a revocation; every service sees it through its watch. */
+  /**
+   * Records a revocation once the bucket acknowledged it; every service sees it
+   * through its watch. While NATS is down (or the write is not acknowledged within
+   * REVOKE_TIMEOUT_MS) it throws 503 and the token stays valid: nothing is kept
+   * locally that other services would not know about.
+   */
   async revoke(jti: string, exp: number): Promise<void> {
+    if (!this.connection.connected) throw revocationUnavailable();
     const event: TokenRevokedEvent = { jti, exp, revokedAt: new Date().toISOString() };
-    await this.kv.put(jti, JSON.stringify(event));
+    try {
+      await this.kv.put(jti, JSON.stringify(event), { timeout: REVOKE_TIMEOUT_MS });
+    } catch (err) {
+      this.logger.warn(`revocation of a token not acknowledged: ${String(err)}`);
+      throw revocationUnavailable();
+    }
     this.revoked.set(jti, exp);
   }
 
@@ -93,26 +124,10 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
    * which is idempotent) and the service is not ready meanwhile.
    */
   private async watch(): Promise<void> {
-    const expected = (await this.kv.status()).values;
-    const watcher = await this.kv.watch();
-    this.watcher = watcher;
-    let markReplayed!: () => void;
-    const replayed = new Promise<void>((r) => (markReplayed = r));
-    let seen = 0;
-    const done = () => {
-      if (!this.live) {
-        this.live = true;
-        markReplayed();
-      }
-    };
-    if (expected === 0) done();
-    void (async () => {
-      for await (const e of watcher) {
-        this.apply(e);
-        seen++;
-        if (e.isUpdate || seen >= expected) done();
-      }
-    })()
+    const watch = await watchBucket(this.kv, (e) => this.apply(e));
+    this.watcher = watch;
+    this.live = true;
+    watch.ended
       .catch((err) => this.logger.error(`revocation watch failed: ${err}`))
       .finally(() => {
         this.live = false;
@@ -121,7 +136,6 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
           setTimeout(() => this.restart(), RESTART_DELAY_MS).unref();
         }
       });
-    await replayed;
   }
 
   private restart(): void {
@@ -152,4 +166,14 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
     const now = Math.floor(Date.now() / 1000);
     for (const [jti, exp] of this.revoked) if (exp < now) this.revoked.delete(jti);
   }
+}
+
+function revocationUnavailable(): ProblemException {
+  return new ProblemException(
+    503,
+    ERROR_CODES.serviceUnavailable,
+    'The logout could not be recorded right now; the token is still valid. Retry later.',
+    undefined,
+    { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+  );
 }

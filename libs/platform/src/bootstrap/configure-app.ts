@@ -1,8 +1,9 @@
 import { INestApplication, RequestMethod } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
+import { BaseEnv, LOOPBACK_PROXIES, parseAddressList, ServiceEnv } from '../config/env';
 
-export const API_PREFIX = 'api/v1';
+const API_PREFIX = 'api/v1';
 
 export interface AppDescription {
   title: string;
@@ -23,7 +24,7 @@ export function configureApp(app: INestApplication, desc: AppDescription): void 
       { path: 'health/ready', method: RequestMethod.GET },
     ],
   });
-  hardenExpress(app).set('trust proxy', 'loopback, linklocal, uniquelocal');
+  hardenExpress(app).set('trust proxy', trustedProxies(app));
 
   const builder = new DocumentBuilder()
     .setTitle(desc.title)
@@ -36,6 +37,22 @@ export function configureApp(app: INestApplication, desc: AppDescription): void 
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     useGlobalPrefix: false,
   });
+}
+
+/**
+ * Addresses whose X-Forwarded-For Express believes when it computes `req.ip`:
+ * the service's TRUSTED_PROXIES (the gateway), loopback for an app without one.
+ * A peer outside the list is the client itself, so it cannot pick its own
+ * throttle key with a forged header.
+ */
+function trustedProxies(app: INestApplication): string[] {
+  let env: BaseEnv | undefined;
+  try {
+    env = app.get(BaseEnv, { strict: false });
+  } catch {
+    env = undefined; // an app without PlatformModule: loopback only
+  }
+  return parseAddressList(env instanceof ServiceEnv ? env.TRUSTED_PROXIES : LOOPBACK_PROXIES);
 }
 
 /** No framework banner (x-powered-by) and no ETags computed for API answers. */

@@ -4,6 +4,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv } from '../config/env';
 import { DatabaseOptions, dataSourceOptions, migrateWithLock } from '../database/database.module';
+import { useRequestIds } from '../http/request-id.middleware';
 import { appLogger } from './app-logger';
 import { AppDescription, configureApp } from './configure-app';
 
@@ -14,10 +15,8 @@ import { AppDescription, configureApp } from './configure-app';
 export interface RunOptions {
   /** The service's entities and migrations: enables `node main.js migrate`. */
   database?: DatabaseOptions;
-  /** Extra setup on the app before it listens (body limits, raw parsers...). */
+  /** Extra setup on the app before it listens. */
   configure?: (app: NestExpressApplication) => void | Promise<void>;
-  /** Passed to NestFactory.create (for example `bodyParser: false`). */
-  bodyParser?: boolean;
 }
 
 export async function runService(
@@ -36,9 +35,11 @@ export async function runService(
       logger: startupLogger(),
       bufferLogs: false,
       forceCloseConnections: false,
-      bodyParser: options.bodyParser ?? true,
+      // Bodies are read by the platform's RequestBodyInterceptor (http/request-body.ts).
+      bodyParser: false,
     });
     const env = app.get(BaseEnv);
+    useRequestIds(app);
     configureApp(app, desc);
     if (configure) await configure(app);
     // After the drain, exit 0 (a clean stop) rather than re-raising the signal,

@@ -1,5 +1,5 @@
 import { IsString } from 'class-validator';
-import { EnvValidationError, loadEnv, ServiceEnv } from './env';
+import { EnvValidationError, loadEnv, parseAddressList, ServiceEnv } from './env';
 
 class SampleEnv extends ServiceEnv {
   @IsString()
@@ -33,5 +33,39 @@ describe('loadEnv', () => {
   it('treats empty strings as unset', () => {
     const env = loadEnv(SampleEnv, { ...base, PORT: '' });
     expect(env.PORT).toBe(3000);
+  });
+});
+
+describe('TRUSTED_PROXIES', () => {
+  const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
+
+  it('trusts loopback only by default', () => {
+    expect(parseAddressList(loadEnv(ServiceEnv, base).TRUSTED_PROXIES)).toEqual(['127.0.0.0/8', '::1']);
+  });
+
+  it('takes addresses and CIDR ranges of both families', () => {
+    const env = loadEnv(ServiceEnv, { ...base, TRUSTED_PROXIES: ' 10.42.0.0/16, fd00::/8,172.18.0.5 ' });
+    expect(parseAddressList(env.TRUSTED_PROXIES)).toEqual(['10.42.0.0/16', 'fd00::/8', '172.18.0.5']);
+  });
+
+  it.each(['gateway', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/8/1', '10.0.0.0/x', ',', 'loopback'])(
+    'refuses %j naming the variable',
+    (value) => {
+      expect(() => loadEnv(ServiceEnv, { ...base, TRUSTED_PROXIES: value })).toThrow(/TRUSTED_PROXIES/);
+    },
+  );
+});
+
+describe('KV_REPLICAS', () => {
+  const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
+
+  it('is 1 unless set, and takes 1 to 5', () => {
+    expect(loadEnv(ServiceEnv, base).KV_REPLICAS).toBe(1);
+    expect(loadEnv(ServiceEnv, { ...base, KV_REPLICAS: '3' }).KV_REPLICAS).toBe(3);
+  });
+
+  it.each(['0', '6', 'three'])('refuses KV_REPLICAS=%s naming the variable', (value) => {
+    expect(() => loadEnv(ServiceEnv, { ...base, KV_REPLICAS: value })).toThrow(EnvValidationError);
+    expect(() => loadEnv(ServiceEnv, { ...base, KV_REPLICAS: value })).toThrow(/KV_REPLICAS/);
   });
 });

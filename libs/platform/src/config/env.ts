@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsIn,
@@ -7,8 +8,10 @@ import {
   IsUrl,
   Max,
   Min,
+  ValidateBy,
   validateSync,
 } from 'class-validator';
+import { isIP } from 'node:net';
 
 /** Turns "true"/"1"/"yes" into booleans; anything else stays as given so validation can name it. */
 export const ToBoolean = () =>
@@ -19,6 +22,28 @@ export const ToBoolean = () =>
     if (['false', '0', 'no'].includes(v)) return false;
     return value;
   });
+
+/** Default of TRUSTED_PROXIES: the gateway runs on the same host. */
+export const LOOPBACK_PROXIES = '127.0.0.0/8,::1';
+
+/**
+ * Splits a comma-separated list of addresses and CIDR ranges (`10.0.0.0/8, fd00::/8, 127.0.0.1`)
+ * into its entries; throws naming the first entry that is neither.
+ */
+export function parseAddressList(value: string): string[] {
+  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxPrefix = family === 6 ? 128 : 32;
+    const prefixOk =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    if (family === 0 || !prefixOk || extra !== undefined) {
+      throw new Error(`not an address or CIDR range: ${entry}`);
+    }
+  }
+  return entries;
+}
 
 export const ToInt = () =>
   Transform(({ value }) =>
@@ -58,6 +83,9 @@ export class BaseEnv {
 }
 
 /** Variables of services that own a database and talk to NATS. */
+/** A replica count of JetStream streams or KV buckets: 1 to 5 (JetStream's limit). */
+export const JetStreamReplicas = () => applyDecorators(ToInt(), IsInt(), Min(1), Max(5));
+
 export class ServiceEnv extends BaseEnv {
   @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false })
   DATABASE_URL!: string;
@@ -69,6 +97,13 @@ export class ServiceEnv extends BaseEnv {
   @IsString()
   NATS_URL = 'nats://127.0.0.1:4222';
 
+  /**
+   * Replicas of the JetStream KV buckets a service creates (the revoked-token set): one
+   * per NATS server, at most 5. A bucket that exists keeps its replicas (docs/deploy.md).
+   */
+  @JetStreamReplicas()
+  KV_REPLICAS = 1;
+
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   AUTH_JWKS_URL = 'http://127.0.0.1:3001/api/v1/.well-known/jwks.json';
 
@@ -77,6 +112,33 @@ export class ServiceEnv extends BaseEnv {
 
   @IsString()
   AUTH_AUDIENCE = 'vault-api';
+
+  /**
+   * Proxies whose X-Forwarded-For the service believes (the gateway), as comma-separated
+   * addresses or CIDR ranges. A request from any other address is keyed by its socket
+   * address (`req.ip`), whatever headers it carries. Default: loopback only (`npm start`
+   * runs the gateway on the same host).
+   */
+  @ValidateBy({
+    name: 'isAddressList',
+    validator: {
+      validate: (value: unknown) => {
+        try {
+          return typeof value === 'string' && parseAddressList(value).length > 0;
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () =>
+        'TRUSTED_PROXIES must list addresses or CIDR ranges separated by commas',
+    },
+  })
+  TRUSTED_PROXIES = LOOPBACK_PROXIES;
+
+  /** `true`: PUT and DELETE of versioned resources without If-Match answer 428 (docs/retries-and-concurrency.md). */
+  @ToBoolean()
+  @IsIn([true, false])
+  REQUIRE_IF_MATCH = false;
 }
 
 export class EnvValidationError extends Error {

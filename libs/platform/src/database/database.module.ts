@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type Migration, type MixedList } from 'typeorm';
 import { ServiceEnv } from '../config/env';
+import { IdempotencyKeysJanitor } from '../idempotency/idempotency-janitor';
+import { joinRequestTransactions } from '../idempotency/request-transaction';
 
 export interface DatabaseOptions {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -25,7 +27,7 @@ export function dataSourceOptions(url: string, opts: DatabaseOptions, migrations
 }
 
 /** Key of the advisory lock that serialises migrations of one database across replicas. */
-export const MIGRATION_LOCK_KEY = 7_261_001;
+const MIGRATION_LOCK_KEY = 7_261_001;
 
 /**
  * Applies pending migrations while holding a PostgreSQL advisory lock, so
@@ -60,11 +62,13 @@ export class DatabaseModule {
           dataSourceFactory: async (options) => {
             const { migrateOnStart, ...rest } = options as DataSourceOptions & { migrateOnStart: boolean };
             const ds = await new DataSource(rest).initialize();
+            joinRequestTransactions(ds);
             if (migrateOnStart) await migrateWithLock(ds);
             return ds;
           },
         }),
       ],
+      providers: [IdempotencyKeysJanitor],
     };
   }
 }

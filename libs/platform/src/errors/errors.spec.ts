@@ -1,6 +1,9 @@
 import { BadRequestException, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { IsEmail, IsInt, ValidateNested } from 'class-validator';
 import { Type, plainToInstance } from 'class-transformer';
+import { isErrorCode } from '@vault/contracts';
+import { QueryFailedError } from 'typeorm';
+import { ClosedConnectionError, NoRespondersError, TimeoutError } from '@nats-io/nats-core';
 import { validateSync } from 'class-validator';
 import { ProblemFilter } from './problem.filter';
 import { ProblemException } from './problem.exception';
@@ -76,7 +79,34 @@ describe('ProblemFilter', () => {
     expect(run(nul).body).toMatchObject({ status: 400, code: 'validation_failed' });
     expect(JSON.stringify(run(nul).body)).not.toMatch(/UTF8/);
     expect(run(Object.assign(new Error('dup'), { code: '23505' })).body.status).toBe(409);
+    const typeormDup = new QueryFailedError('INSERT', [], Object.assign(new Error('dup'), { code: '23505', constraint: 'k' }));
+    expect(run(typeormDup).body).toMatchObject({ status: 409, code: 'conflict' });
     expect(run(Object.assign(new Error('deadlock'), { code: '40P01' })).body.status).toBe(500);
+  });
+
+  it('answers 503 with Retry-After, without internals, when a dependency is down', () => {
+    const down = [
+      new TimeoutError(),
+      new ClosedConnectionError(),
+      new NoRespondersError('$JS.API.STREAM.INFO.x'),
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new QueryFailedError('SELECT 1', [], Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+    ];
+    for (const err of down) {
+      const { res, body } = run(err);
+      expect([err.message, res.statusCode, res.headers['Retry-After']]).toEqual([err.message, 503, '5']);
+      expect(body).toMatchObject({ status: 503, code: 'service_unavailable' });
+      expect(body.detail).not.toContain(err.message);
+    }
+    // other database errors and plain errors stay what they were
+    expect(run(Object.assign(new Error('deadlock'), { code: '40P01' })).body.status).toBe(500);
+    expect(run(Object.assign(new Error('nul'), { code: '22021' })).body.status).toBe(400);
+    expect(run(new Error('boom')).res.headers['Retry-After']).toBeUndefined();
   });
 
   it('destroys the socket when the response already started', () => {
@@ -117,6 +147,16 @@ describe('problem bodies and request ids', () => {
     });
     expect(codeForStatus(418)).toMatch(/^[a-z_]+$/);
     expect(codeForStatus(503)).toBe('service_unavailable');
+  });
+
+  it('defaults every error status to a code of the catalogue', () => {
+    for (let status = 400; status < 600; status++) {
+      expect([status, isErrorCode(codeForStatus(status))]).toEqual([status, true]);
+    }
+    expect(codeForStatus(405)).toBe('method_not_allowed');
+    expect(codeForStatus(416)).toBe('range_not_satisfiable');
+    expect(codeForStatus(418)).toBe('request_error');
+    expect(codeForStatus(504)).toBe('internal_error');
   });
 
   it('echoes safe request ids and replaces unsafe ones', () => {

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { ERROR_CODES, FieldProblem } from '@vault/contracts';
+import { ERROR_CODES, ErrorCode, FieldProblem } from '@vault/contracts';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -15,6 +15,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   416: 'Range Not Satisfiable',
   422: 'Unprocessable Content',
+  428: 'Precondition Required',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
@@ -26,11 +27,14 @@ export function titleFor(status: number): string {
   return TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Request Error');
 }
 
-/** An error that renders as a problem+json body with a stable machine code. */
+/**
+ * An error that renders as a problem+json body with a stable machine code;
+ * only codes of the catalogue in @vault/contracts are accepted.
+ */
 export class ProblemException extends HttpException {
   constructor(
     status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     detail: string,
     readonly errors?: FieldProblem[],
     readonly headers?: Record<string, string>,
@@ -50,7 +54,7 @@ export class ProblemException extends HttpException {
   static notFound(detail = 'The resource does not exist.') {
     return new ProblemException(404, ERROR_CODES.notFound, detail);
   }
-  static conflict(code: string, detail: string) {
+  static conflict(code: ErrorCode, detail: string) {
     return new ProblemException(409, code, detail);
   }
   static tooManyRequests(retryAfterSeconds: number, detail = 'Too many requests; retry later.') {

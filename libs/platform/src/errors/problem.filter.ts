@@ -5,11 +5,24 @@ import {
   HttpException,
   Logger,
 } from '@nestjs/common';
-import { ERROR_CODES, FieldProblem, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
+import { ERROR_CODES, ErrorCode, FieldProblem, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+} from '@nats-io/nats-core';
 import type { Request, Response } from 'express';
 import { codeForStatus, problemBody } from './problem-body';
 import { ProblemException } from './problem.exception';
+import { sqlStateOf, uniqueViolationConstraint } from './unique-violation';
 import { requestIdOf } from '../http/request-id.middleware';
+import { IdempotentReplay, sendReplay, settlementOf } from '../idempotency/idempotency';
+
+/** Seconds a client is told to wait (`Retry-After`) when a dependency is down. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
 /** Express/body-parser/multer errors carry a status and a type; map the common ones. */
 interface HttpishError {
@@ -33,9 +46,10 @@ export class ProblemFilter implements ExceptionFilter {
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request>();
     const requestId = requestIdOf(req);
+    if (exception instanceof IdempotentReplay && !res.headersSent) return sendReplay(res, exception.answer);
 
     let status = 500;
-    let code: string = ERROR_CODES.internal;
+    let code: ErrorCode = ERROR_CODES.internal;
     let detail = 'An unexpected error occurred.';
     let errors: FieldProblem[] | undefined;
     let headers: Record<string, string> | undefined;
@@ -59,6 +73,11 @@ export class ProblemFilter implements ExceptionFilter {
       }
     } else if (database) {
       [status, code, detail] = database;
+    } else if (isDependencyDown(exception)) {
+      status = 503;
+      code = ERROR_CODES.serviceUnavailable;
+      detail = 'A service this request needs is unavailable; retry later.';
+      headers = { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) };
     } else if (isHttpish(exception)) {
       status = (exception.status ?? exception.statusCode) as number;
       code = codeForStatus(status);
@@ -79,11 +98,15 @@ export class ProblemFilter implements ExceptionFilter {
       res.destroy();
       return;
     }
-    if (headers) res.set(headers);
-    res
-      .status(status)
-      .type(PROBLEM_CONTENT_TYPE)
-      .send(JSON.stringify(problemBody(status, code, detail, requestId, errors)));
+    const body = JSON.stringify(problemBody(status, code, detail, requestId, errors));
+    const send = () => {
+      if (headers) res.set(headers);
+      res.status(status).type(PROBLEM_CONTENT_TYPE).send(body);
+    };
+    // a failed idempotent request: its key is stored with this answer or released first
+    const settle = settlementOf(req);
+    if (!settle) return send();
+    void settle({ status, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body }).then(send, send);
   }
 }
 
@@ -105,16 +128,46 @@ function describeHttpish(e: HttpishError, status: number): string {
  * exceptions (class 22: NUL characters, out-of-range numbers, malformed values)
  * are the caller's fault (400), unique violations (23505) a conflict (409).
  */
-function databaseClientError(e: unknown): [number, string, string] | undefined {
-  if (typeof e !== 'object' || e === null) return undefined;
-  const driver = (e as { driverError?: { code?: unknown } }).driverError;
-  const sqlState = driver?.code ?? (e as { code?: unknown }).code;
-  if (typeof sqlState !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlState)) return undefined;
-  if (sqlState.startsWith('22')) {
+function databaseClientError(e: unknown): [number, ErrorCode, string] | undefined {
+  const sqlState = sqlStateOf(e);
+  if (sqlState?.startsWith('22')) {
     return [400, ERROR_CODES.validationFailed, 'The request contains a value that cannot be stored.'];
   }
-  if (sqlState === '23505') {
+  if (uniqueViolationConstraint(e) !== undefined) {
     return [409, ERROR_CODES.conflict, 'The request conflicts with an existing resource.'];
   }
   return undefined;
+}
+
+/** SQLSTATEs of a lost or refused database connection: class 08, shutdowns, too many connections. */
+const DATABASE_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+/** Socket errors of a peer that cannot be reached. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** node-postgres and its pool report lost connections and connect timeouts as plain errors. */
+const DATABASE_CONNECTION_LOST =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i;
+
+/**
+ * A dependency (PostgreSQL, NATS, another service) that is down or unreachable:
+ * the request may succeed later, so it is a 503 with Retry-After, not a 500.
+ */
+function isDependencyDown(e: unknown): boolean {
+  if (
+    e instanceof TimeoutError ||
+    e instanceof ConnectionError ||
+    e instanceof ClosedConnectionError ||
+    e instanceof DrainingConnectionError ||
+    e instanceof NoRespondersError ||
+    e instanceof RequestError
+  ) {
+    return true;
+  }
+  if (typeof e !== 'object' || e === null) return false;
+  const driver = (e as { driverError?: { code?: unknown; message?: unknown } }).driverError;
+  const code = driver?.code ?? (e as { code?: unknown }).code;
+  if (typeof code === 'string' && UNREACHABLE.has(code)) return true;
+  const sqlState = sqlStateOf(e);
+  if (sqlState !== undefined) return DATABASE_UNAVAILABLE.test(sqlState);
+  const message = driver?.message ?? (e as { message?: unknown }).message;
+  return typeof message === 'string' && DATABASE_CONNECTION_LOST.test(message);
 }

@@ -7,9 +7,8 @@ import {
   HealthIndicatorService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import type { NatsConnection } from '@nats-io/nats-core';
 import { Public } from '../auth/access.decorators';
-import { NATS_CONNECTION } from '../nats/nats.module';
+import { NatsConnectionState } from '../nats/nats-connection-state';
 import { RevocationService } from '../auth/revocation.service';
 import { ShutdownState } from './shutdown-state';
 import { HEALTH_OPTIONS, HealthOptions } from './health.options';
@@ -24,7 +23,7 @@ export class HealthController {
     private readonly shutdown: ShutdownState,
     @Inject(HEALTH_OPTIONS) private readonly options: HealthOptions,
     @Optional() private readonly db?: TypeOrmHealthIndicator,
-    @Optional() @Inject(NATS_CONNECTION) private readonly nc?: NatsConnection,
+    @Optional() private readonly nats?: NatsConnectionState,
     @Optional() private readonly revocations?: RevocationService,
   ) {}
 
@@ -44,21 +43,21 @@ export class HealthController {
         return this.shutdown.draining ? s.down('draining') : s.up();
       },
     ];
-    const { db, nc } = this;
+    const { db, nats } = this;
     if (this.options.database && db) {
       checks.push(() => db.pingCheck('database', { timeout: 1500 }));
     }
-    if (this.options.nats && nc) {
+    if (this.options.nats && nats) {
       checks.push(() => {
         const s = this.indicators.check('nats');
-        return nc.isClosed() || nc.isDraining() ? s.down('disconnected') : s.up();
+        return nats.connected ? s.up() : s.down('disconnected');
       });
     }
     if (this.revocations) {
       const revocations = this.revocations;
       checks.push(() => {
         const s = this.indicators.check('revocations');
-        return revocations.isLive() ? s.up() : s.down('watch not running');
+        return revocations.isLive() ? s.up() : s.down('watch not running or NATS down');
       });
     }
     return this.health.check(checks);

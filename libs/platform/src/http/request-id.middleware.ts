@@ -1,4 +1,4 @@
-import { Injectable, NestMiddleware } from '@nestjs/common';
+import { INestApplication, Injectable, NestMiddleware } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 
@@ -25,4 +25,14 @@ export class RequestIdMiddleware implements NestMiddleware {
     res.setHeader(REQUEST_ID_HEADER, id);
     next();
   }
+}
+
+/**
+ * Runs the request-id middleware ahead of everything the app routes, so that every
+ * answer has its id: unknown paths outside the API prefix and refusals of the
+ * body reader included. Called before the app initialises (runService, bootTestApp).
+ */
+export function useRequestIds(app: INestApplication): void {
+  const middleware = new RequestIdMiddleware();
+  app.use((req: Request, res: Response, next: NextFunction) => middleware.use(req, res, next));
 }

@@ -10,6 +10,9 @@ import {
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ServiceEnv } from '../config/env';
+import { NatsConnectionState } from './nats-connection-state';
+
+export { NatsConnectionState } from './nats-connection-state';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 
@@ -27,7 +30,8 @@ export class NatsLifecycle implements OnApplicationShutdown {
 }
 
 /**
- * One NATS connection per process, reconnecting forever. JetStream and KV
+ * One NATS connection per process, reconnecting forever, and its state
+ * (NatsConnectionState: readiness, fail-fast writes). JetStream and KV
  * clients are built on it where needed (they are cheap views over the connection).
  */
 @Global()
@@ -51,9 +55,14 @@ export class NatsModule {
             return nc;
           },
         },
+        {
+          provide: NatsConnectionState,
+          inject: [NATS_CONNECTION],
+          useFactory: (nc: NatsConnection) => new NatsConnectionState(nc),
+        },
         NatsLifecycle,
       ],
-      exports: [NATS_CONNECTION],
+      exports: [NATS_CONNECTION, NatsConnectionState],
     };
   }
 }

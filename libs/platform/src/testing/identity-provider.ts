@@ -17,6 +17,17 @@ export interface TokenOptions {
   aud?: string;
   jti?: string;
   username?: string;
+  /** Key id written in the header (default: the kid of the key that signs). */
+  kid?: string;
+  /** Published key to sign with (default: the current signing key). */
+  signWith?: string;
+  /** Seconds before now for `iat` (default 0, or 600 for expired tokens). */
+  issuedAgo?: number;
+}
+
+interface SigningKey {
+  privateKey: CryptoKey;
+  jwk: JWK;
 }
 
 /**
@@ -26,19 +37,36 @@ export interface TokenOptions {
  */
 export class TestIdentityProvider {
   private server!: Server;
-  private privateKey!: CryptoKey;
-  private jwk!: JWK;
-  readonly kid = randomUUID();
+  /** Published keys by kid (the JWKS serves all of them). */
+  private readonly keys = new Map<string, SigningKey>();
+  /** Kid of the key new tokens are signed with. */
+  kid = '';
   jwksUrl = '';
+  /** JWKS requests served so far. */
+  jwksFetches = 0;
+  /** While set, the JWKS answers this status instead of the keys. */
+  failWith?: number;
+  /** While set, the JWKS answers only after this many milliseconds. */
+  delayMs = 0;
+  /** Further JWKS entries served after the published keys (foreign or malformed keys). */
+  extraJwks: JWK[] = [];
 
   static async start(): Promise<TestIdentityProvider> {
     const idp = new TestIdentityProvider();
-    const { privateKey, publicKey } = await generateKeyPair(TOKEN_SIGNING_ALGORITHM);
-    idp.privateKey = privateKey;
-    idp.jwk = { ...(await exportJWK(publicKey)), kid: idp.kid, alg: TOKEN_SIGNING_ALGORITHM, use: 'sig' };
+    idp.kid = await idp.addKey();
     idp.server = createServer((_, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ keys: [idp.jwk] }));
+      idp.jwksFetches++;
+      const status = idp.failWith;
+      const body = JSON.stringify({ keys: [...[...idp.keys.values()].map((k) => k.jwk), ...idp.extraJwks] });
+      setTimeout(() => {
+        if (status) {
+          res.statusCode = status;
+          res.end();
+          return;
+        }
+        res.setHeader('content-type', 'application/json');
+        res.end(body);
+      }, idp.delayMs);
     });
     await new Promise<void>((r) => idp.server.listen(0, '127.0.0.1', r));
     idp.jwksUrl = `http://127.0.0.1:${(idp.server.address() as AddressInfo).port}/jwks.json`;
@@ -50,7 +78,46 @@ export class TestIdentityProvider {
     return { AUTH_JWKS_URL: this.jwksUrl, AUTH_ISSUER: TEST_ISSUER, AUTH_AUDIENCE: DEFAULT_TOKEN_AUDIENCE };
   }
 
+  /** The published public JWK of the signing key. */
+  publicJwk(): JWK {
+    const key = this.keys.get(this.kid);
+    if (!key) throw new Error('no signing key');
+    return key.jwk;
+  }
+
+  /** Publishes a new key pair (not yet used for signing) and returns its kid. */
+  async addKey(): Promise<string> {
+    const kid = randomUUID();
+    const { privateKey, publicKey } = await generateKeyPair(TOKEN_SIGNING_ALGORITHM);
+    const jwk = { ...(await exportJWK(publicKey)), kid, alg: TOKEN_SIGNING_ALGORITHM, use: 'sig' };
+    this.keys.set(kid, { privateKey, jwk });
+    return kid;
+  }
+
+  /** Rotation: publishes a new key and signs new tokens with it; the old key stays published. */
+  async rotate(): Promise<string> {
+    this.kid = await this.addKey();
+    return this.kid;
+  }
+
+  /** Stops publishing a key (tokens it signed no longer verify once verifiers refresh). */
+  removeKey(kid: string): void {
+    this.keys.delete(kid);
+  }
+
+  /** A token signed by a key pair that is never published, under a fresh random kid. */
+  async unpublishedToken(o: TokenOptions = {}): Promise<string> {
+    const { privateKey } = await generateKeyPair(TOKEN_SIGNING_ALGORITHM);
+    return this.sign(o, privateKey, o.kid ?? randomUUID());
+  }
+
   async token(o: TokenOptions = {}): Promise<string> {
+    const signer = this.keys.get(o.signWith ?? this.kid);
+    if (!signer) throw new Error(`no published key ${o.signWith ?? this.kid}`);
+    return this.sign(o, signer.privateKey, o.kid ?? o.signWith ?? this.kid);
+  }
+
+  private async sign(o: TokenOptions, privateKey: CryptoKey, kid: string): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT({
       tid: o.tid ?? 'tenant-a',
@@ -58,18 +125,20 @@ export class TestIdentityProvider {
       scope: o.scope ?? 'vault',
       ...(o.username ? { preferred_username: o.username } : {}),
     })
-      .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid: this.kid, typ: 'JWT' })
+      .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setSubject(o.sub ?? `vault|${randomUUID()}`)
       .setIssuer(o.iss ?? TEST_ISSUER)
       .setAudience(o.aud ?? DEFAULT_TOKEN_AUDIENCE)
-      .setIssuedAt(now - (o.expiresIn !== undefined && o.expiresIn < 0 ? 600 : 0))
+      .setIssuedAt(now - (o.issuedAgo ?? (o.expiresIn !== undefined && o.expiresIn < 0 ? 600 : 0)))
       .setExpirationTime(now + (o.expiresIn ?? 600))
       .setJti(o.jti ?? randomUUID())
-      .sign(this.privateKey);
+      .sign(privateKey);
   }
 
   async stop(): Promise<void> {
-    await new Promise((r) => this.server.close(r));
+    const closed = new Promise((r) => this.server.close(r));
+    this.server.closeAllConnections();
+    await closed;
   }
 }
 
@@ -87,5 +156,12 @@ export async function badTokens(idp: TestIdentityProvider): Promise<Record<strin
     expired: await idp.token({ expiresIn: -60 }),
     wrongAudience: await idp.token({ aud: 'someone-else' }),
     wrongIssuer: await idp.token({ iss: 'https://evil.example' }),
+    // HS256 keyed with the published public key: the classic algorithm confusion.
+    wrongAlgorithm: await new SignJWT(payload)
+      .setProtectedHeader({ alg: 'HS256', kid: idp.kid, typ: 'JWT' })
+      .sign(new TextEncoder().encode(JSON.stringify(idp.publicJwk()))),
+    // Issued 25 hours ago, still unexpired: older than any token may be.
+    tooOld: await idp.token({ issuedAgo: 25 * 60 * 60 }),
+    unknownKey: await idp.unpublishedToken(),
   };
 }

@@ -2,3 +2,5 @@ export * from './database';
 export * from './identity-provider';
 export * from './test-app';
 export * from './nats-server';
+export * from './raw-request';
+export * from './service-process';

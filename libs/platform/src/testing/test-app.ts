@@ -1,9 +1,11 @@
 import { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AppDescription, configureApp } from '../bootstrap/configure-app';
+import { useRequestIds } from '../http/request-id.middleware';
 
 /**
- * Boots an app module the way main.ts does (prefix, OpenAPI, pipes, filters),
+ * Boots an app module the way main.ts does (runService: no Nest body parser, request ids
+ * first, prefix, OpenAPI, pipes, filters),
  * with the given env variables applied first. Listens on an ephemeral port.
  */
 export async function bootTestApp(
@@ -13,7 +15,8 @@ export async function bootTestApp(
 ): Promise<INestApplication> {
   Object.assign(process.env, { NODE_ENV: 'test', LOG_LEVEL: 'error', ...env });
   const ref = await Test.createTestingModule({ imports: [module] }).compile();
-  const app = ref.createNestApplication({ logger: ['error'] });
+  const app = ref.createNestApplication({ logger: ['error'], bodyParser: false });
+  useRequestIds(app);
   configureApp(app, desc);
   app.enableShutdownHooks();
   await app.listen(0, '127.0.0.1');

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { loadEnv } from '@vault/platform';
+import { AccessModule } from '../access/access.module';
+import { CatalogueModule } from '../catalogue/catalogue.module';
+import { EventsModule } from '../events/events.module';
+import { PersistenceModule } from '../persistence/persistence.module';
+import { PlansModule } from '../plans/plans.module';
+import { StorageModule } from '../storage/storage.module';
+import { FileChanges } from './file-changes';
+import { FilesController } from './files.controller';
+import { FilesService } from './files.service';
+import { ResumableUploadService } from './resumable/resumable-upload.service';
+import { ResumableUploadsController, TusDiscoveryController } from './resumable/resumable-uploads.controller';
+import { ResumableEnv } from './resumable/resumable.env';
+import { UploadService } from './upload/upload.service';
+
+/** Record files: streaming upload and download, metadata, quotas. */
+@Module({
+  imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule, StorageModule],
+  controllers: [FilesController, ResumableUploadsController, TusDiscoveryController],
+  providers: [
+    FileChanges,
+    FilesService,
+    UploadService,
+    ResumableUploadService,
+    { provide: ResumableEnv, useFactory: () => loadEnv(ResumableEnv) },
+  ],
+})
+export class FilesModule {}

@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import type { RecordRole, VaultRole } from '@vault/contracts';
+import { In, Not } from 'typeorm';
+import { RecordMembershipEntity, VaultMembershipEntity } from './membership.entity';
+import { Transactions, Tx } from './transactions';
+
+/** Who holds which role on vaults and records. */
+@Injectable()
+export class MembershipRepository {
+  constructor(private readonly tx: Transactions) {}
+
+  /** openIds holding a role on each record, earliest first. */
+  async contributors(recordIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (recordIds.length === 0) return out;
+    const rows = await this.tx.none
+      .getRepository(RecordMembershipEntity)
+      .createQueryBuilder('m')
+      .where('m.record_id IN (:...ids)', { ids: recordIds })
+      .orderBy('m.created_at', 'ASC')
+      .getMany();
+    for (const r of rows) out.set(r.recordId, [...(out.get(r.recordId) ?? []), r.openId]);
+    return out;
+  }
+
+  /** Ids of the vaults an account owns in its tenant. */
+  async ownedVaultIds(tx: Tx, tenantId: string, openId: string): Promise<string[]> {
+    const rows = await tx.find(VaultMembershipEntity, { where: { tenantId, openId, role: 'vault_owner' } });
+    return rows.map((r) => r.vaultId);
+  }
+
+  /** Other vaults owned by the owners of this vault. */
+  async ownersOtherVaults(tx: Tx, vault: { id: string; tenantId: string }): Promise<string[]> {
+    const owners = await tx.find(VaultMembershipEntity, { where: { vaultId: vault.id, role: 'vault_owner' } });
+    if (owners.length === 0) return [];
+    const rows = await tx.find(VaultMembershipEntity, {
+      where: {
+        tenantId: vault.tenantId,
+        openId: In(owners.map((o) => o.openId)),
+        role: 'vault_owner',
+        vaultId: Not(vault.id),
+      },
+    });
+    return rows.map((r) => r.vaultId);
+  }
+
+  async grantVaultRole(tx: Tx, vault: { id: string; tenantId: string }, openId: string, role: VaultRole): Promise<void> {
+    await tx.insert(VaultMembershipEntity, { vaultId: vault.id, tenantId: vault.tenantId, openId, role });
+  }
+
+  async grantRecordRole(tx: Tx, record: { id: string; tenantId: string }, openId: string, role: RecordRole): Promise<void> {
+    await tx.insert(RecordMembershipEntity, { recordId: record.id, tenantId: record.tenantId, openId, role });
+  }
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { LessThanOrEqual } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { ResumableUploadEntity } from './resumable-upload.entity';
+import { Transactions, Tx } from './transactions';
+
+/** Open resumable uploads (their reservations count in UsageRepository.vaultBytes). */
+@Injectable()
+export class ResumableUploadRepository {
+  constructor(private readonly tx: Transactions) {}
+
+  async insert(tx: Tx, row: ResumableUploadEntity): Promise<void> {
+    // the adapter's state is a JSON object TypeORM cannot type deeply
+    await tx.insert(
+      ResumableUploadEntity,
+      row as QueryDeepPartialEntity<ResumableUploadEntity>,
+    );
+  }
+
+  /** The upload when it belongs to this record and this caller (anyone else: undefined). */
+  async findOwned(
+    id: string,
+    recordId: string,
+    ownerOpenId: string,
+  ): Promise<ResumableUploadEntity | undefined> {
+    const row = await this.tx.none.findOne(ResumableUploadEntity, {
+      where: { id, recordId, ownerOpenId },
+    });
+    return row ?? undefined;
+  }
+
+  /** Uploads the caller has open (all records). */
+  countOpenOf(ownerOpenId: string, tx: Tx = this.tx.none): Promise<number> {
+    return tx.count(ResumableUploadEntity, { where: { ownerOpenId } });
+  }
+
+  /**
+   * Records the bytes a chunk added, only if nobody moved the upload meanwhile
+   * (`from` is the offset the chunk started at); returns whether it was recorded.
+   */
+  async advance(
+    id: string,
+    from: number,
+    change: Pick<ResumableUploadEntity, 'offset' | 'hashState' | 'storeState'>,
+  ): Promise<boolean> {
+    const result = await this.tx.none
+      .createQueryBuilder()
+      .update(ResumableUploadEntity)
+      .set(change as QueryDeepPartialEntity<ResumableUploadEntity>)
+      .where('id = :id AND upload_offset = :from', { id, from })
+      .execute();
+    return result.affected === 1;
+  }
+
+  /** Deletes the row (its reservation ends); returns whether it was there. */
+  async delete(id: string, tx: Tx = this.tx.none): Promise<boolean> {
+    const result = await tx.delete(ResumableUploadEntity, { id });
+    return result.affected === 1;
+  }
+
+  /** Locks up to `limit` uploads past their expiry, skipping those another instance holds. */
+  lockExpired(tx: Tx, limit: number): Promise<ResumableUploadEntity[]> {
+    return tx.find(ResumableUploadEntity, {
+      where: { expiresAt: LessThanOrEqual(new Date()) },
+      order: { expiresAt: 'ASC' },
+      take: limit,
+      lock: { mode: 'pessimistic_write', onLocked: 'skip_locked' },
+    });
+  }
+}

@@ -1,0 +1,236 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
+import { createSHA256 } from 'hash-wasm';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { PurgeQueueRepository } from '../persistence/purge-queue.repository';
+import { Transactions } from '../persistence/transactions';
+import { AppendState, ByteRange, FileStorage } from './file-storage';
+import { Metered, MeteredStream } from './metered-stream';
+import { FilesEnv } from './storage.env';
+
+/** Bytes written for an upload that is not committed yet. */
+export interface StoredBytes extends Metered {
+  storageKey: string;
+}
+
+const PURGE_BATCH = 100;
+
+/** Where an append-only (resumable) upload stands in storage. */
+export interface AppendProgress {
+  storageKey: string;
+  offset: number;
+  length: number;
+  /** SHA-256 state over bytes 0..offset (hash-wasm `save()`), null before the first byte. */
+  hashState: Buffer | null;
+  state: AppendState;
+}
+
+/** One chunk appended (not recorded yet): the progress it leads to and what was seen. */
+export interface AppendedChunk {
+  next: AppendProgress;
+  written: number;
+  /** Digest of the chunk alone in the algorithm asked for (base64), for Upload-Checksum. */
+  chunkDigest?: string;
+  /** The whole file's SHA-256 (hex) when this chunk reached the end. */
+  sha256?: string;
+}
+
+export type ChunkAlgorithm = 'sha1' | 'sha256';
+
+/**
+ * The bytes side of record files: writes uploads under generated keys, opens them
+ * for download and carries out queued removals. Every upload first queues its own
+ * removal (due after FILE_UPLOAD_GRACE_SECONDS); committing the metadata row cancels
+ * it, so an upload cut short by a crash is removed later without anyone knowing it.
+ */
+@Injectable()
+export class FileBytesService implements OnModuleInit, OnModuleDestroy {
+  private readonly log = new Logger(FileBytesService.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly tx: Transactions,
+    private readonly purges: PurgeQueueRepository,
+    private readonly storage: FileStorage,
+    private readonly env: FilesEnv,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.purgeDue(), this.env.FILE_PURGE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /**
+   * Streams `source` into storage under a new key; more than `limit` bytes fail
+   * with `overLimit(limit)` and leave nothing stored.
+   */
+  async store(source: Readable, limit: number, overLimit: (limit: number) => Error): Promise<StoredBytes> {
+    const storageKey = randomUUID();
+    const due = new Date(Date.now() + this.env.FILE_UPLOAD_GRACE_SECONDS * 1000);
+    await this.purges.enqueue(storageKey, due);
+    const meter = new MeteredStream(limit, overLimit);
+    source.on('error', (err) => meter.destroy(err));
+    meter.on('error', () => source.resume());
+    try {
+      await this.storage.write(storageKey, source.pipe(meter));
+    } catch (err) {
+      await this.discard(storageKey);
+      throw meter.errored ?? err;
+    }
+    return { storageKey, ...meter.result() };
+  }
+
+  /** Removes uncommitted bytes at once (a refused or failed upload). */
+  async discard(storageKey: string): Promise<void> {
+    try {
+      await this.storage.remove(storageKey);
+      await this.purges.dequeue(storageKey);
+    } catch (err) {
+      this.log.warn(`bytes of ${storageKey} stay queued for removal: ${String(err)}`);
+    }
+  }
+
+  /**
+   * Prepares storage for a resumable upload under a new key, its removal queued first
+   * (due at `purgeAfter`: the upload's expiry plus the grace period, a backstop for the
+   * sweeper of expired uploads).
+   */
+  async beginAppend(
+    purgeAfter: Date,
+  ): Promise<{ storageKey: string; state: AppendState }> {
+    const storageKey = randomUUID();
+    await this.purges.enqueue(storageKey, purgeAfter);
+    try {
+      return { storageKey, state: await this.storage.beginAppend(storageKey) };
+    } catch (err) {
+      await this.discard(storageKey);
+      throw err;
+    }
+  }
+
+  /**
+   * Appends one chunk durably, continuing the SHA-256 of the file and computing the
+   * chunk's own digest when asked; at most `length - offset` bytes are taken (more is
+   * refused by `overLimit`). The caller records `next` or refuses it (`releaseAppend`).
+   */
+  async appendChunk(
+    at: AppendProgress,
+    source: Readable,
+    algorithm: ChunkAlgorithm | undefined,
+    overLimit: () => Error,
+  ): Promise<AppendedChunk> {
+    const whole = await createSHA256();
+    if (at.hashState) whole.load(at.hashState);
+    else whole.init();
+    const chunkHash = algorithm ? createHash(algorithm) : undefined;
+    let written = 0;
+    const room = at.length - at.offset;
+    const meter = new Transform({
+      highWaterMark: 1 << 20,
+      transform(chunk: Buffer, _enc, cb) {
+        written += chunk.length;
+        if (written > room) return cb(overLimit());
+        whole.update(chunk);
+        chunkHash?.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    source.on('error', (err) => meter.destroy(err));
+    const state = await this.storage.append(
+      at.storageKey,
+      at.state,
+      at.offset,
+      at.length,
+      source.pipe(meter),
+    );
+    const offset = at.offset + written;
+    const next: AppendProgress = {
+      ...at,
+      offset,
+      hashState: Buffer.from(whole.save()),
+      state,
+    };
+    return {
+      next,
+      written,
+      chunkDigest: chunkHash?.digest('base64'),
+      sha256: offset === at.length ? whole.digest('hex') : undefined,
+    };
+  }
+
+  /** Drops what the storage held for `dropped` and `kept` no longer needs. */
+  async releaseAppend(
+    storageKey: string,
+    dropped: AppendState,
+    kept: AppendState,
+  ): Promise<void> {
+    await this.storage
+      .releaseAppend(storageKey, dropped, kept)
+      .catch((err: unknown) =>
+        this.log.warn(
+          `leftovers of ${storageKey} stay until the upload ends: ${String(err)}`,
+        ),
+      );
+  }
+
+  /** Makes the appended bytes the object of the key (they still await their commit). */
+  finishAppend(at: AppendProgress): Promise<void> {
+    return this.storage.finishAppend(at.storageKey, at.state, at.length);
+  }
+
+  open(storageKey: string, range?: ByteRange): Promise<Readable> {
+    return this.storage.read(storageKey, range);
+  }
+
+  /** Runs a purge of every due removal now (and waits for it). */
+  purgeNow(): Promise<void> {
+    return this.purgeDue();
+  }
+
+  /** Removes the bytes of one deleted file now; on failure the queue retries later. */
+  async purgeKey(storageKey: string): Promise<void> {
+    await this.purgeBatch(storageKey).catch((err: unknown) =>
+      this.log.warn(`bytes of ${storageKey} stay queued for removal: ${String(err)}`),
+    );
+  }
+
+  /**
+   * Removes the bytes of an upload that will never commit (expired or terminated),
+   * through the queue: only a key still queued is removed, never a committed file's.
+   */
+  async abandon(storageKey: string): Promise<void> {
+    if (await this.purges.dueNow(storageKey)) await this.purgeKey(storageKey);
+  }
+
+  /** Carries out due removals, a batch at a time; several instances share the queue. */
+  private purgeDue(): Promise<void> {
+    this.running ??= this.purgeBatches().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async purgeBatches(): Promise<void> {
+    try {
+      while ((await this.purgeBatch()) === PURGE_BATCH);
+    } catch (err) {
+      this.log.warn(`purging stored bytes failed, retrying later: ${String(err)}`);
+    }
+  }
+
+  private purgeBatch(storageKey?: string): Promise<number> {
+    return this.tx.run(async (tx) => {
+      const due = await this.purges.lockDue(tx, PURGE_BATCH, storageKey);
+      for (const row of due) {
+        await this.storage.remove(row.storageKey);
+        await this.purges.dequeue(row.storageKey, tx);
+      }
+      return due.length;
+    });
+  }
+}

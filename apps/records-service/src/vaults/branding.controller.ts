@@ -1,0 +1,24 @@
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { BrandingQueryDto, BrandingView } from '@vault/contracts';
+import { Access } from '@vault/platform';
+import type { VaultAccess } from '../access/access.service';
+import { ResolvedAccess } from '../access/resolved-access.decorator';
+import { RoleGuard } from '../access/role.guard';
+import { BrandingService } from '../branding/branding.service';
+
+@ApiTags('vaults')
+@ApiBearerAuth()
+@UseGuards(RoleGuard)
+@Controller('vault/vault-id/:vaultId/branding')
+export class BrandingController {
+  constructor(private readonly branding: BrandingService) {}
+
+  @Get()
+  @Access('vault:info')
+  @ApiOperation({ summary: 'Branding of the vault, in a locale and light or dark mode.' })
+  @ApiOkResponse({ type: BrandingView })
+  get(@ResolvedAccess() access: VaultAccess, @Query() query: BrandingQueryDto): BrandingView {
+    return this.branding.view(access.vault.tenantId, access.vault.brandCode, query.locale, query.darkMode);
+  }
+}

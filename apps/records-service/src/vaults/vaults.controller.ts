@@ -1,0 +1,112 @@
+import { Body, Controller, Delete, Get, Header, HttpCode, Post, Put, Query, UseGuards } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  CheckEmailQueryDto,
+  CreateVaultDto,
+  HomeQueryDto,
+  IdResponse,
+  LicenseView,
+  Principal,
+  UpdateVaultDto,
+  VaultHomeView,
+  VaultView,
+} from '@vault/contracts';
+import { Access, Authenticated, Conditional, CurrentPrincipal, ETagged, Idempotent, IfMatch, IfMatchCondition } from '@vault/platform';
+import type { VaultAccess } from '../access/access.service';
+import { ResolvedAccess } from '../access/resolved-access.decorator';
+import { RoleGuard } from '../access/role.guard';
+import { HomeService } from './home.service';
+import { VaultsService } from './vaults.service';
+
+@ApiTags('vaults')
+@ApiBearerAuth()
+@UseGuards(RoleGuard)
+@Controller('vault')
+export class VaultsController {
+  constructor(
+    private readonly vaults: VaultsService,
+    private readonly homes: HomeService,
+  ) {}
+
+  @Post()
+  @Idempotent()
+  @Authenticated()
+  @ApiOperation({ summary: 'Create a vault; the caller becomes its vault_owner and it gets a licence.' })
+  @ApiCreatedResponse({ type: IdResponse })
+  @ApiConflictResponse({ description: 'Inbox name taken, or the owned-vaults quota reached.' })
+  create(@CurrentPrincipal() principal: Principal, @Body() body: CreateVaultDto): Promise<IdResponse> {
+    return this.vaults.create(principal, body);
+  }
+
+  @Get('check-email')
+  @Authenticated()
+  @Header('Content-Type', 'text/plain; charset=utf-8')
+  @ApiProduces('text/plain')
+  @ApiOperation({ summary: 'Whether an inbox name is free: email_username_available or email_username_taken.' })
+  @ApiOkResponse({ description: 'Plain text.' })
+  checkEmail(@Query() query: CheckEmailQueryDto): Promise<string> {
+    return this.vaults.checkEmail(query.emailUsername);
+  }
+
+  @Conditional('read')
+  @Get('vault-id/:vaultId')
+  @Access('vault:info')
+  @ApiOkResponse({ type: VaultView, description: 'Vault with userVaultRole and subscriptionFeatures.' })
+  @ApiNotFoundResponse({ description: 'No such vault visible to the caller.' })
+  get(@ResolvedAccess() access: VaultAccess): Promise<ETagged<VaultView>> {
+    return this.vaults.get(access);
+  }
+
+  @Conditional('write')
+  @Put('vault-id/:vaultId')
+  @Access('vault:editor')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Update a vault (owner or editor; changing licenseKey needs the owner).' })
+  @ApiCreatedResponse({ type: VaultView, description: 'The updated vault.' })
+  @ApiForbiddenResponse({ description: 'Role too weak.' })
+  update(
+    @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: UpdateVaultDto,
+    @IfMatch() ifMatch: IfMatchCondition,
+  ): Promise<ETagged<VaultView>> {
+    return this.vaults.update(access, principal, body, ifMatch);
+  }
+
+  @Conditional('delete')
+  @Delete('vault-id/:vaultId')
+  @Access('vault:owner')
+  @ApiOperation({ summary: 'Delete a vault with its records (owner only).' })
+  @ApiOkResponse({ description: 'Empty body.' })
+  async remove(
+    @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
+    @IfMatch() ifMatch: IfMatchCondition,
+  ): Promise<void> {
+    await this.vaults.remove(access, principal, ifMatch);
+  }
+
+  @Get('vault-id/:vaultId/home')
+  @Access('vault:info')
+  @ApiOkResponse({ type: VaultHomeView, description: 'Vault home with one tile per record type.' })
+  home(@ResolvedAccess() access: VaultAccess, @Query() query: HomeQueryDto): Promise<VaultHomeView> {
+    return this.homes.home(access, query.locale);
+  }
+
+  @Get('vault-id/:vaultId/licenses')
+  @Access('vault:viewer')
+  @ApiOkResponse({ type: [LicenseView], description: 'Licences of the vault, oldest first.' })
+  licenses(@ResolvedAccess() access: VaultAccess): Promise<LicenseView[]> {
+    return this.vaults.licensesOf(access);
+  }
+}

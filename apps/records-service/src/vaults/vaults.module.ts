@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AccessModule } from '../access/access.module';
+import { BrandingModule } from '../branding/branding.module';
+import { CatalogueModule } from '../catalogue/catalogue.module';
+import { EventsModule } from '../events/events.module';
+import { PersistenceModule } from '../persistence/persistence.module';
+import { PlansModule } from '../plans/plans.module';
+import { BrandingController } from './branding.controller';
+import { HomeService } from './home.service';
+import { VaultsController } from './vaults.controller';
+import { VaultsService } from './vaults.service';
+
+/** Vaults, their home page and their branding. */
+@Module({
+  imports: [AccessModule, BrandingModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule],
+  controllers: [VaultsController, BrandingController],
+  providers: [VaultsService, HomeService],
+})
+export class VaultsModule {}

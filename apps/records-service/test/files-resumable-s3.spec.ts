@@ -1,0 +1,219 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import * as tus from 'tus-js-client';
+import { binary, eventually, filesPath, meta, sha256 } from './files-support';
+import { endpointOf, statusOf, tusUpload } from './resumable-support';
+import { Caller, RecordsTestApp, writePlansFile } from './support';
+
+interface S3rverInstance {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+// s3rver ships no types
+const S3rver = require('s3rver') as new (opts: object) => S3rverInstance;
+
+const MiB = 1024 * 1024;
+const BUCKET = 'record-files';
+const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+describe('resumable uploads, tus (S3 storage against s3rver)', () => {
+  let s3dir: string;
+  let s3: S3rverInstance;
+  let client: S3Client;
+  let t: RecordsTestApp;
+  let owner: Caller;
+  let vaultId: string;
+  let recordId: string;
+
+  const keysOf = async (prefix: string) =>
+    (
+      (
+        await client.send(
+          new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }),
+        )
+      ).Contents ?? []
+    )
+      .map((o) => o.Key)
+      .sort();
+  const uploadRow = async () =>
+    (
+      await t.sql<{
+        id: string;
+        storage_key: string;
+        upload_offset: string;
+        store_state: { parts: unknown[]; tail?: { key: string; size: number } };
+      }>('SELECT * FROM resumable_uploads WHERE record_id = $1', [recordId])
+    )[0];
+
+  beforeAll(async () => {
+    s3dir = mkdtempSync(join(tmpdir(), 's3rver-'));
+    s3 = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory: s3dir,
+      configureBuckets: [{ name: BUCKET }],
+    });
+    const { port } = await s3.run();
+    const endpoint = `http://127.0.0.1:${port}`;
+    client = new S3Client({
+      region: 'us-east-1',
+      endpoint,
+      forcePathStyle: true,
+      credentials: CREDENTIALS,
+    });
+    t = await RecordsTestApp.start('records_resumable_s3', {
+      VAULT_PLANS_FILE: writePlansFile({
+        free: { 'vault.maxUploadMBs': '32' },
+      }),
+      FILE_STORAGE: 's3',
+      S3_BUCKET: BUCKET,
+      S3_ENDPOINT: endpoint,
+      S3_REGION: 'us-east-1',
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_PART_SIZE_MB: '5',
+      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+      FILE_PURGE_INTERVAL_MS: '100',
+      TUS_SWEEP_INTERVAL_MS: '100',
+    });
+  });
+  beforeEach(async () => {
+    owner = await t.caller('tenant-a', 'sam');
+    vaultId = await t.createVault(owner);
+    recordId = await t.createRecord(owner, vaultId);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    client?.destroy();
+    await s3?.close();
+    rmSync(s3dir, { recursive: true, force: true });
+  });
+
+  it('maps 3 MiB chunks onto 5 MiB parts of one S3 multipart upload, the rest of a chunk in a tail object', async () => {
+    const bytes = randomBytes(12 * MiB + 321);
+    const endpoint = endpointOf(t.app, vaultId, recordId);
+    const metadata = { ...meta('scan.bin'), sha256: sha256(bytes) };
+    const first = tusUpload(owner, bytes, {
+      endpoint,
+      chunkSize: 3 * MiB,
+      checksum: 'sha256',
+      metadata,
+      onProgress: (sent, up) => {
+        if (sent >= 6 * MiB) void up.abort();
+      },
+    });
+    await eventually(
+      async () => Number((await uploadRow())?.upload_offset ?? 0) >= 6 * MiB,
+      10_000,
+    );
+    // two chunks in: one whole 5 MiB part sent, the 1 MiB after it waits in a tail object
+    const mid = await uploadRow();
+    expect(mid.store_state.parts).toHaveLength(1);
+    expect(mid.store_state.tail).toEqual({
+      key: `${mid.storage_key}.tail.${5 * MiB}`,
+      size: MiB,
+    });
+    expect(await keysOf(mid.storage_key)).toEqual([
+      `${mid.storage_key}.tail.${5 * MiB}`,
+      `${mid.storage_key}.upload`,
+    ]);
+
+    const last = await tusUpload(owner, bytes, {
+      uploadUrl: first.upload.url as string,
+      chunkSize: 3 * MiB,
+      checksum: 'sha256',
+    }).done;
+    const fileId = last.getHeader('Record-File-Id');
+    const [row] = await t.sql<{ storage_key: string }>(
+      'SELECT storage_key FROM record_files WHERE id = $1',
+      [fileId],
+    );
+    expect(row.storage_key).toBe(mid.storage_key);
+    const head = await client.send(
+      new HeadObjectCommand({ Bucket: BUCKET, Key: row.storage_key }),
+    );
+    expect(head.ContentLength).toBe(bytes.length);
+    // nothing beside the object: no marker, no tail
+    expect(await keysOf(row.storage_key)).toEqual([row.storage_key]);
+    const got = await binary(
+      t.get(owner, `${filesPath(vaultId, recordId)}/scan.bin`),
+    ).expect(200);
+    expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
+  });
+
+  it('discards a chunk with a wrong Upload-Checksum (460) and keeps the recorded parts and tail', async () => {
+    const bytes = randomBytes(8 * MiB);
+    const first = tusUpload(owner, bytes, {
+      endpoint: endpointOf(t.app, vaultId, recordId),
+      chunkSize: 3 * MiB,
+      metadata: meta('half.bin'),
+      onProgress: (sent, up) => {
+        if (sent >= 3 * MiB) void up.abort();
+      },
+    });
+    await eventually(
+      async () => Number((await uploadRow())?.upload_offset ?? 0) >= 3 * MiB,
+      10_000,
+    );
+    const before = await uploadRow();
+    const wrong = tusUpload(owner, bytes, {
+      uploadUrl: first.upload.url as string,
+      chunkSize: 3 * MiB,
+      checksum: 'wrong',
+    });
+    expect(
+      statusOf(
+        await wrong.done.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+      ),
+    ).toBe(460);
+    expect(await uploadRow()).toEqual(before);
+    const last = await tusUpload(owner, bytes, {
+      uploadUrl: first.upload.url as string,
+      chunkSize: 3 * MiB,
+      checksum: 'sha1',
+    }).done;
+    expect(last.getHeader('Record-File-Id')).toEqual(expect.any(String));
+    const got = await binary(
+      t.get(owner, `${filesPath(vaultId, recordId)}/half.bin`),
+    ).expect(200);
+    expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
+  });
+
+  it('terminating an upload removes its marker and tail objects', async () => {
+    const bytes = randomBytes(7 * MiB);
+    const run = tusUpload(owner, bytes, {
+      endpoint: endpointOf(t.app, vaultId, recordId),
+      chunkSize: 3 * MiB,
+      metadata: meta('gone.bin'),
+      onProgress: (sent, up) => {
+        if (sent >= 3 * MiB) void up.abort();
+      },
+    });
+    await eventually(
+      async () => Number((await uploadRow())?.upload_offset ?? 0) >= 3 * MiB,
+      10_000,
+    );
+    const row = await uploadRow();
+    expect(await keysOf(row.storage_key)).toEqual([
+      `${row.storage_key}.tail.0`,
+      `${row.storage_key}.upload`,
+    ]);
+    await tus.Upload.terminate(run.upload.url as string, {
+      headers: { Authorization: `Bearer ${owner.token}` },
+    });
+    await eventually(async () => (await keysOf(row.storage_key)).length === 0);
+    expect(await uploadRow()).toBeUndefined();
+  });
+});

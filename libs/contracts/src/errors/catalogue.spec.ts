@@ -1,0 +1,175 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import * as contracts from '../index';
+import { ERROR_CATALOGUE, ERROR_TABLES, errorEntry, isErrorCode } from './catalogue';
+
+const ROOT = resolve(__dirname, '../../../..');
+
+/** A place in the sources that puts a code in a problem body. */
+interface CodeSite {
+  file: string;
+  /** The code expression as written: a string literal or CONSTANTS.key. */
+  expression: string;
+  /** The status sent with it, when written as a number at the same place. */
+  status?: number;
+}
+
+/** Calls that put a code in a problem body: [pattern, group of the status (0: none, -1: always 409), group of the code]. */
+const SITES: [RegExp, number, number][] = [
+  [/new ProblemException\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
+  [/ProblemException\.conflict\(\s*([^,()]+?)\s*,/g, -1, 1],
+  [/sendProblem\(\s*[^,()]+?\s*,\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
+  [/problemBody\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
+  [/\bcode:\s*('[^']*')/g, 0, 1],
+];
+
+/** Code sites of one source text. */
+function codeSites(file: string, text: string): CodeSite[] {
+  const sites: CodeSite[] = [];
+  const problemFile = /ProblemException|problemBody|sendProblem|ProblemDetails/.test(text);
+  for (const [pattern, statusGroup, codeGroup] of SITES) {
+    if (pattern.source.startsWith('\\bcode:') && !problemFile) continue;
+    for (const m of text.matchAll(pattern)) {
+      const expression = m[codeGroup].trim();
+      const statusText = statusGroup > 0 ? m[statusGroup].trim() : undefined;
+      const status = statusGroup === -1 ? 409 : statusText && /^\d{3}$/.test(statusText) ? Number(statusText) : undefined;
+      sites.push({ file, expression, status });
+    }
+  }
+  return sites;
+}
+
+/** The code an expression stands for; null when it is a variable (checked by the compiler instead). */
+function resolveCode(expression: string): string | undefined | null {
+  const literal = /^['"`]([^'"`]*)['"`]$/.exec(expression);
+  if (literal) return literal[1];
+  const constant = /^([A-Z][A-Z_]*)\.(\w+)$/.exec(expression);
+  if (constant) {
+    const table = (contracts as Record<string, unknown>)[constant[1]] as Record<string, unknown> | undefined;
+    const code = table?.[constant[2]];
+    return typeof code === 'string' ? code : undefined;
+  }
+  return null;
+}
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') && !name.endsWith('.spec.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+function projectSources(): string[] {
+  return ['apps', 'libs'].flatMap((top) =>
+    readdirSync(join(ROOT, top)).flatMap((project) => sourceFiles(join(ROOT, top, project, 'src'))),
+  );
+}
+
+/** Sites whose code the catalogue lacks, or whose status is not the catalogue's. */
+function problemsOf(sites: CodeSite[]): string[] {
+  const problems: string[] = [];
+  for (const site of sites) {
+    const code = resolveCode(site.expression);
+    if (code === null) continue;
+    const entry = code === undefined ? undefined : errorEntry(code);
+    if (!entry) {
+      problems.push(`${site.file}: ${site.expression} is not in the error catalogue`);
+    } else if (site.status !== undefined && entry.code !== 'request_error' && site.status !== entry.status) {
+      problems.push(`${site.file}: ${entry.code} sent with ${site.status}, catalogued as ${entry.status}`);
+    }
+  }
+  return problems;
+}
+
+describe('error catalogue', () => {
+  it('has unique snake_case codes with an error status and a one-line meaning', () => {
+    const codes = ERROR_CATALOGUE.map((e) => e.code);
+    expect(new Set(codes).size).toBe(codes.length);
+    for (const e of ERROR_CATALOGUE) {
+      expect(e.code).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/);
+      expect(e.status >= 400 && e.status < 600).toBe(true);
+      expect(e.meaning).toMatch(/^\S[^\n]{9,}$/);
+    }
+    expect(Object.keys(ERROR_TABLES)).toEqual(['common', 'gateway', 'developer', 'user', 'records']);
+  });
+
+  it('looks codes up and refuses unknown ones', () => {
+    expect(errorEntry('file_name_taken')).toMatchObject({ status: 409, module: 'records' });
+    expect(errorEntry('username_taken')).toMatchObject({ status: 409, module: 'user' });
+    expect(errorEntry('no_such_code')).toBeUndefined();
+    expect(isErrorCode('https_required')).toBe(true);
+    expect(isErrorCode('toString')).toBe(false);
+  });
+
+  it('keeps the constants services already use, with the same keys and values', () => {
+    expect(contracts.ERROR_CODES).toMatchObject({
+      validationFailed: 'validation_failed',
+      unauthorized: 'unauthorized',
+      invalidCredentials: 'invalid_credentials',
+      forbidden: 'forbidden',
+      notFound: 'not_found',
+      conflict: 'conflict',
+      tooManyRequests: 'too_many_requests',
+      payloadTooLarge: 'payload_too_large',
+      unsupportedMediaType: 'unsupported_media_type',
+      httpsRequired: 'https_required',
+      unknownHost: 'unknown_host',
+      badGateway: 'bad_gateway',
+      serviceUnavailable: 'service_unavailable',
+      gatewayTimeout: 'gateway_timeout',
+      internal: 'internal_error',
+    });
+    expect(contracts.RECORDS_ERROR_CODES).toEqual({
+      maxRecordsReached: 'max_records_reached',
+      maxOwnedVaultsReached: 'max_owned_vaults_reached',
+      emailUsernameTaken: 'email_username_taken',
+      unknownLicenseKey: 'unknown_license_key',
+    });
+    expect(contracts.FILE_ERROR_CODES).toEqual({
+      fileNameTaken: 'file_name_taken',
+      storageQuotaExceeded: 'storage_quota_exceeded',
+      checksumMismatch: 'checksum_mismatch',
+      uploadExceedsVaultStorage: 'upload_exceeds_vault_storage',
+      chunkChecksumMismatch: 'chunk_checksum_mismatch',
+      staleCorrelationId: 'stale_correlation_id',
+      missingFilePart: 'missing_file_part',
+      rangeNotSatisfiable: 'range_not_satisfiable',
+    });
+  });
+
+  it('reports a code the catalogue lacks and a status it does not list', () => {
+    const sample = [
+      "throw new ProblemException(400, 'made_up_code', 'x');",
+      "throw ProblemException.conflict(USER_ERROR_CODES.noSuchKey, 'x');",
+      "throw new ProblemException(400, FILE_ERROR_CODES.fileNameTaken, 'x');",
+      "sendProblem(res, 404, ERROR_CODES.unknownHost, 'x', id);",
+      "throw ProblemException.conflict(code, detail);",
+    ].join('\n');
+    expect(problemsOf(codeSites('sample.ts', sample)).sort()).toEqual([
+      "sample.ts: 'made_up_code' is not in the error catalogue",
+      'sample.ts: USER_ERROR_CODES.noSuchKey is not in the error catalogue',
+      'sample.ts: file_name_taken sent with 400, catalogued as 409',
+    ].sort());
+  });
+
+  it('holds every code the services, the gateway and the libraries put in a problem body', () => {
+    const sites = projectSources().flatMap((path) => codeSites(relative(ROOT, path), readFileSync(path, 'utf8')));
+    const resolved = sites.filter((s) => resolveCode(s.expression) !== null);
+    // the scan must see the known throwers, or it checks nothing
+    for (const dir of ['apps/gateway/', 'apps/developer-service/', 'apps/user-service/', 'apps/records-service/', 'libs/platform/']) {
+      expect(resolved.some((s) => s.file.startsWith(dir))).toBe(true);
+    }
+    expect(problemsOf(sites)).toEqual([]);
+  });
+
+  it('is documented in docs/errors.md: every code in a table row with its status', () => {
+    const doc = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
+    const rows = new Map<string, string>();
+    for (const m of doc.matchAll(/^\| `([a-z0-9_]+)` \| (\d{3}) \|/gm)) rows.set(m[1], m[2]);
+    const missing = ERROR_CATALOGUE.filter((e) => rows.get(e.code) !== String(e.status)).map((e) => e.code);
+    expect(missing).toEqual([]);
+    expect([...rows.keys()].filter((code) => !isErrorCode(code))).toEqual([]);
+  });
+});

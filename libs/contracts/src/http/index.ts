@@ -1,0 +1,2 @@
+export * from './json-body';
+export * from './web-url';

@@ -1,0 +1,86 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+/** Items a page holds when the query names no pageSize, and at most. */
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** The optional 1-based `page` query parameter of a paged list. */
+export const PageNumber = (description = '1-based page number.') =>
+  applyDecorators(
+    ApiPropertyOptional({ minimum: 1, default: 1, description }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt(),
+    Min(1),
+    Max(1_000_000),
+  );
+
+/** The optional `pageSize` query parameter of a paged list (1 to MAX_PAGE_SIZE). */
+export const PageSize = () =>
+  applyDecorators(
+    ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
+    IsOptional(),
+    Type(() => Number),
+    IsInt(),
+    Min(1),
+    Max(MAX_PAGE_SIZE),
+  );
+
+/** Page numbers a page object lists around the current page at most. */
+export const PAGE_WINDOW = 10;
+
+/**
+ * The page object of paged lists (docs/activity-log.md, Paging rules): indexes are
+ * 0-based item positions, pages are 1-based.
+ */
+export class PageInfoDto {
+  @ApiProperty() totalItems!: number;
+  @ApiProperty() currentPage!: number;
+  @ApiProperty() pageSize!: number;
+  @ApiProperty() totalPages!: number;
+  @ApiProperty() startPage!: number;
+  @ApiProperty() endPage!: number;
+  @ApiProperty() startIndex!: number;
+  @ApiProperty() endIndex!: number;
+  @ApiProperty({ type: [Number] }) pages!: number[];
+}
+
+/**
+ * The page object of a 1-based page. An empty result still has one (empty)
+ * page. `pages` lists at most `window` page numbers around the current page:
+ * the window starts at 1 while the current page is in its first half, ends at
+ * the last page near the end, and otherwise has the current page at position
+ * floor(window / 2) + 1. `startIndex`/`endIndex` are the 0-based positions of
+ * the first and last item of the page (endIndex < startIndex for a page past
+ * the end).
+ */
+export function pageInfo(totalItems: number, currentPage: number, pageSize: number, window = PAGE_WINDOW): PageInfoDto {
+  const totalPages = Math.max(1, Math.ceil(totalItems / pageSize));
+  const anchor = Math.min(currentPage, totalPages);
+  let startPage: number;
+  let endPage: number;
+  if (totalPages <= window) {
+    startPage = 1;
+    endPage = totalPages;
+  } else {
+    const before = Math.floor(window / 2);
+    const after = Math.ceil(window / 2) - 1;
+    if (anchor <= before) {
+      startPage = 1;
+      endPage = window;
+    } else if (anchor + after >= totalPages) {
+      startPage = totalPages - window + 1;
+      endPage = totalPages;
+    } else {
+      startPage = anchor - before;
+      endPage = anchor + after;
+    }
+  }
+  const startIndex = (currentPage - 1) * pageSize;
+  const endIndex = Math.min(startIndex + pageSize, totalItems) - 1;
+  const pages = Array.from({ length: endPage - startPage + 1 }, (_, i) => startPage + i);
+  return { totalItems, currentPage, pageSize, totalPages, startPage, endPage, startIndex, endIndex, pages };
+}

@@ -1,0 +1,94 @@
+import { DynamicModule, Global, Logger, Module, Type } from '@nestjs/common';
+import { APP_FILTER, NestFactory } from '@nestjs/core';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv, ToInt } from '../config/env';
+import { DatabaseModule, DatabaseOptions } from '../database/database.module';
+import { ProblemFilter } from '../errors/problem.filter';
+import { HealthModule } from '../health/health.module';
+import { ShutdownState } from '../health/shutdown-state';
+import { NatsModule } from '../nats/nats.module';
+import { appLogger } from './app-logger';
+import { hardenExpress } from './configure-app';
+
+/** Settings every worker process has beside a service's. */
+export class WorkerEnv extends ServiceEnv {
+  /**
+   * Worker processes serve /health/live and /health/ready on this port (on HOST) when
+   * it is set; unset: no HTTP server.
+   */
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  WORKER_HEALTH_PORT?: number;
+}
+
+export interface WorkerOptions {
+  /** Process name in logs and on the NATS connection. */
+  name: string;
+  /** The worker's env class, validated at start (the error names every bad variable). */
+  env: Type<WorkerEnv>;
+  /** The worker's entities; no migrations (the service or `node main.js migrate` applies them). */
+  database: DatabaseOptions;
+  /** The modules that do the worker's work. */
+  imports: (Type | DynamicModule)[];
+}
+
+/**
+ * Root module of a worker process: the validated env, one NATS connection, the
+ * database, the worker's own modules; with `health`, the /health endpoints (lifecycle,
+ * database, NATS) and the problem filter for a small HTTP server.
+ */
+export function workerModule(options: WorkerOptions, health = false): Type {
+  @Global()
+  @Module({
+    providers: [
+      { provide: ServiceEnv, useFactory: () => loadEnv(options.env) },
+      { provide: BaseEnv, useExisting: ServiceEnv },
+      ShutdownState,
+    ],
+    exports: [ServiceEnv, BaseEnv, ShutdownState],
+  })
+  class WorkerEnvModule {}
+
+  @Module({
+    imports: [
+      WorkerEnvModule,
+      ...(health ? [HealthModule.forRoot({ database: true, nats: true })] : []),
+      NatsModule.forRoot(options.name),
+      DatabaseModule.forRoot({ ...options.database, migrations: [] }),
+      ...options.imports,
+    ],
+    providers: health ? [{ provide: APP_FILTER, useClass: ProblemFilter }] : [],
+  })
+  class WorkerRootModule {}
+  return WorkerRootModule;
+}
+
+/**
+ * Boots a worker process (no public HTTP) and keeps it running until SIGTERM/SIGINT,
+ * then drains and exits 0; with WORKER_HEALTH_PORT set it also answers /health/live
+ * and /health/ready there. An invalid env stops it with the variables named.
+ */
+export async function runWorker(options: WorkerOptions): Promise<void> {
+  try {
+    const env = loadEnv(options.env);
+    const logger = appLogger(env);
+    if (env.WORKER_HEALTH_PORT === undefined) {
+      const ctx = await NestFactory.createApplicationContext(workerModule(options), { logger });
+      ctx.enableShutdownHooks([], { useProcessExit: true });
+      Logger.log(`${options.name} running`, 'Bootstrap');
+      return;
+    }
+    const app = await NestFactory.create(workerModule(options, true), { logger, bodyParser: false });
+    hardenExpress(app);
+    // After the drain, exit 0 (a clean stop) rather than re-raising the signal.
+    app.enableShutdownHooks([], { useProcessExit: true });
+    await app.listen(env.WORKER_HEALTH_PORT, env.HOST);
+    Logger.log(`${options.name} running; health on ${await app.getUrl()}/health`, 'Bootstrap');
+  } catch (err) {
+    console.error(err instanceof EnvValidationError ? err.message : err);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,256 @@
+import {
+  applyDecorators,
+  ArgumentsHost,
+  CallHandler,
+  Catch,
+  createParamDecorator,
+  ExceptionFilter,
+  ExecutionContext,
+  Injectable,
+  NestInterceptor,
+  SetMetadata,
+  UseFilters,
+  UseInterceptors,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { ERROR_CODES } from '@vault/contracts';
+import type { Request, Response } from 'express';
+import { map, Observable } from 'rxjs';
+import { ServiceEnv } from '../config/env';
+import { ProblemException } from '../errors/problem.exception';
+
+/*
+ * Conditional requests (RFC 9110, section 13) of every service (docs/retries-and-concurrency.md):
+ *
+ * - a resource's validator is a strong entity tag naming one stored version,
+ *   `"<resource id>.<version>"` (versionETag); each service reads the version of its
+ *   own rows, every change increments it;
+ * - a handler returns `new ETagged(body, etag)`; the interceptor sends the ETag and, on
+ *   GET/HEAD, answers 304 (no body) when If-None-Match matches (weak comparison, `*`,
+ *   lists) or 412 when an If-Match does not;
+ * - writes (PUT/DELETE) get the request's If-Match as an IfMatchCondition (@IfMatch())
+ *   and check it in the write's own transaction, under the row lock, so a stale tag
+ *   is 412 and nothing changes; with REQUIRE_IF_MATCH=true a write without If-Match is
+ *   428 before its body is read.
+ */
+
+/** A strong entity tag naming one version of one resource: `"<id>.<version>"`. */
+export function versionETag(id: string, version: number): string {
+  return `"${id}.${version}"`;
+}
+
+/** One member of an If-Match or If-None-Match list. */
+interface EntityTag {
+  weak: boolean;
+  /** The opaque tag with its quotes. */
+  tag: string;
+}
+
+/** `entity-tag` (RFC 9110, 8.8.3) followed by a comma or the end. */
+const MEMBER = /[ \t]*(W\/)?("[\x21\x23-\x7e\x80-\xff]*")[ \t]*(?:,|$)/y;
+
+/**
+ * An If-Match or If-None-Match value: `*`, the list of entity tags (empty list members
+ * allowed), or `invalid` when any member is not an entity tag. Undefined: no header.
+ */
+export function parseETagList(value: string | string[] | undefined): '*' | EntityTag[] | 'invalid' | undefined {
+  if (value === undefined) return undefined;
+  const text = (Array.isArray(value) ? value.join(',') : value).trim();
+  if (text === '*') return '*';
+  const tags: EntityTag[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const skipped = /^[ \t]*,/.exec(text.slice(at));
+    if (skipped) {
+      at += skipped[0].length;
+      continue;
+    }
+    MEMBER.lastIndex = at;
+    const m = MEMBER.exec(text);
+    if (!m) return 'invalid';
+    tags.push({ weak: m[1] !== undefined, tag: m[2] });
+    at = MEMBER.lastIndex;
+  }
+  return tags.length > 0 ? tags : 'invalid';
+}
+
+/**
+ * If-Match (RFC 9110, 13.1.1): true without the header; `*` holds for an existing
+ * resource; otherwise a listed tag must equal `current` by strong comparison (a weak
+ * tag never matches). An unparsable value never holds; null `current` (no stored
+ * representation) holds only without the header.
+ */
+export function ifMatchHolds(header: string | string[] | undefined, current: string | null): boolean {
+  const list = parseETagList(header);
+  if (list === undefined) return true;
+  if (current === null || list === 'invalid') return false;
+  if (list === '*') return true;
+  return list.some((t) => !t.weak && t.tag === current);
+}
+
+/**
+ * If-None-Match (RFC 9110, 13.1.2) matches, so a GET answers 304: `*`, or a listed tag
+ * equal to `current` by weak comparison. False without the header or when unparsable.
+ */
+export function ifNoneMatchMatches(header: string | string[] | undefined, current: string): boolean {
+  const list = parseETagList(header);
+  if (list === undefined || list === 'invalid') return false;
+  if (list === '*') return true;
+  const opaque = current.replace(/^W\//, '');
+  return list.some((t) => t.tag === opaque);
+}
+
+/** 412 precondition_failed: the resource is not at the version the client named. */
+export function preconditionFailed(): ProblemException {
+  return new ProblemException(
+    412,
+    ERROR_CODES.preconditionFailed,
+    'If-Match does not name the current version of the resource; read it again and retry.',
+  );
+}
+
+/**
+ * The If-Match of a write, handed by the controller to its service, which checks it
+ * against the current version inside the write's transaction, after taking the row lock.
+ */
+export class IfMatchCondition {
+  /** A write without If-Match: every version passes. */
+  static readonly absent = new IfMatchCondition(undefined);
+
+  constructor(readonly header: string | undefined) {}
+
+  /** Throws 412 unless If-Match (when sent) names `current`, the locked row's ETag (null: no row). */
+  assert(current: string | null): void {
+    if (!ifMatchHolds(this.header, current)) throw preconditionFailed();
+  }
+}
+
+/** The request's If-Match as an IfMatchCondition (a handler parameter). */
+export const IfMatch = createParamDecorator(
+  (_: unknown, ctx: ExecutionContext) => new IfMatchCondition(ctx.switchToHttp().getRequest<Request>().headers['if-match']),
+);
+
+/** A response body with the ETag of the version it shows; the interceptor sends both. */
+export class ETagged<T> {
+  constructor(
+    readonly body: T,
+    readonly etag: string,
+  ) {}
+}
+
+/** Raised for a GET whose If-None-Match matches: the filter answers 304. */
+class NotModified extends Error {}
+
+/** 304 Not Modified: no body; the ETag set before stays. */
+@Catch(NotModified)
+class NotModifiedFilter implements ExceptionFilter {
+  catch(_: NotModified, host: ArgumentsHost): void {
+    host.switchToHttp().getResponse<Response>().status(304).end();
+  }
+}
+
+const CONDITIONAL_KIND = 'vault:conditional';
+
+/**
+ * What a route does with validators: `read` (GET), `write` (PUT: If-Match, new ETag in
+ * the answer), `delete` (If-Match, no ETag after), `create` (POST: ETag of the new resource).
+ */
+export type ConditionalKind = 'read' | 'write' | 'delete' | 'create';
+
+/** 428 precondition_required: REQUIRE_IF_MATCH is on and the write names no version. */
+function preconditionRequired(): ProblemException {
+  return new ProblemException(
+    428,
+    ERROR_CODES.preconditionRequired,
+    'This write needs an If-Match header with the ETag of the version it changes.',
+  );
+}
+
+/** Sends the ETag of ETagged results and evaluates If-Match/If-None-Match of reads. */
+@Injectable()
+export class ConditionalRequestInterceptor implements NestInterceptor {
+  constructor(
+    private readonly env: ServiceEnv,
+    private readonly reflector: Reflector,
+  ) {}
+
+  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = ctx.switchToHttp().getRequest<Request>();
+    const res = ctx.switchToHttp().getResponse<Response>();
+    const kind = this.reflector.get<ConditionalKind | undefined>(CONDITIONAL_KIND, ctx.getHandler());
+    if ((kind === 'write' || kind === 'delete') && this.env.REQUIRE_IF_MATCH && req.headers['if-match'] === undefined) {
+      throw preconditionRequired();
+    }
+    return next.handle().pipe(
+      map((result: unknown) => {
+        if (!(result instanceof ETagged)) return result;
+        res.setHeader('ETag', result.etag);
+        if (req.method === 'GET' || req.method === 'HEAD') {
+          if (!ifMatchHolds(req.headers['if-match'], result.etag)) throw preconditionFailed();
+          if (ifNoneMatchMatches(req.headers['if-none-match'], result.etag)) throw new NotModified();
+        }
+        return result.body;
+      }),
+    );
+  }
+}
+
+const ETAG_RESPONSE_HEADER = {
+  ETag: {
+    description: 'Strong entity tag of the version shown, `"<id>.<version>"`; send it back in If-None-Match or If-Match.',
+    schema: { type: 'string' },
+  },
+};
+
+/** Adds the ETag header to the 2xx responses already described on the route. */
+function ETagOnSuccess(): MethodDecorator {
+  return (_target, _key, descriptor) => {
+    const key = 'swagger/apiResponse';
+    const responses = (Reflect.getMetadata(key, descriptor.value as object) ?? {}) as Record<string, { headers?: object }>;
+    const merged = Object.fromEntries(
+      Object.entries(responses).map(([status, r]) =>
+        /^2/.test(status) ? [status, { ...r, headers: { ...r.headers, ...ETAG_RESPONSE_HEADER } }] : [status, r],
+      ),
+    );
+    Reflect.defineMetadata(key, merged, descriptor.value as object);
+    return descriptor;
+  };
+}
+
+const IF_MATCH_DOC = {
+  name: 'If-Match',
+  required: false,
+  description: 'ETag of the version the write expects (or `*`); another version answers 412 and changes nothing. Required (428 without it) when the service runs with REQUIRE_IF_MATCH=true.',
+};
+
+/**
+ * A route taking part in conditional requests (docs/retries-and-concurrency.md): its
+ * handler returns ETagged results, and the OpenAPI description names the headers and
+ * the 304/412/428 answers. Put it above the route's success response decorators: it
+ * adds the ETag header to them.
+ */
+export function Conditional(kind: ConditionalKind): MethodDecorator {
+  const common = [SetMetadata(CONDITIONAL_KIND, kind), UseInterceptors(ConditionalRequestInterceptor)];
+  if (kind === 'read') {
+    return applyDecorators(
+      ETagOnSuccess(),
+      ...common,
+      UseFilters(NotModifiedFilter),
+      ApiHeader({ name: 'If-None-Match', required: false, description: 'ETags (or `*`) the client holds; a match answers 304 without a body.' }),
+      ApiHeader({ name: 'If-Match', required: false, description: 'ETags (or `*`); when none is the current version, 412.' }),
+      ApiResponse({ status: 304, description: 'Not Modified: If-None-Match names the current version; no body.', headers: ETAG_RESPONSE_HEADER }),
+      ApiResponse({ status: 412, description: 'precondition_failed: If-Match names no current version.' }),
+    );
+  }
+  if (kind === 'write' || kind === 'delete') {
+    return applyDecorators(
+      ...(kind === 'write' ? [ETagOnSuccess()] : []),
+      ...common,
+      ApiHeader(IF_MATCH_DOC),
+      ApiResponse({ status: 412, description: 'precondition_failed: If-Match does not name the current version; nothing changed.' }),
+      ApiResponse({ status: 428, description: 'precondition_required: REQUIRE_IF_MATCH is on and the request has no If-Match.' }),
+    );
+  }
+  return applyDecorators(ETagOnSuccess(), ...common);
+}

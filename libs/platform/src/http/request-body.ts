@@ -1,0 +1,190 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ERROR_CODES, isForbiddenKey, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, parseJsonObject } from '@vault/contracts';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { text, urlencoded } from 'express';
+import { from, Observable, switchMap } from 'rxjs';
+import { ProblemException } from '../errors/problem.exception';
+
+/*
+ * Request bodies of every service (docs/errors.md, Request bodies). Services boot
+ * without Nest's own body parser (runService, bootTestApp); the global
+ * RequestBodyInterceptor reads the body of each routed request once its guards have
+ * passed and before any pipe sees it:
+ *
+ * - a request carries a body when Content-Length is above 0 or Transfer-Encoding is
+ *   present; only such a request is checked;
+ * - JSON (application/json, application/*+json, UTF-8) and form-encoded bodies are
+ *   read, any other type is 415; at most MAX_JSON_BODY_BYTES (413 beyond);
+ * - a JSON body nested deeper than MAX_JSON_DEPTH is refused by a linear scan before
+ *   it is parsed; it must hold an object; `__proto__` and `constructor` keys are
+ *   refused at any depth as unknown fields;
+ * - a route marked @ReadsOwnBody() (multipart uploads) gets its stream untouched.
+ */
+
+const READS_OWN_BODY = 'vault:reads-own-body';
+
+/** The route reads its request body itself (multipart uploads): the platform neither checks its type nor reads it. */
+export const ReadsOwnBody = () => SetMetadata(READS_OWN_BODY, true);
+
+/** True when the request announces body bytes: Content-Length above 0, or any Transfer-Encoding. */
+export function carriesBody(req: Request): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = req.headers['content-length'];
+  return length !== undefined && Number(length) > 0;
+}
+
+type BodyKind = 'json' | 'form';
+
+/** The media type of the request without parameters, lower case. */
+function mediaType(req: Request): string {
+  return (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
+function bodyKind(type: string): BodyKind | undefined {
+  if (type === 'application/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type)) return 'json';
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  return undefined;
+}
+
+function charsetOf(req: Request): string | undefined {
+  return /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
+}
+
+const unsupported = (detail: string) => new ProblemException(415, ERROR_CODES.unsupportedMediaType, detail);
+const tooLarge = (headers?: Record<string, string>) =>
+  new ProblemException(
+    413,
+    ERROR_CODES.payloadTooLarge,
+    `The request body exceeds the limit of ${MAX_JSON_BODY_BYTES} bytes (${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB).`,
+    undefined,
+    headers,
+  );
+const tooDeep = () =>
+  ProblemException.badRequest(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`);
+
+/** A `__proto__` or `constructor` key, refused like every unknown field (the validation pipe's wording). */
+function forbiddenField(field: string): ProblemException {
+  const key = field.slice(field.lastIndexOf('.') + 1);
+  return ProblemException.badRequest('The request has 1 invalid field.', [{ field, message: `property ${key} should not exist` }]);
+}
+
+/** Form keys (`a[b][c]`) naming `__proto__` or `constructor` at any level: refused before qs drops them silently. */
+function refuseForbiddenFormKeys(_req: unknown, _res: unknown, body: Buffer): void {
+  for (const pair of body.toString('latin1').split('&')) {
+    const segments = decodeFormComponent(pair.split('=', 1)[0]).split(/[[\]]+/);
+    const at = segments.findIndex(isForbiddenKey);
+    if (at !== -1) throw forbiddenField(segments.slice(0, at + 1).filter(Boolean).join('.'));
+  }
+}
+
+function decodeFormComponent(raw: string): string {
+  const spaced = raw.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
+
+/** body-parser refusals as problems (their own texts never reach the client). */
+function readProblem(err: unknown): unknown {
+  if (err instanceof ProblemException) return err;
+  const { type, status } = (err ?? {}) as { type?: string; status?: number };
+  switch (type) {
+    case 'entity.too.large':
+      return tooLarge();
+    case 'parameters.too.many':
+      return new ProblemException(413, ERROR_CODES.payloadTooLarge, 'The form body has too many parameters.');
+    case 'charset.unsupported':
+      return unsupported('The charset of the request body is not supported; send UTF-8.');
+    case 'encoding.unsupported':
+      return unsupported('The Content-Encoding of the request body is not supported (identity, gzip, deflate or br).');
+    case 'querystring.parse.rangeError':
+      return tooDeep();
+  }
+  if (typeof status === 'number' && status < 500) {
+    return ProblemException.badRequest(
+      'The request body could not be read: it does not match its Content-Length or Content-Encoding, or it was cut off.',
+    );
+  }
+  return err;
+}
+
+const readText = text({ type: () => true, limit: MAX_JSON_BODY_BYTES, defaultCharset: 'utf-8' });
+// body-parser 2 takes `depth` (qs counts the levels below the top-level object); its type declarations lack it
+const formOptions: Parameters<typeof urlencoded>[0] & { depth: number } = {
+  extended: true,
+  limit: MAX_JSON_BODY_BYTES,
+  depth: MAX_JSON_DEPTH - 1,
+  verify: refuseForbiddenFormKeys,
+};
+const readForm = urlencoded(formOptions);
+
+function run(handler: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const next: NextFunction = (err?: unknown) => (err ? reject(readProblem(err)) : resolve());
+    handler(req, res, next);
+  });
+}
+
+/** Reads, checks and parses the body of a request onto `req.body` (see the rules above). */
+export async function readRequestBody(req: Request, res: Response): Promise<void> {
+  if (!carriesBody(req)) return;
+  const type = mediaType(req);
+  const kind = bodyKind(type);
+  if (!kind) {
+    throw unsupported(
+      `${type ? `Content type ${type}` : 'A body without a content type'} is not accepted here; send application/json or application/x-www-form-urlencoded.`,
+    );
+  }
+  if (Number(req.headers['content-length'] ?? 0) > MAX_JSON_BODY_BYTES) {
+    // Announced too large: answer at once and close rather than read what will be refused.
+    throw tooLarge({ Connection: 'close' });
+  }
+  if (kind === 'form') return run(readForm, req, res);
+
+  const charset = charsetOf(req);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw unsupported('The charset of a JSON body must be UTF-8.');
+  }
+  await run(readText, req, res);
+  if (typeof req.body !== 'string' && (req.readableAborted || req.destroyed || req.socket.destroyed)) {
+    // the client went away before its body arrived (the parser skips a finished stream)
+    throw ProblemException.badRequest('The request body was cut off before it arrived whole.');
+  }
+  if (typeof req.body !== 'string') {
+    throw new Error('The request body was read before the platform: boot services without Nest body parsing.');
+  }
+  req.body = parseJsonBody(req.body);
+}
+
+function parseJsonBody(body: string): Record<string, unknown> {
+  if (body.length === 0) return {};
+  const parsed = parseJsonObject(body);
+  if (parsed.ok) return parsed.value;
+  switch (parsed.reason) {
+    case 'too_deep':
+      throw tooDeep();
+    case 'not_object':
+      throw ProblemException.badRequest('The request body must be a JSON object.');
+    case 'forbidden_key':
+      throw forbiddenField(parsed.field ?? '__proto__');
+    default:
+      throw ProblemException.badRequest('The request body is not valid JSON.');
+  }
+}
+
+/** Global: reads the body of every routed request not marked @ReadsOwnBody(), after the guards, before the pipes. */
+@Injectable()
+export class RequestBodyInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const own = this.reflector.getAllAndOverride<boolean | undefined>(READS_OWN_BODY, [context.getHandler(), context.getClass()]);
+    if (own) return next.handle();
+    const http = context.switchToHttp();
+    return from(readRequestBody(http.getRequest<Request>(), http.getResponse<Response>())).pipe(switchMap(() => next.handle()));
+  }
+}

@@ -1,0 +1,46 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort } from './nats-server';
+
+const ROOT = join(__dirname, '../../../..');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** http://127.0.0.1:<port> */
+  base: string;
+}
+
+/**
+ * Starts an app's real entry (`apps/<app>/src/main.ts`, compiled on the fly by SWC) as a
+ * node process of its own on a free loopback port, with the test process's environment
+ * plus `env`, and resolves once its /health/ready answers (rejects, with its output, when
+ * it exits or is not ready within a minute). The caller stops it.
+ */
+export async function startServiceProcess(app: string, env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, `apps/${app}/src/main.ts`)], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${app} exited: ${out}`);
+    const ready = await fetch(`${base}/health/ready`).then((r) => r.ok, () => false);
+    if (ready) return { child, base };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${app} not ready: ${out}`);
+}
