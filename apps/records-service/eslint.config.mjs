@@ -7,8 +7,8 @@ import baseConfig, { TEST_HELPERS_PATTERN } from '../../eslint.config.mjs';
  * Features are the HTTP resources and the activity-log pipeline; capabilities are what
  * they use. Among features only records may use files (a record's view lists its files).
  */
-const FEATURES = ['vaults', 'records', 'files', 'activity-log', 'activity-log-pipeline'];
-const CAPABILITIES = ['access', 'plans', 'catalogue', 'branding', 'events', 'storage'];
+const FEATURES = ['vaults', 'records', 'files', 'collaborators', 'activity-log', 'activity-log-pipeline'];
+const CAPABILITIES = ['access', 'plans', 'catalogue', 'branding', 'events', 'storage', 'directory'];
 
 /** An import of any of `folders` (by a relative path from anywhere in src/). */
 const importsOf = (folders, why) => ({

@@ -24,6 +24,10 @@ export const SUBJECTS = {
   fileUploaded: 'vault.file.uploaded.v1',
   fileUpdated: 'vault.file.updated.v1',
   fileDeleted: 'vault.file.deleted.v1',
+  collaboratorCreated: 'vault.collaborator.created.v1',
+  collaboratorUpdated: 'vault.collaborator.updated.v1',
+  collaboratorDeleted: 'vault.collaborator.deleted.v1',
+  vaultTransferred: 'vault.vault.transferred.v1',
 } as const;
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
 

@@ -76,4 +76,22 @@ describe('activity log mapper', () => {
     expect(() => parseEvent(SUBJECTS.recordCreated, [])).toThrow(InvalidEventError);
     expect(() => parseEvent(SUBJECTS.vaultCreated, { ...base(), actor: {}, changedFields: [] })).toThrow(/actor/);
   });
+
+  it('maps collaborator events to Network rows with the collaborator and role in the details', () => {
+    const collaborator = { id: randomUUID(), openId: 'vault|bo', username: 'bo@x.org', role: 'rec_viewer' };
+    const body = { ...base(), collaborator, record, previousRole: 'rec_info' };
+    const [row] = toLogRows('e9', SUBJECTS.collaboratorUpdated, parseEvent(SUBJECTS.collaboratorUpdated, body));
+    expect(row).toMatchObject({
+      entity: 'Network',
+      eventType: 'Update',
+      action: 'roleChanged',
+      recordId: record.id,
+      details: { collaborator: { openId: 'vault|bo', username: 'bo@x.org' }, role: 'rec_viewer', previousRole: 'rec_info' },
+    });
+    const transferBody = { ...base(), collaborator: { ...collaborator, role: 'vault_owner' } };
+    const [transfer] = toLogRows('e10', SUBJECTS.vaultTransferred, parseEvent(SUBJECTS.vaultTransferred, transferBody));
+    expect(transfer).toMatchObject({ entity: 'Network', action: 'ownershipTransferred', recordId: null });
+    const broken = { ...base(), collaborator: { openId: 'x' } };
+    expect(() => parseEvent(SUBJECTS.collaboratorCreated, broken)).toThrow(InvalidEventError);
+  });
 });

@@ -1,4 +1,5 @@
 import {
+  CollaboratorChangedEvent,
   FileChangedEvent,
   LicenseCreatedEvent,
   RECORDS_EVENT_KINDS,
@@ -104,8 +105,30 @@ export function toLogRows(eventId: string, subject: string, event: VaultEventBas
       },
     ];
   }
+  if (event instanceof CollaboratorChangedEvent) {
+    return [collaboratorRow(base, subject, event)];
+  }
   if (event instanceof RecordChangedEvent) {
     return [{ ...base, recordId: event.record.id, recordName: event.record.name }];
   }
   return [base];
+}
+
+/** Actions of the Network entries: shared, roleChanged, unshared, ownershipTransferred. */
+const COLLABORATOR_ACTIONS: Record<string, string> = {
+  [SUBJECTS.collaboratorCreated]: 'shared',
+  [SUBJECTS.collaboratorUpdated]: 'roleChanged',
+  [SUBJECTS.collaboratorDeleted]: 'unshared',
+  [SUBJECTS.vaultTransferred]: 'ownershipTransferred',
+};
+
+function collaboratorRow(base: LogRow, subject: string, event: CollaboratorChangedEvent): LogRow {
+  const { openId, username, role } = event.collaborator;
+  return {
+    ...base,
+    action: COLLABORATOR_ACTIONS[subject],
+    recordId: event.record?.id ?? null,
+    recordName: event.record?.name ?? null,
+    details: { collaborator: { openId, username }, role, ...(event.previousRole ? { previousRole: event.previousRole } : {}) },
+  };
 }

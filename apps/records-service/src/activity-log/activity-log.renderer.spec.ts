@@ -56,4 +56,30 @@ describe('renderEntry', () => {
       '<b>Ann</b> deleted the file <b>x.png</b> from the record <b>Passport</b>',
     );
   });
+
+  it('renders Network entries: sharing, role changes, removals and ownership transfers, in both languages', () => {
+    const network = (action: string, over: Partial<ActivityLogEntryEntity> = {}) =>
+      entry({
+        entity: 'Network',
+        action,
+        recordId: null,
+        recordName: null,
+        details: { collaborator: { openId: 'vault|bo', username: 'bo@x.org' }, role: 'vault_editor' },
+        ...over,
+      });
+    expect(renderEntry(network('shared'), 'en-US').message).toBe(
+      '<b>Ann</b> shared the vault <b>Home</b> with <b>bo@x.org</b> as <b>vault_editor</b>',
+    );
+    expect(renderEntry(network('shared', { recordId: 'r1', recordName: 'Passport' }), 'es-US').message).toBe(
+      '<b>Ann</b> compartió el registro <b>Passport</b> con <b>bo@x.org</b> como <b>vault_editor</b>',
+    );
+    expect(renderEntry(network('roleChanged'), 'en-CA').message).toBe(
+      '<b>Ann</b> changed the role of <b>bo@x.org</b> on the vault <b>Home</b> to <b>vault_editor</b>',
+    );
+    expect(renderEntry(network('unshared'), 'en-US').message).toBe('<b>Ann</b> removed <b>bo@x.org</b> from the vault <b>Home</b>');
+    expect(renderEntry(network('ownershipTransferred'), 'es-US').message).toBe(
+      '<b>Ann</b> transfirió la propiedad de la bóveda <b>Home</b> a <b>bo@x.org</b>',
+    );
+    expect(renderEntry(network('shared'), 'en-US').entity).toBe('Network');
+  });
 });

@@ -16,6 +16,10 @@ const VERBS: Record<Language, Record<string, string>> = {
     uploaded: 'uploaded',
     transferredOut: 'transferred',
     transferredIn: 'transferred',
+    shared: 'shared',
+    roleChanged: 'changed',
+    unshared: 'removed',
+    ownershipTransferred: 'transferred',
   },
   es: {
     created: 'creó',
@@ -24,14 +28,40 @@ const VERBS: Record<Language, Record<string, string>> = {
     uploaded: 'subió',
     transferredOut: 'transfirió',
     transferredIn: 'transfirió',
+    shared: 'compartió',
+    roleChanged: 'cambió',
+    unshared: 'retiró',
+    ownershipTransferred: 'transfirió',
   },
 };
+
+/** Object phrase of a Network entry: who a vault or record was shared with, as which role. */
+function networkPhrase(lang: Language, e: ActivityLogEntryEntity): string {
+  const en = lang === 'en';
+  const who = b((e.details['collaborator'] as { username?: string } | undefined)?.username);
+  const role = b(e.details['role'] as string | undefined);
+  const vault = en ? `the vault ${b(e.vaultName)}` : `la bóveda ${b(e.vaultName)}`;
+  const record = en ? `the record ${b(e.recordName)}` : `el registro ${b(e.recordName)}`;
+  const target = e.recordId ? record : vault;
+  switch (e.action) {
+    case 'shared':
+      return en ? `${target} with ${who} as ${role}` : `${target} con ${who} como ${role}`;
+    case 'roleChanged':
+      return en ? `the role of ${who} on ${target} to ${role}` : `el rol de ${who} en ${target} a ${role}`;
+    case 'ownershipTransferred':
+      return en ? `the ownership of ${target} to ${who}` : `la propiedad de ${target} a ${who}`;
+    default:
+      return en ? `${who} from ${target}` : `a ${who} de ${target}`;
+  }
+}
 
 /** Object phrase of a message per language, by entity and action. */
 function objectPhrase(lang: Language, e: ActivityLogEntryEntity): string {
   const other = (e.details['otherVault'] as { name?: string } | undefined)?.name;
   const en = lang === 'en';
   switch (e.entity) {
+    case 'Network':
+      return networkPhrase(lang, e);
     case 'Vault':
       return en ? `the vault ${b(e.vaultName)}` : `la bóveda ${b(e.vaultName)}`;
     case 'License':

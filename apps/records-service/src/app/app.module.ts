@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
 import { ActivityLogPipelineModule } from '../activity-log-pipeline/activity-log-pipeline.module';
 import { ActivityLogModule } from '../activity-log/activity-log.module';
+import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { RecordsEnv } from '../config/records.env';
 import { FilesModule } from '../files/files.module';
 import { MIGRATIONS } from '../migrations';
@@ -16,6 +17,7 @@ import { VaultsModule } from '../vaults/vaults.module';
     VaultsModule,
     RecordsModule,
     FilesModule,
+    CollaboratorsModule,
     ActivityLogModule,
     ActivityLogPipelineModule.forRoot(),
   ],

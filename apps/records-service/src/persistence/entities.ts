@@ -1,3 +1,4 @@
+import { AccountDirectoryEntity } from './account-directory.entity';
 import { ActivityLogEntryEntity } from './activity-log-entry.entity';
 import { RecordMembershipEntity, VaultMembershipEntity } from './membership.entity';
 import { RecordSubtypeEntity, RecordTypeEntity } from './record-type.entity';
@@ -23,4 +24,5 @@ export const ENTITIES: Function[] = [
   RecordFileEntity,
   FilePurgeEntity,
   ResumableUploadEntity,
+  AccountDirectoryEntity,
 ];

@@ -1,5 +1,5 @@
 import type { RecordRole, VaultRole } from '@vault/contracts';
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Generated, PrimaryColumn } from 'typeorm';
 
 /** A caller's role on a vault (see docs/records-api.md, Roles). */
 @Entity('vault_memberships')
@@ -9,6 +9,11 @@ export class VaultMembershipEntity {
 
   @PrimaryColumn({ name: 'open_id', type: 'text' })
   openId!: string;
+
+  /** The collaborator id of the API. */
+  @Column({ type: 'uuid', unique: true })
+  @Generated('uuid')
+  id!: string;
 
   @Column({ name: 'tenant_id', type: 'text' })
   tenantId!: string;
@@ -28,6 +33,11 @@ export class RecordMembershipEntity {
 
   @PrimaryColumn({ name: 'open_id', type: 'text' })
   openId!: string;
+
+  /** The collaborator id of the API. */
+  @Column({ type: 'uuid', unique: true })
+  @Generated('uuid')
+  id!: string;
 
   @Column({ name: 'tenant_id', type: 'text' })
   tenantId!: string;

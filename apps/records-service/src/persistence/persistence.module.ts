@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AccessRepository } from './access.repository';
+import { AccountDirectoryRepository } from './account-directory.repository';
 import { ActivityLogRepository } from './activity-log.repository';
+import { CollaboratorRepository } from './collaborator.repository';
 import { LicenseRepository } from './license.repository';
 import { MembershipRepository } from './membership.repository';
 import { PurgeQueueRepository } from './purge-queue.repository';
@@ -25,6 +27,8 @@ const PROVIDERS = [
   UsageRepository,
   ActivityLogRepository,
   ResumableUploadRepository,
+  AccountDirectoryRepository,
+  CollaboratorRepository,
 ];
 
 /**

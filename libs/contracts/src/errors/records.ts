@@ -25,6 +25,35 @@ export const RECORDS_ERRORS = {
   },
 } as const satisfies ErrorTable;
 
+/** Codes of the records module about collaborators (sharing vaults and records). */
+export const COLLABORATOR_ERRORS = {
+  accountNotFound: {
+    code: 'account_not_found',
+    status: 404,
+    meaning: 'No active account of the tenant has this username or openId.',
+  },
+  alreadyCollaborator: {
+    code: 'already_collaborator',
+    status: 409,
+    meaning: 'The account is already a member of the vault or record.',
+  },
+  collaboratorNotFound: {
+    code: 'collaborator_not_found',
+    status: 404,
+    meaning: 'The vault or record has no member with this collaborator id.',
+  },
+  featureNotInPlan: {
+    code: 'feature_not_in_plan',
+    status: 403,
+    meaning: "The vault's plan does not include this feature (inviting collaborators, this guest role, or transferring ownership).",
+  },
+  ownerCannotBeRemoved: {
+    code: 'owner_cannot_be_removed',
+    status: 409,
+    meaning: 'The owner cannot be removed or given another role; transfer the ownership first.',
+  },
+} as const satisfies ErrorTable;
+
 /** Codes of the records module about record files. */
 export const FILE_ERRORS = {
   fileNameTaken: {
@@ -63,6 +92,9 @@ export const FILE_ERRORS = {
     meaning: 'The multipart upload has no part named "file".',
   },
 } as const satisfies ErrorTable;
+
+/** Machine codes of collaborator refusals. */
+export const COLLABORATOR_ERROR_CODES = codesOf(COLLABORATOR_ERRORS);
 
 /** Machine codes of records-module conflicts and refusals. */
 export const RECORDS_ERROR_CODES = codesOf(RECORDS_ERRORS);

@@ -91,6 +91,44 @@ export class RecordTransferredEvent extends RecordChangedEvent {
   destinationVault!: EventVaultRef;
 }
 
+/** The account a collaborator event is about. */
+export class EventCollaboratorRef {
+  @IsUUID()
+  id!: string;
+
+  @IsString()
+  openId!: string;
+
+  /** The account's username from the directory, or its openId when the directory has none. */
+  @IsString()
+  username!: string;
+
+  /** Role after the change (before it, for a removal). */
+  @IsString()
+  role!: string;
+}
+
+/**
+ * vault.collaborator.created.v1, vault.collaborator.updated.v1, vault.collaborator.deleted.v1
+ * and vault.vault.transferred.v1 (`collaborator` is the new owner): a membership of the vault,
+ * or of one record of it when `record` is set.
+ */
+export class CollaboratorChangedEvent extends VaultEventBase {
+  @ValidateNested()
+  @Type(() => EventCollaboratorRef)
+  collaborator!: EventCollaboratorRef;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => EventRecordRef)
+  record?: EventRecordRef;
+
+  /** The role before an update or a transfer. */
+  @IsOptional()
+  @IsString()
+  previousRole?: string;
+}
+
 /** Event kinds of the activity log, derived from the subject. */
 export const RECORDS_EVENT_KINDS = {
   'vault.vault.created.v1': { entity: 'Vault', eventType: 'Create' },
@@ -101,6 +139,10 @@ export const RECORDS_EVENT_KINDS = {
   'vault.record.updated.v1': { entity: 'Record', eventType: 'Update' },
   'vault.record.deleted.v1': { entity: 'Record', eventType: 'Delete' },
   'vault.record.transferred.v1': { entity: 'Record', eventType: 'Update' },
+  'vault.collaborator.created.v1': { entity: 'Network', eventType: 'Create' },
+  'vault.collaborator.updated.v1': { entity: 'Network', eventType: 'Update' },
+  'vault.collaborator.deleted.v1': { entity: 'Network', eventType: 'Delete' },
+  'vault.vault.transferred.v1': { entity: 'Network', eventType: 'Update' },
 } as const;
 
 
@@ -114,4 +156,8 @@ export const RECORDS_EVENT_PAYLOADS: Record<keyof typeof RECORDS_EVENT_KINDS, ne
   'vault.record.updated.v1': RecordChangedEvent,
   'vault.record.deleted.v1': RecordChangedEvent,
   'vault.record.transferred.v1': RecordTransferredEvent,
+  'vault.collaborator.created.v1': CollaboratorChangedEvent,
+  'vault.collaborator.updated.v1': CollaboratorChangedEvent,
+  'vault.collaborator.deleted.v1': CollaboratorChangedEvent,
+  'vault.vault.transferred.v1': CollaboratorChangedEvent,
 };

@@ -5,3 +5,4 @@ export * from './record.dto';
 export * from './records.types';
 export * from './events';
 export * from './file-contracts';
+export * from './collaborator.dto';

@@ -1,0 +1,251 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CollaboratorChangedEvent,
+  CollaboratorView,
+  Principal,
+  RecordGuestRole,
+  RecordRole,
+  Subject,
+  SUBJECTS,
+  SubscriptionFeatureKey,
+  VaultGuestRole,
+  VaultRole,
+} from '@vault/contracts';
+import { vaultNotFound } from '../access/access.errors';
+import { isUuid, type VaultAccess } from '../access/access.service';
+import { AccountDirectoryService } from '../directory/account-directory.service';
+import { eventBase } from '../events/event-payload';
+import { EventPublisher } from '../events/event-publisher';
+import { CollaboratorRepository, MemberRow, MembershipScope } from '../persistence/collaborator.repository';
+import { Transactions, Tx } from '../persistence/transactions';
+import { VaultRepository } from '../persistence/vault.repository';
+import { LicensesService } from '../plans/licenses.service';
+import { QuotaService } from '../plans/quota.service';
+import { toCollaboratorView } from './collaborator.view';
+import {
+  alreadyCollaborator,
+  alreadyOwner,
+  collaboratorNotFound,
+  featureNotInPlan,
+  mapMemberRace,
+  onlyOwnersManage,
+  ownerCannotBeRemoved,
+} from './collaborators.errors';
+
+type GuestRole = VaultGuestRole | RecordGuestRole;
+
+/** Plan flag that must be "1" for a role to be granted (docs/records-api.md, Collaborators). */
+const ROLE_FLAGS: Record<GuestRole, SubscriptionFeatureKey> = {
+  vault_editor: 'guestVaults.vaultEditorAbility',
+  vault_viewer: 'guestVaults.vaultViewerAbility',
+  vault_info: 'guestVaults.vaultInfoAbility',
+  rec_editor: 'guestVaults.recordEditorAbility',
+  rec_viewer: 'guestVaults.recordViewerAbility',
+  rec_info: 'guestVaults.recordInfoAbility',
+};
+
+const INVITE_FLAGS: Record<MembershipScope, SubscriptionFeatureKey> = {
+  vault: 'ownedVaults.featureInviteVaultCollaborator',
+  record: 'ownedVaults.featureInviteRecordCollaborator',
+};
+
+const OWNER_ROLES: readonly (VaultRole | RecordRole)[] = ['vault_owner', 'rec_owner'];
+
+/** The vault or record whose members a request changes, with the caller's rights on it. */
+interface Target {
+  scope: MembershipScope;
+  id: string;
+  access: VaultAccess;
+}
+
+const targetOf = (scope: MembershipScope, access: VaultAccess): Target => ({
+  scope,
+  access,
+  id: scope === 'vault' ? access.vault.id : (access.record?.id ?? ''),
+});
+
+/**
+ * Sharing vaults and records: who may add, change and remove members, within which
+ * plan flags, and the ownership transfer. Every change runs under the vault row lock
+ * and announces itself (activity log entity Network).
+ */
+@Injectable()
+export class CollaboratorsService {
+  constructor(
+    private readonly tx: Transactions,
+    private readonly vaults: VaultRepository,
+    private readonly members: CollaboratorRepository,
+    private readonly directory: AccountDirectoryService,
+    private readonly licenses: LicensesService,
+    private readonly quota: QuotaService,
+    private readonly events: EventPublisher,
+  ) {}
+
+  async list(scope: MembershipScope, access: VaultAccess): Promise<CollaboratorView[]> {
+    return (await this.members.list(scope, targetOf(scope, access).id)).map(toCollaboratorView);
+  }
+
+  async add(
+    scope: MembershipScope,
+    access: VaultAccess,
+    principal: Principal,
+    dto: { username?: string; openId?: string; role: GuestRole },
+  ): Promise<CollaboratorView> {
+    const target = targetOf(scope, access);
+    this.assertManager(target);
+    await this.assertInPlan(access.vault.id, INVITE_FLAGS[scope], dto.role);
+    const account = await this.directory.resolve(principal.tenantId, {
+      username: dto.username,
+      openId: dto.openId,
+    });
+    return this.tx
+      .run(async (tx) => {
+        await this.lockVault(tx, access.vault.id);
+        if (await this.members.isMember(tx, scope, target.id, account.openId)) throw alreadyCollaborator();
+        const added = await this.members.add(
+          tx,
+          scope,
+          { id: target.id, tenantId: access.vault.tenantId },
+          account.openId,
+          dto.role,
+        );
+        const member: MemberRow = {
+          ...added,
+          openId: account.openId,
+          role: dto.role,
+          username: account.username,
+          firstName: account.firstName,
+          lastName: account.lastName,
+        };
+        await this.announce(tx, SUBJECTS.collaboratorCreated, principal, target, member);
+        return toCollaboratorView(member);
+      })
+      .catch(mapMemberRace);
+  }
+
+  async changeRole(
+    scope: MembershipScope,
+    access: VaultAccess,
+    principal: Principal,
+    id: string,
+    role: GuestRole,
+  ): Promise<CollaboratorView> {
+    const target = targetOf(scope, access);
+    this.assertManager(target);
+    await this.assertInPlan(access.vault.id, undefined, role);
+    return this.tx.run(async (tx) => {
+      await this.lockVault(tx, access.vault.id);
+      const member = await this.member(tx, target, id);
+      if (OWNER_ROLES.includes(member.role)) throw ownerCannotBeRemoved();
+      if (member.role !== role) {
+        await this.members.setRole(tx, scope, member.id, role);
+        await this.announce(tx, SUBJECTS.collaboratorUpdated, principal, target, { ...member, role }, member.role);
+      }
+      return toCollaboratorView({ ...member, role });
+    });
+  }
+
+  /** The owner removes anyone but itself; any other member may remove itself (leave). */
+  async remove(scope: MembershipScope, access: VaultAccess, principal: Principal, id: string): Promise<void> {
+    const target = targetOf(scope, access);
+    await this.tx.run(async (tx) => {
+      await this.lockVault(tx, access.vault.id);
+      const member = await this.member(tx, target, id);
+      if (member.openId !== principal.openId) this.assertManager(target);
+      if (OWNER_ROLES.includes(member.role)) throw ownerCannotBeRemoved();
+      await this.members.remove(tx, scope, member.id);
+      await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, target, member);
+    });
+  }
+
+  /**
+   * Makes a vault collaborator the owner and the former owner an editor. The new owner
+   * must have room for one more owned vault; the vault keeps its licence.
+   */
+  async transferOwnership(
+    access: VaultAccess,
+    principal: Principal,
+    collaboratorId: string,
+  ): Promise<CollaboratorView[]> {
+    const target = targetOf('vault', access);
+    await this.assertInPlan(access.vault.id, 'ownedVaults.transferVaultOwnership');
+    await this.tx.run(async (tx) => {
+      const vault = await this.lockVault(tx, access.vault.id);
+      const heir = await this.member(tx, target, collaboratorId);
+      if (heir.role === 'vault_owner') throw alreadyOwner();
+      const owner = (await this.members.list('vault', vault.id, tx)).find((m) => m.role === 'vault_owner');
+      if (!owner) throw vaultNotFound();
+      await this.vaults.lockOwner(tx, vault.tenantId, heir.openId);
+      await this.quota.assertCanOwnAnotherVault(
+        tx,
+        { tenantId: vault.tenantId, openId: heir.openId },
+        await this.licenses.planOf(vault.id, tx),
+      );
+      await this.members.setRole(tx, 'vault', owner.id, 'vault_editor');
+      await this.members.setRole(tx, 'vault', heir.id, 'vault_owner');
+      if (vault.isDefault) {
+        // `default` is the former owner's preference among its own vaults
+        vault.isDefault = false;
+        await this.vaults.save(tx, vault);
+      }
+      await this.announce(
+        tx,
+        SUBJECTS.vaultTransferred,
+        principal,
+        target,
+        { ...heir, role: 'vault_owner' },
+        heir.role,
+      );
+    });
+    return this.list('vault', access);
+  }
+
+  /** Adding, changing and removing others needs the vault owner (or, on a record, its rec_owner). */
+  private assertManager(target: Target): void {
+    const { vaultRole, recordRole } = target.access;
+    const manages = vaultRole === 'vault_owner' || (target.scope === 'record' && recordRole === 'rec_owner');
+    if (!manages) throw onlyOwnersManage();
+  }
+
+  private async assertInPlan(vaultId: string, feature?: SubscriptionFeatureKey, role?: GuestRole): Promise<void> {
+    const plan = await this.licenses.planOf(vaultId);
+    for (const key of [feature, role && ROLE_FLAGS[role]]) {
+      if (key && plan.features[key] !== '1') throw featureNotInPlan(key);
+    }
+  }
+
+  private async lockVault(tx: Tx, vaultId: string) {
+    const [vault] = await this.vaults.lock(tx, [vaultId]);
+    if (!vault) throw vaultNotFound();
+    return vault;
+  }
+
+  private async member(tx: Tx, target: Target, id: string): Promise<MemberRow> {
+    const member = isUuid(id) ? await this.members.byId(tx, target.scope, target.id, id) : null;
+    if (!member) throw collaboratorNotFound();
+    return member;
+  }
+
+  private async announce(
+    tx: Tx,
+    subject: Subject,
+    principal: Principal,
+    target: Target,
+    member: MemberRow,
+    previousRole?: string,
+  ): Promise<void> {
+    const record = target.access.record;
+    const event: CollaboratorChangedEvent = {
+      ...eventBase(principal, target.access.vault),
+      collaborator: {
+        id: member.id,
+        openId: member.openId,
+        username: member.username ?? member.openId,
+        role: member.role,
+      },
+      ...(target.scope === 'record' && record ? { record: { id: record.id, name: record.name } } : {}),
+      ...(previousRole ? { previousRole } : {}),
+    };
+    await this.events.publish(tx, subject, event);
+  }
+}

@@ -1,0 +1,69 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CollaboratorChangedEvent, SUBJECTS } from '@vault/contracts';
+import { EventPublisher } from '../events/event-publisher';
+import { AccountDirectoryEntity } from '../persistence/account-directory.entity';
+import {
+  AccountDirectoryRepository,
+  AccountNames,
+  DirectoryAccount,
+} from '../persistence/account-directory.repository';
+import { CollaboratorRepository } from '../persistence/collaborator.repository';
+import { Transactions, Tx } from '../persistence/transactions';
+import { accountNotFound } from './directory.errors';
+
+/**
+ * The accounts of each tenant as records-service knows them, kept from user-service's
+ * account events: resolves who a vault is shared with without calling user-service,
+ * and ends the memberships of an account that is deactivated or deleted.
+ */
+@Injectable()
+export class AccountDirectoryService {
+  private readonly logger = new Logger('AccountDirectory');
+
+  constructor(
+    private readonly tx: Transactions,
+    private readonly accounts: AccountDirectoryRepository,
+    private readonly collaborators: CollaboratorRepository,
+    private readonly events: EventPublisher,
+  ) {}
+
+  /** The active account of the tenant named by username or openId (404 account_not_found). */
+  async resolve(tenantId: string, by: { username?: string; openId?: string }): Promise<AccountDirectoryEntity> {
+    const account = await this.accounts.findActive(tenantId, by);
+    if (!account) throw accountNotFound();
+    return account;
+  }
+
+  names(tenantId: string, openIds: string[], tx?: Tx): Promise<Map<string, AccountNames>> {
+    return this.accounts.names(tenantId, openIds, tx);
+  }
+
+  /**
+   * Applies an account's state from an event, in one transaction: a stale or repeated
+   * event changes nothing; an inactive account loses every membership but its vault
+   * ownerships, each ending announced like a removal.
+   */
+  async apply(account: DirectoryAccount): Promise<void> {
+    await this.tx.run(async (tx) => {
+      if (!(await this.accounts.apply(tx, account)) || account.active) return;
+      const ended = await this.collaborators.endAll(tx, account.tenantId, account.openId);
+      for (const m of ended) {
+        const event: CollaboratorChangedEvent = {
+          tenantId: account.tenantId,
+          actor: { openId: account.openId, username: account.username },
+          vault: { id: m.vaultId, name: m.vaultName },
+          occurredAt: new Date().toISOString(),
+          collaborator: {
+            id: m.id,
+            openId: account.openId,
+            username: account.username,
+            role: m.role,
+          },
+          ...(m.recordId && m.recordName !== null ? { record: { id: m.recordId, name: m.recordName } } : {}),
+        };
+        await this.events.publish(tx, SUBJECTS.collaboratorDeleted, event);
+      }
+      if (ended.length > 0) this.logger.log(`account ${account.openId} left: ${ended.length} memberships ended`);
+    });
+  }
+}
