@@ -15,6 +15,9 @@ describe('records-service object level authorisation', () => {
   let otherTenant: Caller;
   let stranger: Caller;
   let sameTenantAttacker: Caller;
+  /** Collaborator ids of the victim's own memberships (vault owner, record owner). */
+  let memberId: string;
+  let recordMemberId: string;
 
   beforeAll(async () => {
     t = await RecordsTestApp.start('records_bola');
@@ -26,6 +29,8 @@ describe('records-service object level authorisation', () => {
     sameTenantAttacker = await t.caller('tenant-a');
     attackerVault = await t.createVault(sameTenantAttacker, { name: 'Attacker vault' });
     attackerRecord = await t.createRecord(sameTenantAttacker, attackerVault);
+    [{ id: memberId }] = await t.sql<{ id: string }>('SELECT id FROM vault_memberships WHERE vault_id = $1', [vaultId]);
+    [{ id: recordMemberId }] = await t.sql<{ id: string }>('SELECT id FROM record_memberships WHERE record_id = $1', [recordId]);
   });
   afterAll(() => t?.stop());
 
@@ -43,6 +48,20 @@ describe('records-service object level authorisation', () => {
     ['PUT', `/vault/vault-id/${v}/records/record-id/${r}`, 'update record', recordBody({ name: 'pwned' })],
     ['DELETE', `/vault/vault-id/${v}/records/record-id/${r}`, 'delete record'],
     ['PUT', `/vault/vault-id/${v}/records/record-id/${r}/transfer`, 'transfer record', { destinationVaultId: dest }],
+    ['GET', `/vault/vault-id/${v}/collaborators`, 'list collaborators'],
+    ['POST', `/vault/vault-id/${v}/collaborators`, 'add collaborator', { openId: 'vault|x', role: 'vault_editor' }],
+    ['PUT', `/vault/vault-id/${v}/collaborators/collaborator-id/${memberId}`, 'change role', { role: 'vault_viewer' }],
+    ['DELETE', `/vault/vault-id/${v}/collaborators/collaborator-id/${memberId}`, 'remove collaborator'],
+    ['PUT', `/vault/vault-id/${v}/owner`, 'transfer ownership', { collaboratorId: memberId }],
+    ['GET', `/vault/vault-id/${v}/records/record-id/${r}/collaborators`, 'list record collaborators'],
+    ['POST', `/vault/vault-id/${v}/records/record-id/${r}/collaborators`, 'add record collaborator', { openId: 'vault|x', role: 'rec_viewer' }],
+    [
+      'PUT',
+      `/vault/vault-id/${v}/records/record-id/${r}/collaborators/collaborator-id/${recordMemberId}`,
+      'change record role',
+      { role: 'rec_info' },
+    ],
+    ['DELETE', `/vault/vault-id/${v}/records/record-id/${r}/collaborators/collaborator-id/${recordMemberId}`, 'remove record collaborator'],
   ];
 
   const send = (c: Caller, [method, path, , body]: Call) => {

@@ -5,19 +5,29 @@ import { RecordsTestApp } from './support';
 /** The documented role of every route (docs/records-api.md). */
 const EXPECTED = {
   'POST /vault': 'authenticated',
+  'GET /vault': 'authenticated',
   'GET /vault/check-email': 'authenticated',
-  'GET /vault/vault-id/:vaultId': 'vault:info',
+  'GET /vault/vault-id/:vaultId': 'vault:guest',
   'PUT /vault/vault-id/:vaultId': 'vault:editor',
   'DELETE /vault/vault-id/:vaultId': 'vault:owner',
-  'GET /vault/vault-id/:vaultId/home': 'vault:info',
+  'GET /vault/vault-id/:vaultId/home': 'vault:guest',
   'GET /vault/vault-id/:vaultId/licenses': 'vault:viewer',
-  'GET /vault/vault-id/:vaultId/branding': 'vault:info',
+  'GET /vault/vault-id/:vaultId/branding': 'vault:guest',
   'POST /vault/vault-id/:vaultId/records': 'vault:editor',
-  'GET /vault/vault-id/:vaultId/records': 'vault:viewer',
+  'GET /vault/vault-id/:vaultId/records': 'vault:guest',
   'GET /vault/vault-id/:vaultId/records/record-id/:recordId': 'record:viewer',
   'PUT /vault/vault-id/:vaultId/records/record-id/:recordId': 'record:editor',
   'DELETE /vault/vault-id/:vaultId/records/record-id/:recordId': 'record:owner',
   'PUT /vault/vault-id/:vaultId/records/record-id/:recordId/transfer': 'vault:editor',
+  'GET /vault/vault-id/:vaultId/collaborators': 'vault:info',
+  'POST /vault/vault-id/:vaultId/collaborators': 'vault:owner',
+  'PUT /vault/vault-id/:vaultId/collaborators/collaborator-id/:collaboratorId': 'vault:owner',
+  'DELETE /vault/vault-id/:vaultId/collaborators/collaborator-id/:collaboratorId': 'vault:info',
+  'PUT /vault/vault-id/:vaultId/owner': 'vault:owner',
+  'GET /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators': 'record:info',
+  'POST /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators': 'record:info',
+  'PUT /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators/collaborator-id/:collaboratorId': 'record:info',
+  'DELETE /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators/collaborator-id/:collaboratorId': 'record:info',
 };
 
 describe('records-service routes', () => {
@@ -45,7 +55,7 @@ describe('records-service routes', () => {
     const id = '00000000-0000-4000-8000-000000000000';
     for (const route of Object.keys(EXPECTED)) {
       const [method, path] = route.split(' ');
-      const url = `/api/v1${path.replace(':vaultId', id).replace(':recordId', id)}`;
+      const url = `/api/v1${path.replace(':vaultId', id).replace(':recordId', id).replace(':collaboratorId', id)}`;
       const agent = t.http()[method.toLowerCase() as 'get'](url);
       await agent.expect(401);
       for (const [name, token] of Object.entries(tokens)) {
@@ -63,11 +73,24 @@ describe('records-service routes', () => {
         '/api/v1/vault',
         '/api/v1/vault/check-email',
         '/api/v1/vault/vault-id/{vaultId}/records/record-id/{recordId}/transfer',
+        '/api/v1/vault/vault-id/{vaultId}/collaborators',
+        '/api/v1/vault/vault-id/{vaultId}/owner',
+        '/api/v1/vault/vault-id/{vaultId}/records/record-id/{recordId}/collaborators/collaborator-id/{collaboratorId}',
       ]),
     );
     const schemas = res.body.components.schemas;
     expect(Object.keys(schemas)).toEqual(
-      expect.arrayContaining(['VaultView', 'VaultHomeView', 'BrandingView', 'LicenseView', 'RecordLookupView', 'RecordSearchItem']),
+      expect.arrayContaining([
+        'VaultView',
+        'VaultHomeView',
+        'BrandingView',
+        'LicenseView',
+        'RecordLookupView',
+        'RecordSearchItem',
+        'CollaboratorView',
+        'AddVaultCollaboratorDto',
+        'TransferVaultOwnershipDto',
+      ]),
     );
     expect(Object.keys(schemas.BrandingView.properties)).toHaveLength(17);
     expect(res.body.components.schemas.RecordDto.required).toEqual(
