@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { ClientRequest, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { SUBJECTS } from '@vault/contracts';
 import { listRouteRules } from '@vault/platform';
 import { bootTestApp } from '@vault/platform/testing';
+import request_ from 'supertest';
 import * as tus from 'tus-js-client';
 import { AppModule } from '../src/app/app.module';
 import { FsFileStorage } from '../src/storage/fs-file-storage';
@@ -70,6 +73,17 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       );
   const asCaller = (c: Caller, req: import('supertest').Test) =>
     req.set(tusHeaders).set('Authorization', `Bearer ${c.token}`);
+  /** Another records-service instance on the same database and folder. */
+  const bootOnSameData = () =>
+    bootTestApp(AppModule, {
+      DATABASE_URL: t.db.url,
+      VAULT_BRANDING_FILE: '',
+      VAULT_INBOX_DOMAIN: 'inbox.vault.localhost',
+      ACTIVITY_LOG_RELAY: 'off',
+      ACTIVITY_LOG_WRITER: 'off',
+      ...t.idp.env(),
+      ...env,
+    });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'resumable-'));
@@ -224,16 +238,6 @@ describe('resumable uploads, tus (filesystem storage)', () => {
   it('resumes after records-service restarted mid-upload', async () => {
     const bytes = randomBytes(1 * MiB + 7);
     // another records-service process on the same database and folder, stopped mid-upload, then a new one
-    const bootOnSameData = () =>
-      bootTestApp(AppModule, {
-        DATABASE_URL: t.db.url,
-        VAULT_BRANDING_FILE: '',
-        VAULT_INBOX_DOMAIN: 'inbox.vault.localhost',
-        ACTIVITY_LOG_RELAY: 'off',
-        ACTIVITY_LOG_WRITER: 'off',
-        ...t.idp.env(),
-        ...env,
-      });
     let a: INestApplication | undefined = await bootOnSameData();
     let b: INestApplication | undefined;
     try {
@@ -269,6 +273,52 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       await b?.close();
     }
   });
+
+  it('frees an upload a stalled PATCH holds on another instance: HEAD there answers at once, the upload completes', async () => {
+    const bytes = randomBytes(512 * KiB);
+    const other = await bootOnSameData();
+    const stalled = { req: undefined as ClientRequest | undefined };
+    try {
+      const created = await create(owner, meta('handover.bin'), bytes.length).expect(201);
+      const path = new URL(created.headers['location'] as string, 'http://localhost').pathname;
+      // a PATCH on this instance that sends a quarter of its bytes, then nothing: it holds the upload's lock
+      stalled.req = request({
+        host: '127.0.0.1',
+        port: (t.app.getHttpServer().address() as AddressInfo).port,
+        method: 'PATCH',
+        path,
+        headers: {
+          ...tusHeaders,
+          Authorization: `Bearer ${owner.token}`,
+          'Upload-Offset': '0',
+          'Content-Type': 'application/offset+octet-stream',
+          'Content-Length': String(bytes.length),
+        },
+      });
+      stalled.req.on('error', () => undefined);
+      stalled.req.on('response', (r) => r.resume());
+      stalled.req.write(bytes.subarray(0, 128 * KiB));
+      const advisoryLocks = async () =>
+        (await t.sql<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'"))[0].n;
+      await eventually(async () => (await advisoryLocks()) === 1, 10_000);
+
+      // the other instance asks the holder to let go instead of waiting out TUS_LOCK_TIMEOUT_MS (10 s)
+      const started = Date.now();
+      const head = await asCaller(owner, request_(other.getHttpServer()).head(path)).expect(200);
+      expect(Date.now() - started).toBeLessThan(5000);
+      const offset = Number(head.headers['upload-offset']);
+      expect(offset).toBeLessThanOrEqual(128 * KiB);
+
+      const last = await tusUpload(owner, bytes, { uploadUrl: `${endpointOf(other, vaultId, recordId)}/${path.split('/').pop()}` }).done;
+      expect(last.getHeader('Record-File-Id')).toEqual(expect.any(String));
+      const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/handover.bin`)).expect(200);
+      expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
+      expect(await advisoryLocks()).toBe(0);
+    } finally {
+      stalled.req?.destroy();
+      await other.close();
+    }
+  }, 30_000);
 
   it('answers 460 to a chunk that does not match its Upload-Checksum and keeps the offset', async () => {
     const bytes = randomBytes(300 * KiB);

@@ -86,6 +86,11 @@ export const FILE_ERRORS = {
     status: 409,
     meaning: 'The correlationId is not the one of the stored file; reload the file list.',
   },
+  uploadLocked: {
+    code: 'upload_locked',
+    status: 423,
+    meaning: 'Another request is writing to this resumable upload and did not let go in time; retry (HEAD gives the offset).',
+  },
   missingFilePart: {
     code: 'missing_file_part',
     status: 400,
@@ -104,3 +109,26 @@ export const FILE_ERROR_CODES = {
   ...codesOf(FILE_ERRORS),
   rangeNotSatisfiable: COMMON_ERRORS.rangeNotSatisfiable.code,
 } as const;
+
+/** Codes of the records module about webhook subscriptions (docs/webhooks.md). */
+export const WEBHOOK_ERRORS = {
+  webhookNotFound: {
+    code: 'webhook_not_found',
+    status: 404,
+    meaning: 'The vault has no webhook subscription with this id.',
+  },
+  webhookDeliveryNotFound: {
+    code: 'webhook_delivery_not_found',
+    status: 404,
+    meaning: 'The webhook subscription has no delivery with this id.',
+  },
+  webhookTargetRefused: {
+    code: 'webhook_target_refused',
+    status: 400,
+    meaning:
+      'The webhook url is not https, does not resolve, or resolves to a loopback, private, link-local or metadata address that WEBHOOK_ALLOWED_TARGETS does not allow.',
+  },
+} as const satisfies ErrorTable;
+
+/** Machine codes of webhook subscription refusals. */
+export const WEBHOOK_ERROR_CODES = codesOf(WEBHOOK_ERRORS);

@@ -7,7 +7,7 @@ import {
   OnModuleDestroy,
   OnModuleInit,
 } from '@nestjs/common';
-import { MemoryLocker, Server } from '@tus/server';
+import { Server } from '@tus/server';
 import { ERRORS, Upload } from '@tus/utils';
 import {
   ERROR_CODES,
@@ -37,6 +37,7 @@ import { FileChanges } from '../file-changes';
 import { checksumMismatch, fileNameTaken } from '../files.errors';
 import { UploadService } from '../upload/upload.service';
 import { ResumableEnv } from './resumable.env';
+import { PgUploadLocker } from './pg-upload-locker';
 import { problemAnswers } from './tus-problems';
 import { TusStore } from './tus-store';
 import { parseTusMetadata, parseUploadChecksum } from './tus-metadata';
@@ -105,6 +106,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   private readonly server: Server;
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
+  private readonly locker: PgUploadLocker;
 
   constructor(
     private readonly tx: Transactions,
@@ -116,10 +118,16 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     private readonly commits: UploadService,
     private readonly env: ResumableEnv,
   ) {
+    this.locker = new PgUploadLocker({
+      databaseUrl: env.DATABASE_URL,
+      maxLocks: env.TUS_MAX_LOCKED_UPLOADS,
+      acquireTimeoutMs: env.TUS_LOCK_TIMEOUT_MS,
+      retryMs: 100,
+    });
     this.server = new Server({
       path: '/uploads',
       datastore: new TusStore(this),
-      locker: new MemoryLocker(),
+      locker: this.locker,
       relativeLocation: true,
       generateUrl: (req, { id }) =>
         `${new URL(req.url).pathname.replace(/\/+$/, '')}/${id}`,
@@ -142,6 +150,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
+    await this.locker.close();
   }
 
   get expiryMs(): number {

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { ProblemException } from '@vault/platform';
+import { createTestDatabase, TestDatabase } from '@vault/platform/testing';
+import { PgUploadLocker } from '../src/files/resumable/pg-upload-locker';
+
+/**
+ * Upload locks across instances: two lockers on one database stand for two
+ * records-service replicas serving requests of the same tus upload.
+ */
+describe('resumable upload locks shared by every instance', () => {
+  let db: TestDatabase;
+  let a: PgUploadLocker;
+  let b: PgUploadLocker;
+  const options = (url: string) => ({ databaseUrl: url, maxLocks: 4, acquireTimeoutMs: 1500, retryMs: 20 });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('records_upload_locks');
+    a = new PgUploadLocker(options(db.url));
+    b = new PgUploadLocker(options(db.url));
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  const never = new AbortController().signal;
+
+  it('asks the holder on the other instance to let go, then takes the lock', async () => {
+    const id = randomUUID();
+    const held = a.newLock(id);
+    const events: string[] = [];
+    await held.lock(never, async () => {
+      events.push('release asked');
+      // what the tus server does: the stalled request ends and unlocks
+      await held.unlock();
+    });
+    const next = b.newLock(id);
+    await next.lock(never, () => undefined);
+    events.push('taken');
+    expect(events).toEqual(['release asked', 'taken']);
+    await next.unlock();
+  });
+
+  it('answers 423 upload_locked when the holder does not let go in time; the lock is free after it unlocks', async () => {
+    const id = randomUUID();
+    const held = a.newLock(id);
+    await held.lock(never, () => undefined);
+    const started = Date.now();
+    const refused = await b
+      .newLock(id)
+      .lock(never, () => undefined)
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ProblemException);
+    expect((refused as ProblemException).getStatus()).toBe(423);
+    expect((refused as ProblemException).code).toBe('upload_locked');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    await held.unlock();
+    const again = b.newLock(id);
+    await again.lock(never, () => undefined);
+    await again.unlock();
+  });
+
+  it('stops waiting when the waiting request is cancelled', async () => {
+    const id = randomUUID();
+    const held = a.newLock(id);
+    await held.lock(never, () => undefined);
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 100);
+    const started = Date.now();
+    await expect(b.newLock(id).lock(cancel.signal, () => undefined)).rejects.toBeInstanceOf(ProblemException);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await held.unlock();
+  });
+
+  it('locks uploads independently, and one instance excludes its own second request too', async () => {
+    const [x, y] = [randomUUID(), randomUUID()];
+    const lx = a.newLock(x);
+    const ly = b.newLock(y);
+    await lx.lock(never, () => undefined);
+    await ly.lock(never, () => undefined);
+    // a second request for x on the same instance waits like one on another instance
+    const asked: string[] = [];
+    const release = lx.unlock.bind(lx);
+    await lx.unlock();
+    await lx.lock(never, async () => {
+      asked.push('x');
+      await release();
+    });
+    const same = a.newLock(x);
+    await same.lock(never, () => undefined);
+    expect(asked).toEqual(['x']);
+    await same.unlock();
+    await ly.unlock();
+  });
+});
