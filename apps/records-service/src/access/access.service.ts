@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal, RecordRole, VaultRole } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
-import { AccessRepository } from '../persistence/access.repository';
+import { AccessRepository, ResolvedTarget } from '../persistence/access.repository';
 import { RecordEntity } from '../persistence/record.entity';
 import { VaultEntity } from '../persistence/vault.entity';
 import { recordNotFound, vaultNotFound } from './access.errors';
@@ -13,6 +13,8 @@ export interface VaultAccess {
   vaultRole?: VaultRole;
   record?: RecordEntity;
   recordRole?: RecordRole;
+  /** On vault routes, for a caller without a vault role: its roles on the vault's live records, highest first. */
+  guestRoles?: RecordRole[];
 }
 
 /** The record of a record-level route (RoleGuard resolved it with the rule `record:*`). */
@@ -24,6 +26,13 @@ export function routeRecordId(access: VaultAccess): string {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);
 
+/** The vault with the caller's vault role or, without one, its guest roles; 404 when it has neither. */
+function visibility({ vault, vaultRole, guestRoles }: ResolvedTarget): VaultAccess {
+  if (vaultRole) return { vault, vaultRole };
+  if (guestRoles?.length) return { vault, guestRoles };
+  throw vaultNotFound();
+}
+
 /** Roles on vaults and records (docs/records-api.md, roles): who may see and change what. */
 @Injectable()
 export class AccessService {
@@ -32,6 +41,8 @@ export class AccessService {
   /**
    * Resolves the vault (and record) of a route for the caller and enforces the rule:
    * nothing visible (other tenant, no role, unknown id) is a 404, a role too weak a 403.
+   * A vault is visible with a vault role or with a role on one of its live records (a
+   * record guest): such a guest passes `vault:guest` rules and gets 403 from the others.
    */
   async authorize(
     principal: Principal,
@@ -45,23 +56,23 @@ export class AccessService {
     if (!found) throw vaultNotFound();
     const { vault, vaultRole, record, recordRole } = found;
     if (rule.domain === 'vault') {
-      if (!vaultRole) throw vaultNotFound();
-      if (!grants(rule, vaultRole)) throw ProblemException.forbidden();
-      return { vault, vaultRole };
+      const seen = visibility(found);
+      if (!grants(rule, seen.vaultRole, seen.guestRoles?.[0])) throw ProblemException.forbidden();
+      return seen;
     }
     if (!record || (!vaultRole && !recordRole)) throw recordNotFound();
     if (!grants(rule, vaultRole, recordRole)) throw ProblemException.forbidden();
     return { vault, vaultRole, record, recordRole };
   }
 
-  /** The vault of the caller's tenant with the caller's role on it (404 for unknown ids). */
-  async visibleVault(
-    principal: Principal,
-    vaultId: unknown,
-  ): Promise<{ vault: VaultEntity; vaultRole?: VaultRole }> {
+  /**
+   * The vault of the caller's tenant with the caller's role on it, visible as on vault
+   * routes (a vault role or a role on one of its live records); 404 otherwise.
+   */
+  async visibleVault(principal: Principal, vaultId: unknown): Promise<VaultAccess> {
     if (!isUuid(vaultId)) throw vaultNotFound();
     const found = await this.targets.resolve(principal.tenantId, principal.openId, vaultId);
     if (!found) throw vaultNotFound();
-    return { vault: found.vault, vaultRole: found.vaultRole };
+    return visibility(found);
   }
 }

@@ -38,6 +38,16 @@ describe('role rules', () => {
     expect(recordRolesGranting('record:info')).toEqual([...RECORD_ROLES]);
   });
 
+  it('grants vault:guest to every vault role and to a role on a record of the vault', () => {
+    expect(parseRule('vault:guest')).toEqual({ domain: 'vault', level: 'guest' });
+    expect(parseRule('record:guest')).toBeUndefined();
+    expect(vaultRolesGranting('vault:guest')).toEqual([...VAULT_ROLES]);
+    expect(recordRolesGranting('vault:guest')).toEqual([...RECORD_ROLES]);
+    expect(grants(rule('vault:guest'), undefined, undefined)).toBe(false);
+    // a record role opens no other vault level
+    for (const level of ['info', 'viewer', 'editor', 'owner']) expect(recordRolesGranting(`vault:${level}`)).toEqual([]);
+  });
+
   it('grants nothing without a role', () => {
     expect(grants(rule('record:info'), undefined as VaultRole | undefined, undefined as RecordRole | undefined)).toBe(false);
   });

@@ -2,16 +2,24 @@ import { AccessLevel, RecordRole, ROLE_RANK, VaultRole } from '@vault/contracts'
 
 export type AccessDomain = 'vault' | 'record';
 
+/**
+ * A level a route rule can name: the four role levels, and on vault routes `guest`, the
+ * least of all: the vault is visible to the caller, through a vault role or through a
+ * role on one of its live records.
+ */
+export type RuleLevel = AccessLevel | 'guest';
+
 export interface ParsedRule {
   domain: AccessDomain;
-  level: AccessLevel;
+  level: RuleLevel;
 }
 
 const LEVELS: readonly AccessLevel[] = ['owner', 'editor', 'viewer', 'info'];
 
-/** `vault:<level>` or `record:<level>`; anything else is not a records-module rule. */
+/** `vault:<level>`, `vault:guest` or `record:<level>`; anything else is not a records-module rule. */
 export function parseRule(rule: string | undefined): ParsedRule | undefined {
   const [domain, level] = (rule ?? '').split(':');
+  if (domain === 'vault' && level === 'guest') return { domain, level };
   if ((domain === 'vault' || domain === 'record') && LEVELS.includes(level as AccessLevel)) {
     return { domain, level: level as AccessLevel };
   }
@@ -40,9 +48,17 @@ const RECORD_LEVEL: Record<AccessLevel, { vault: VaultRole; record: RecordRole }
 const atLeast = <R extends VaultRole | RecordRole>(role: R | undefined, least: R) =>
   role !== undefined && ROLE_RANK[role] >= ROLE_RANK[least];
 
-/** Whether the caller's roles grant the rule. */
+/**
+ * Whether the caller's roles grant the rule. On vault routes `recordRole` is the caller's
+ * highest role on a live record of the vault: it grants `vault:guest` only.
+ */
 export function grants(rule: ParsedRule, vaultRole?: VaultRole, recordRole?: RecordRole): boolean {
+  if (rule.level === 'guest') return vaultRole !== undefined || recordRole !== undefined;
   if (rule.domain === 'vault') return atLeast(vaultRole, VAULT_LEVEL[rule.level]);
   const need = RECORD_LEVEL[rule.level];
   return atLeast(vaultRole, need.vault) || atLeast(recordRole, need.record);
 }
+
+/** Record roles, highest first. */
+export const byRankDescending = <R extends VaultRole | RecordRole>(roles: R[]): R[] =>
+  [...roles].sort((a, b) => ROLE_RANK[b] - ROLE_RANK[a]);

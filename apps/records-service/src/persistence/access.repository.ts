@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { RecordRole, VaultRole } from '@vault/contracts';
+import { RECORD_ROLES, type RecordRole, type VaultRole } from '@vault/contracts';
 import { RecordEntity } from './record.entity';
 import { Transactions } from './transactions';
 import { VaultEntity } from './vault.entity';
@@ -10,7 +10,23 @@ export interface ResolvedTarget {
   vaultRole?: VaultRole;
   record?: RecordEntity;
   recordRole?: RecordRole;
+  /**
+   * Without a vault role: the caller's roles on live records of the vault (a guest of
+   * those records), distinct, highest first; empty when it has none.
+   */
+  guestRoles?: RecordRole[];
 }
+
+/**
+ * SQL of the distinct roles the account `openId` (a parameter such as `$3`) holds on the
+ * live records of the vault aliased `v`, highest first: a text[] ({} when none).
+ */
+export const guestRolesSql = (openId: string) => `ARRAY(
+  SELECT g.role FROM record_memberships g
+  JOIN records gr ON gr.id = g.record_id AND gr.status <> 'DELETED'
+  WHERE g.open_id = ${openId} AND g.tenant_id = v.tenant_id AND gr.vault_id = v.id
+  GROUP BY g.role
+  ORDER BY array_position(ARRAY[${RECORD_ROLES.map((r) => `'${r}'`).join(', ')}], g.role))`;
 
 /** What every authorised request reads first, in one statement. */
 @Injectable()
@@ -21,8 +37,9 @@ export class AccessRepository {
 
   /**
    * The vault of the tenant with the caller's role on it and, when `recordId` is given,
-   * the vault's live record of that id with the caller's role on it: one SELECT with
-   * joins. Null when the tenant has no such vault.
+   * the vault's live record of that id with the caller's role on it; without a vault role
+   * and without `recordId`, the caller's roles on the vault's live records (guestRoles).
+   * One SELECT with joins. Null when the tenant has no such vault.
    */
   async resolve(tenantId: string, openId: string, vaultId: string, recordId?: string): Promise<ResolvedTarget | null> {
     this.statements ??= this.prepare();
@@ -33,6 +50,7 @@ export class AccessRepository {
     const row = rows[0];
     if (!row) return null;
     const found: ResolvedTarget = { vault: vault(row), vaultRole: (row['vm_role'] as VaultRole | null) ?? undefined };
+    if (!found.vaultRole && Array.isArray(row['guest_roles'])) found.guestRoles = row['guest_roles'] as RecordRole[];
     if (row['r_id'] !== null && row['r_id'] !== undefined) {
       found.record = record(row);
       found.recordRole = (row['rm_role'] as RecordRole | null) ?? undefined;
@@ -58,7 +76,10 @@ export class AccessRepository {
         for (const c of columns) entity[c.propertyName] = row[`${alias}_${c.databaseName}`];
         return entity as T;
       };
-    const vaultPart = `SELECT ${select('v', vaultColumns)}, vm.role AS vm_role FROM vaults v
+    // the record roles of a caller without a vault role, read only for such callers
+    const vaultPart = `SELECT ${select('v', vaultColumns)}, vm.role AS vm_role,
+        CASE WHEN vm.role IS NULL THEN ${guestRolesSql('$3')} END AS guest_roles
+      FROM vaults v
       LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $3
       WHERE v.id = $1 AND v.tenant_id = $2`;
     return {

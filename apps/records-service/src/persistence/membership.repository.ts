@@ -4,22 +4,38 @@ import { In, Not } from 'typeorm';
 import { RecordMembershipEntity, VaultMembershipEntity } from './membership.entity';
 import { Transactions, Tx } from './transactions';
 
+/** A member of a record as search items list it. */
+export interface Contributor {
+  openId: string;
+  role: RecordRole;
+  firstName?: string | null;
+  lastName?: string | null;
+}
+
 /** Who holds which role on vaults and records. */
 @Injectable()
 export class MembershipRepository {
   constructor(private readonly tx: Transactions) {}
 
-  /** openIds holding a role on each record, earliest first. */
-  async contributors(recordIds: string[]): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>();
+  /**
+   * The members of each record, the owner first, then in the order they were added: the
+   * one place contributors are read (names come from the account directory when it
+   * knows the account; absent otherwise).
+   */
+  async contributors(recordIds: string[]): Promise<Map<string, Contributor[]>> {
+    const out = new Map<string, Contributor[]>();
     if (recordIds.length === 0) return out;
     const rows = await this.tx.none
       .getRepository(RecordMembershipEntity)
       .createQueryBuilder('m')
       .where('m.record_id IN (:...ids)', { ids: recordIds })
-      .orderBy('m.created_at', 'ASC')
+      .orderBy(`m.role = 'rec_owner'`, 'DESC')
+      .addOrderBy('m.created_at', 'ASC')
+      .addOrderBy('m.open_id', 'ASC')
       .getMany();
-    for (const r of rows) out.set(r.recordId, [...(out.get(r.recordId) ?? []), r.openId]);
+    for (const r of rows) {
+      out.set(r.recordId, [...(out.get(r.recordId) ?? []), { openId: r.openId, role: r.role }]);
+    }
     return out;
   }
 

@@ -16,6 +16,8 @@ export interface RecordSearchFilter {
   subtypeOther?: string;
   typeIds?: string[];
   subtypeIds?: string[];
+  /** Only records this account holds a role on (the search of a record guest). */
+  sharedWith?: string;
 }
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -62,7 +64,24 @@ export class RecordRepository {
     }
     if (f.typeIds) qb.andWhere('r.record_type_id IN (:...typeIds)', { typeIds: f.typeIds });
     if (f.subtypeIds) qb.andWhere('r.record_subtype_id IN (:...subtypeIds)', { subtypeIds: f.subtypeIds });
+    if (f.sharedWith !== undefined) {
+      qb.andWhere('EXISTS (SELECT 1 FROM record_memberships m WHERE m.record_id = r.id AND m.open_id = :sharedWith)', {
+        sharedWith: f.sharedWith,
+      });
+    }
     return qb;
+  }
+
+  /** Live records of the vault the account holds a role on, counted by record type id. */
+  async liveByTypeSharedWith(vaultId: string, openId: string): Promise<Map<string, number>> {
+    const rows: { typeId: string; count: string }[] = await this.tx.none.query(
+      `SELECT r.record_type_id AS "typeId", count(*) AS count FROM records r
+       JOIN record_memberships m ON m.record_id = r.id AND m.open_id = $2
+       WHERE r.vault_id = $1 AND r.status <> 'DELETED'
+       GROUP BY r.record_type_id`,
+      [vaultId, openId],
+    );
+    return new Map(rows.map((r) => [r.typeId, Number(r.count)]));
   }
 
   create(fields: Partial<RecordEntity>): RecordEntity {

@@ -1,12 +1,64 @@
 import { Injectable } from '@nestjs/common';
+import type { RecordRole, VaultRole } from '@vault/contracts';
 import { In } from 'typeorm';
+import { guestRolesSql } from './access.repository';
+import { VaultMembershipEntity } from './membership.entity';
 import { Transactions, Tx } from './transactions';
 import { VaultEntity } from './vault.entity';
+
+/** A vault an account sees with its roles there: a vault role, or else roles on some of its live records. */
+export interface VisibleVault {
+  vault: VaultEntity;
+  vaultRole?: VaultRole;
+  guestRoles: RecordRole[];
+}
+
+/** Which vaults a listing keeps: those the account owns, those it does not own, or all. */
+export type Ownership = 'owned' | 'shared' | 'all';
 
 /** Queries and locks of vault rows. */
 @Injectable()
 export class VaultRepository {
   constructor(private readonly tx: Transactions) {}
+
+  /**
+   * The vaults of the tenant the account sees, oldest first: those it holds a vault role
+   * on and those holding live records it holds a role on. `page` limits the answer to
+   * one page and adds the number of all matches (-1 without `page`).
+   */
+  async listVisible(
+    tenantId: string,
+    openId: string,
+    ownership: Ownership,
+    page?: { offset: number; limit: number },
+  ): Promise<[VisibleVault[], number]> {
+    const qb = this.tx.none
+      .getRepository(VaultEntity)
+      .createQueryBuilder('v')
+      .leftJoin(VaultMembershipEntity, 'vm', 'vm.vault_id = v.id AND vm.open_id = :openId')
+      .addSelect('vm.role', 'vault_role')
+      .addSelect(`CASE WHEN vm.role IS NULL THEN ${guestRolesSql(':openId')} END`, 'guest_roles')
+      .where('v.tenant_id = :tenantId')
+      .andWhere(
+        `v.id IN (SELECT m.vault_id FROM vault_memberships m WHERE m.tenant_id = :tenantId AND m.open_id = :openId
+          UNION SELECT r.vault_id FROM record_memberships g JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED'
+          WHERE g.tenant_id = :tenantId AND g.open_id = :openId)`,
+      )
+      .setParameters({ tenantId, openId })
+      .orderBy('v.created_at', 'ASC')
+      .addOrderBy('v.id', 'ASC');
+    if (ownership === 'owned') qb.andWhere(`vm.role = 'vault_owner'`);
+    if (ownership === 'shared') qb.andWhere(`vm.role IS DISTINCT FROM 'vault_owner'`);
+    const total = page ? await qb.getCount() : -1;
+    if (page) qb.offset(page.offset).limit(page.limit);
+    const { entities, raw } = await qb.getRawAndEntities<{ v_id: string; vault_role: VaultRole | null; guest_roles: RecordRole[] | null }>();
+    const roles = new Map(raw.map((r) => [r.v_id, r]));
+    const rows = entities.map((vault) => {
+      const r = roles.get(vault.id);
+      return { vault, vaultRole: r?.vault_role ?? undefined, guestRoles: r?.guest_roles ?? [] };
+    });
+    return [rows, total];
+  }
 
   /**
    * Locks vault rows FOR UPDATE in id order (so two transactions locking the same

@@ -9,6 +9,7 @@ import { inLocale } from '../catalogue/catalogue.service';
 import type { RecordSubtypeEntity, RecordTypeEntity } from '../persistence/record-type.entity';
 import type { RecordFileEntity } from '../persistence/record-file.entity';
 import { toListItem } from '../files/record-file.view';
+import type { Contributor } from '../persistence/membership.repository';
 import type { RecordEntity } from '../persistence/record.entity';
 
 const typeRef = (t: RecordTypeEntity | RecordSubtypeEntity, locale?: string) => ({
@@ -66,7 +67,7 @@ export function toSearchItem(
   r: RecordEntity,
   type: RecordTypeEntity,
   subtype: RecordSubtypeEntity,
-  contributors: string[],
+  contributors: Contributor[],
   locale?: string,
 ): RecordSearchItem {
   return {
@@ -80,7 +81,13 @@ export function toSearchItem(
     status: r.status,
     updatedAt: r.updatedAt.toISOString(),
     lastModifiedBy: r.lastModifiedBy,
-    contributors,
+    contributors: contributors.map((c) => c.openId),
+    contributorDetails: contributors.map((c) => ({
+      openId: c.openId,
+      firstName: c.firstName ?? null,
+      lastName: c.lastName ?? null,
+      role: c.role,
+    })),
     editable: r.editable ?? true,
   };
 }

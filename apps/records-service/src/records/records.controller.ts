@@ -3,6 +3,7 @@ import {
   ApiBearerAuth,
   ApiConflictResponse,
   ApiExtraModels,
+  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -48,8 +49,11 @@ export class RecordsController {
   }
 
   @Get()
-  @Access('vault:viewer')
-  @ApiOperation({ summary: 'Search the vault records; every filter optional.' })
+  @Access('vault:guest')
+  @ApiOperation({
+    summary: 'Search the vault records; every filter optional.',
+    description: 'A vault member finds every record of the vault; a record guest only the records shared with it.',
+  })
   @ApiExtraModels(RecordSearchItem, RecordSearchPage)
   @ApiOkResponse({
     description: 'The matching records ([] when none); with page or pageSize, one page of them with its page object.',
@@ -62,15 +66,21 @@ export class RecordsController {
   })
   search(
     @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
     @Query() query: RecordSearchQueryDto,
   ): Promise<RecordSearchItem[] | RecordSearchPage> {
-    return this.records.search(access, query);
+    return this.records.search(access, principal, query);
   }
 
   @Conditional('read')
   @Get('record-id/:recordId')
   @Access('record:viewer')
-  @ApiOkResponse({ type: RecordLookupView })
+  @ApiOperation({
+    summary: 'Look a record up with its recordDetails and files (record viewer and above).',
+    description: 'vault_info and rec_info see names and metadata through the search only: their lookup is 403.',
+  })
+  @ApiOkResponse({ type: RecordLookupView, description: 'The record with userVaultRole and userRecordRole of the caller.' })
+  @ApiForbiddenResponse({ description: 'An info role: no recordDetails, no files.' })
   @ApiNotFoundResponse({ description: 'No such record visible to the caller in this vault.' })
   lookup(@ResolvedAccess() access: VaultAccess): Promise<ETagged<RecordLookupView>> {
     return this.records.lookup(access);

@@ -87,14 +87,15 @@ export class RecordsService {
    * The records matching the query, newest change first: all of them as the contract's
    * array, or one page with its page object when `page` or `pageSize` is given.
    */
-  async search(access: VaultAccess, q: RecordSearchQueryDto): Promise<RecordSearchItem[] | RecordSearchPage> {
+  async search(access: VaultAccess, principal: Principal, q: RecordSearchQueryDto): Promise<RecordSearchItem[] | RecordSearchPage> {
+    const filter = await this.searchFilter(q);
+    // a record guest (no vault role) finds only the records shared with it
+    if (filter && !access.vaultRole) filter.sharedWith = principal.openId;
     if (q.page === undefined && q.pageSize === undefined) {
-      const filter = await this.searchFilter(q);
       return filter ? this.searchItems(await this.records.search(access.vault.id, filter), q) : [];
     }
     const page = q.page ?? 1;
     const pageSize = q.pageSize ?? RECORD_SEARCH_DEFAULT_PAGE_SIZE;
-    const filter = await this.searchFilter(q);
     const [rows, total] = filter
       ? await this.records.searchPage(access.vault.id, filter, (page - 1) * pageSize, pageSize)
       : [[], 0];
@@ -181,7 +182,6 @@ export class RecordsService {
     const { vault: source } = access;
     if (!isUuid(recordId)) throw recordNotFound();
     const dest = await this.access.visibleVault(principal, destinationId);
-    if (!dest.vaultRole) throw vaultNotFound();
     if (dest.vaultRole !== 'vault_owner' && dest.vaultRole !== 'vault_editor') throw destinationRoleTooWeak();
     if (dest.vault.id === source.id) throw sameVault();
     await this.tx.run(async (tx) => {

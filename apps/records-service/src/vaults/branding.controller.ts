@@ -15,8 +15,8 @@ export class BrandingController {
   constructor(private readonly branding: BrandingService) {}
 
   @Get()
-  @Access('vault:info')
-  @ApiOperation({ summary: 'Branding of the vault, in a locale and light or dark mode.' })
+  @Access('vault:guest')
+  @ApiOperation({ summary: 'Branding of the vault, in a locale and light or dark mode (every caller who sees the vault).' })
   @ApiOkResponse({ type: BrandingView })
   get(@ResolvedAccess() access: VaultAccess, @Query() query: BrandingQueryDto): BrandingView {
     return this.branding.view(access.vault.tenantId, access.vault.brandCode, query.locale, query.darkMode);

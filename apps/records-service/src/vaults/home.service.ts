@@ -6,9 +6,10 @@ import { CatalogueService, inLocale } from '../catalogue/catalogue.service';
 import { LicensesService } from '../plans/licenses.service';
 import { QuotaService } from '../plans/quota.service';
 import { UsageRepository } from '../persistence/usage.repository';
-import { inboxAddress } from './vault.view';
+import { RecordRepository } from '../persistence/record.repository';
+import { inboxAddress, userRoles } from './vault.view';
 
-/** The vault home: one tile per record type with the vault's record count. */
+/** The vault home: one tile per record type with the count of the vault's records the caller sees. */
 @Injectable()
 export class HomeService {
   constructor(
@@ -17,12 +18,19 @@ export class HomeService {
     private readonly licenses: LicensesService,
     private readonly quota: QuotaService,
     private readonly usage: UsageRepository,
+    private readonly records: RecordRepository,
   ) {}
 
-  async home({ vault, vaultRole }: VaultAccess, locale?: DisplayLocale): Promise<VaultHomeView> {
+  /**
+   * Tiles count what the caller sees: every live record for a vault member, the live
+   * records shared with it for a record guest. `maxRecordsReached` is the vault's state.
+   */
+  async home(access: VaultAccess, openId: string, locale?: DisplayLocale): Promise<VaultHomeView> {
+    const { vault } = access;
     const plan = await this.licenses.planOf(vault.id);
     const counts = await this.usage.liveRecordsByType(vault.id);
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const seen = access.vaultRole ? counts : await this.records.liveByTypeSharedWith(vault.id, openId);
     const types = await this.catalogue.allTypes();
     return {
       id: vault.id,
@@ -34,14 +42,14 @@ export class HomeService {
       active: vault.active,
       status: vault.status,
       type: vault.type,
-      userVaultRole: vaultRole ? [vaultRole] : [],
+      ...userRoles(access),
       subscriptionFeatures: { ...plan.features },
       maxRecordsReached: this.quota.recordsFull(plan, total),
       integrations: null,
       recordsType: types.map((t) => ({
         name: t.name,
         logo: t.logo,
-        count: counts.get(t.id) ?? 0,
+        count: seen.get(t.id) ?? 0,
         displayValue: inLocale(t.displayValue, locale),
       })),
     };

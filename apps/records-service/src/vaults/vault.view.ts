@@ -1,4 +1,4 @@
-import type { VaultRole, VaultView } from '@vault/contracts';
+import type { RecordRole, VaultRole, VaultView } from '@vault/contracts';
 import type { Plan } from '../plans/plans-file';
 import type { VaultEntity } from '../persistence/vault.entity';
 
@@ -6,12 +6,18 @@ import type { VaultEntity } from '../persistence/vault.entity';
 export const inboxAddress = (vault: VaultEntity, domain: string): string | null =>
   vault.emailUsername ? `${vault.emailUsername}@${domain}` : null;
 
-export function toVaultView(
-  vault: VaultEntity,
-  role: VaultRole | undefined,
-  plan: Plan,
-  inboxDomain: string,
-): VaultView {
+/** The caller's roles as vault views show them: its vault role, else its roles on the vault's records. */
+export interface CallerRoles {
+  vaultRole?: VaultRole;
+  guestRoles?: RecordRole[];
+}
+
+export const userRoles = ({ vaultRole, guestRoles }: CallerRoles) => ({
+  userVaultRole: vaultRole ? [vaultRole] : [],
+  userRecordRole: vaultRole ? [] : [...(guestRoles ?? [])],
+});
+
+export function toVaultView(vault: VaultEntity, roles: CallerRoles, plan: Plan, inboxDomain: string): VaultView {
   return {
     id: vault.id,
     name: vault.name,
@@ -25,7 +31,7 @@ export function toVaultView(
     brandCode: vault.brandCode,
     active: vault.active,
     status: vault.status,
-    userVaultRole: role ? [role] : [],
+    ...userRoles(roles),
     subscriptionFeatures: { ...plan.features },
     createdAt: vault.createdAt.toISOString(),
     updatedAt: vault.updatedAt.toISOString(),

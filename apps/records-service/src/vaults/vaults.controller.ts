@@ -3,12 +3,14 @@ import {
   ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiExtraModels,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiProduces,
   ApiTags,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import {
   CheckEmailQueryDto,
@@ -19,6 +21,8 @@ import {
   Principal,
   UpdateVaultDto,
   VaultHomeView,
+  VaultListPage,
+  VaultListQueryDto,
   VaultView,
 } from '@vault/contracts';
 import { Access, Authenticated, Conditional, CurrentPrincipal, ETagged, Idempotent, IfMatch, IfMatchCondition } from '@vault/platform';
@@ -48,6 +52,23 @@ export class VaultsController {
     return this.vaults.create(principal, body);
   }
 
+  @Get()
+  @Authenticated()
+  @ApiOperation({
+    summary: 'The vaults the caller sees: owned, shared with it, and those holding records shared with it.',
+    description:
+      'Each vault carries the caller\'s userVaultRole; a vault seen only through roles on some of its records has userVaultRole [] ' +
+      'and those roles in userRecordRole. shared=true keeps the vaults the caller does not own, shared=false the owned ones.',
+  })
+  @ApiExtraModels(VaultView, VaultListPage)
+  @ApiOkResponse({
+    description: 'The vaults, oldest first ([] when none); with page or pageSize, one page of them with its page object.',
+    schema: { oneOf: [{ type: 'array', items: { $ref: getSchemaPath(VaultView) } }, { $ref: getSchemaPath(VaultListPage) }] },
+  })
+  list(@CurrentPrincipal() principal: Principal, @Query() query: VaultListQueryDto): Promise<VaultView[] | VaultListPage> {
+    return this.vaults.list(principal, query);
+  }
+
   @Get('check-email')
   @Authenticated()
   @Header('Content-Type', 'text/plain; charset=utf-8')
@@ -60,8 +81,11 @@ export class VaultsController {
 
   @Conditional('read')
   @Get('vault-id/:vaultId')
-  @Access('vault:info')
-  @ApiOkResponse({ type: VaultView, description: 'Vault with userVaultRole and subscriptionFeatures.' })
+  @Access('vault:guest')
+  @ApiOkResponse({
+    type: VaultView,
+    description: 'Vault with userVaultRole and subscriptionFeatures; a record guest sees it with userVaultRole [] and its userRecordRole.',
+  })
   @ApiNotFoundResponse({ description: 'No such vault visible to the caller.' })
   get(@ResolvedAccess() access: VaultAccess): Promise<ETagged<VaultView>> {
     return this.vaults.get(access);
@@ -97,10 +121,17 @@ export class VaultsController {
   }
 
   @Get('vault-id/:vaultId/home')
-  @Access('vault:info')
-  @ApiOkResponse({ type: VaultHomeView, description: 'Vault home with one tile per record type.' })
-  home(@ResolvedAccess() access: VaultAccess, @Query() query: HomeQueryDto): Promise<VaultHomeView> {
-    return this.homes.home(access, query.locale);
+  @Access('vault:guest')
+  @ApiOkResponse({
+    type: VaultHomeView,
+    description: 'Vault home with one tile per record type; counts are of the records the caller sees (a record guest: those shared with it).',
+  })
+  home(
+    @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: HomeQueryDto,
+  ): Promise<VaultHomeView> {
+    return this.homes.home(access, principal.openId, query.locale);
   }
 
   @Get('vault-id/:vaultId/licenses')

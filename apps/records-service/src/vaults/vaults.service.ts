@@ -2,13 +2,17 @@ import { Injectable } from '@nestjs/common';
 import {
   CHECK_EMAIL_ANSWERS,
   CreateVaultDto,
+  DEFAULT_PAGE_SIZE,
   DEFAULT_VAULT_TYPE,
   IdResponse,
   LicenseView,
+  pageInfo,
   Principal,
   SUBJECTS,
   UpdateVaultDto,
   VaultChangedEvent,
+  VaultListPage,
+  VaultListQueryDto,
   VaultView,
 } from '@vault/contracts';
 import { ETagged, IfMatchCondition, versionETag } from '@vault/platform';
@@ -21,7 +25,7 @@ import { EventPublisher } from '../events/event-publisher';
 import { MembershipRepository } from '../persistence/membership.repository';
 import { Transactions, Tx } from '../persistence/transactions';
 import { VaultEntity } from '../persistence/vault.entity';
-import { VaultRepository } from '../persistence/vault.repository';
+import { Ownership, VaultRepository } from '../persistence/vault.repository';
 import { LicensesService } from '../plans/licenses.service';
 import { QuotaService } from '../plans/quota.service';
 import { toVaultView } from './vault.view';
@@ -82,9 +86,32 @@ export class VaultsService {
       .catch(mapEmailRace);
   }
 
-  async get({ vault, vaultRole }: VaultAccess): Promise<ETagged<VaultView>> {
-    const view = toVaultView(vault, vaultRole, await this.licenses.planOf(vault.id), this.env.VAULT_INBOX_DOMAIN);
+  async get(access: VaultAccess): Promise<ETagged<VaultView>> {
+    const { vault } = access;
+    const view = toVaultView(vault, access, await this.licenses.planOf(vault.id), this.env.VAULT_INBOX_DOMAIN);
     return new ETagged(view, vaultETag(vault));
+  }
+
+  /**
+   * The vaults the caller sees (owned, shared through a vault role, or holding records
+   * shared with it), oldest first: all of them as an array, or one page with its page
+   * object when `page` or `pageSize` is given.
+   */
+  async list(principal: Principal, q: VaultListQueryDto): Promise<VaultView[] | VaultListPage> {
+    const ownership: Ownership = q.shared === undefined ? 'all' : q.shared === 'true' ? 'shared' : 'owned';
+    const paged = q.page !== undefined || q.pageSize !== undefined;
+    const page = q.page ?? 1;
+    const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+    const [rows, total] = await this.vaults.listVisible(
+      principal.tenantId,
+      principal.openId,
+      ownership,
+      paged ? { offset: (page - 1) * pageSize, limit: pageSize } : undefined,
+    );
+    const views = await Promise.all(
+      rows.map(async (row) => toVaultView(row.vault, row, await this.licenses.planOf(row.vault.id), this.env.VAULT_INBOX_DOMAIN)),
+    );
+    return paged ? { data: views, page: pageInfo(total, page, pageSize) } : views;
   }
 
   /** Changes the vault if `ifMatch` names its current version (checked under the row lock). */
@@ -135,7 +162,7 @@ export class VaultsService {
         }
         const plan = await this.licenses.planOf(vault.id, tx);
         // save() read the new version back
-        return new ETagged(toVaultView(vault, access.vaultRole, plan, this.env.VAULT_INBOX_DOMAIN), vaultETag(vault));
+        return new ETagged(toVaultView(vault, access, plan, this.env.VAULT_INBOX_DOMAIN), vaultETag(vault));
       })
       .catch(mapEmailRace);
   }

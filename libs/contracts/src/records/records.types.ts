@@ -44,10 +44,24 @@ export class VaultView {
   @ApiProperty({ nullable: true, type: String }) brandCode!: string | null;
   @ApiProperty() active!: boolean;
   @ApiProperty({ example: 'ACTIVE' }) status!: string;
-  @ApiProperty({ enum: VAULT_ROLES, isArray: true }) userVaultRole!: VaultRole[];
+  @ApiProperty({ enum: VAULT_ROLES, isArray: true, description: "The caller's vault role; [] for a record guest." })
+  userVaultRole!: VaultRole[];
+  @ApiProperty({
+    enum: RECORD_ROLES,
+    isArray: true,
+    description:
+      'For a caller without a vault role who holds roles on records of this vault (a record guest): those roles, distinct, highest first. [] for vault members.',
+  })
+  userRecordRole!: RecordRole[];
   @ApiProperty(FEATURES_SCHEMA) subscriptionFeatures!: SubscriptionFeatures;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+/** A page of the vault listing (GET /vault with `page` or `pageSize`). */
+export class VaultListPage {
+  @ApiProperty({ type: [VaultView] }) data!: VaultView[];
+  @ApiProperty({ type: PageInfoDto }) page!: PageInfoDto;
 }
 
 export class HomeTile {
@@ -68,7 +82,15 @@ export class VaultHomeView {
   @ApiProperty() active!: boolean;
   @ApiProperty() status!: string;
   @ApiProperty() type!: string;
-  @ApiProperty({ enum: VAULT_ROLES, isArray: true }) userVaultRole!: VaultRole[];
+  @ApiProperty({ enum: VAULT_ROLES, isArray: true, description: "The caller's vault role; [] for a record guest." })
+  userVaultRole!: VaultRole[];
+  @ApiProperty({
+    enum: RECORD_ROLES,
+    isArray: true,
+    description:
+      'For a caller without a vault role who holds roles on records of this vault (a record guest): those roles, distinct, highest first. [] for vault members.',
+  })
+  userRecordRole!: RecordRole[];
   @ApiProperty(FEATURES_SCHEMA) subscriptionFeatures!: SubscriptionFeatures;
   @ApiProperty({ description: 'True when the vault holds its plan quota of records.' }) maxRecordsReached!: boolean;
   @ApiProperty({ nullable: true, type: Object }) integrations!: null;
@@ -232,6 +254,16 @@ export class RecordLookupView {
   @ApiProperty({ enum: RECORD_ROLES, isArray: true }) userRecordRole!: RecordRole[];
 }
 
+/** A member of a record as record search items list it. */
+export class RecordContributor {
+  @ApiProperty() openId!: string;
+  @ApiProperty({ nullable: true, type: String, description: "From the tenant's account directory; null when unknown." })
+  firstName!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: "From the tenant's account directory; null when unknown." })
+  lastName!: string | null;
+  @ApiProperty({ enum: RECORD_ROLES }) role!: RecordRole;
+}
+
 /** Record search item (docs/records-api.md, Records). */
 export class RecordSearchItem {
   @ApiProperty() id!: string;
@@ -244,7 +276,10 @@ export class RecordSearchItem {
   @ApiProperty({ enum: RECORD_STATUSES }) status!: RecordStatus;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
   @ApiProperty() lastModifiedBy!: string;
-  @ApiProperty({ type: [String], description: 'openIds holding a role on the record.' }) contributors!: string[];
+  @ApiProperty({ type: [String], description: 'openIds holding a role on the record, in the order of contributorDetails.' })
+  contributors!: string[];
+  @ApiProperty({ type: () => [RecordContributor], description: 'The members of the record with their role and names.' })
+  contributorDetails!: RecordContributor[];
   @ApiProperty() editable!: boolean;
 }
 

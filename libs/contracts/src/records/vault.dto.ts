@@ -13,6 +13,7 @@ import { ACCOUNT_LOCALES, DARK_MODES, type AccountLocale, type DarkMode } from '
 import { EMAIL_USERNAME_PATTERN, VAULT_TYPES, type VaultType } from './features';
 import { ReadOnlyEchoes } from './read-only-echoes';
 import { IsWebUrl, MAX_URL_LENGTH } from '../http/web-url';
+import { PageNumber, PageSize } from '../paging/page-info';
 
 /** Optional, but null is not a value: the field is validated whenever it is present. */
 const IsOptionalNotNull = () => ValidateIf((_: object, value: unknown) => value !== undefined);
@@ -118,4 +119,28 @@ export class HomeQueryDto {
   @IsOptional()
   @IsIn(ACCOUNT_LOCALES)
   locale?: AccountLocale;
+}
+
+/** Values of the `shared` filter of the vault listing. */
+export const SHARED_FILTERS = ['true', 'false'] as const;
+export type SharedFilter = (typeof SHARED_FILTERS)[number];
+
+/** GET /vault query (docs/records-api.md, Vault listing). */
+export class VaultListQueryDto {
+  @ApiPropertyOptional({
+    enum: SHARED_FILTERS,
+    description:
+      'true: only vaults the caller does not own (shared with it through a vault role or roles on some of their records); false: only the vaults it owns; absent: both.',
+  })
+  @IsOptional()
+  @IsIn(SHARED_FILTERS)
+  shared?: SharedFilter;
+
+  @PageNumber(
+    'Pages the listing: with `page` or `pageSize` the answer is `{data, page}` (VaultListPage); without both, the plain array.',
+  )
+  page?: number;
+
+  @PageSize()
+  pageSize?: number;
 }
