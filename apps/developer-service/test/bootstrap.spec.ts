@@ -166,6 +166,17 @@ describe('developer-service bootstrap', () => {
       })
       .expect(200);
     expect(res.body.token_type).toBe('Bearer');
+    // the second demo user, to share vaults with
+    await request(app.getHttpServer())
+      .post(`${appPath('demo', 'demo-app')}/auth`)
+      .type('form')
+      .send({ clientSecret: 'demo-secret', username: 'guest@vault.local', password: 'guest-password' })
+      .expect(200);
+    await request(app.getHttpServer())
+      .post(`${appPath('demo', 'demo-app')}/auth`)
+      .type('form')
+      .send({ clientSecret: 'demo-secret', username: 'guest@vault.local', password: 'demo-password' })
+      .expect(401);
     const test = await request(app.getHttpServer())
       .get(`${appPath('demo', 'demo-app')}/test`)
       .expect(200);

@@ -8,6 +8,9 @@ export const DEMO_CREDENTIALS = {
   clientSecret: 'demo-secret',
   username: 'demo@vault.local',
   password: 'demo-password',
+  /** A second user of the demo organisation, to share vaults with. */
+  guestUsername: 'guest@vault.local',
+  guestPassword: 'guest-password',
   redirectUri: 'https://localhost:8443/callback',
 } as const;
 
@@ -26,7 +29,10 @@ export function demoBootstrap(): BootstrapFile {
             redirectUris: [d.redirectUri],
           },
         ],
-        users: [{ username: d.username, password: d.password }],
+        users: [
+          { username: d.username, password: d.password },
+          { username: d.guestUsername, password: d.guestPassword },
+        ],
       },
     ],
   });
