@@ -1,3 +1,5 @@
+// First: starts OpenTelemetry (when configured) before http, express and pg are loaded.
+import '@vault/platform/tracing';
 import { Logger } from '@nestjs/common';
 import { EnvValidationError } from '@vault/platform';
 import { startGateway } from './app/start-gateway';

@@ -1,3 +1,5 @@
+// First: starts OpenTelemetry (when configured) before http, express and pg are loaded.
+import '@vault/platform/tracing';
 import { runService } from '@vault/platform';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';

@@ -25,3 +25,4 @@ export * from './jetstream';
 export * from './runtime/heap-growth';
 export * from './bootstrap/app-logger';
 export * from './idempotency';
+export * from './observability';

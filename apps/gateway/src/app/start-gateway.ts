@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { appLogger, hardenExpress, loadEnv } from '@vault/platform';
+import { appLogger, hardenExpress, instrumentApp, loadEnv } from '@vault/platform';
 import type { Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { GatewayEnv } from '../config/gateway.env';
@@ -20,6 +20,8 @@ export interface RunningGateway {
   tls: TlsMaterial;
   httpsPort: number;
   httpPort: number;
+  /** Port of the /metrics server, when METRICS_PORT is set. */
+  metricsPort?: number;
 }
 
 export interface StartOptions {
@@ -69,7 +71,9 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
     await app.listen(env.HTTPS_PORT, env.HOST);
     const httpPort = await app.get(PlainHttpListener).listen(env.HTTP_PORT, env.HOST);
     const httpsPort = (server.address() as AddressInfo).port;
-    return { app, env, tls, httpsPort, httpPort };
+    // /metrics only on METRICS_PORT: every path of the public listeners is proxied or refused.
+    const metricsPort = await instrumentApp(app, { name: 'gateway', metricsPort: env.METRICS_PORT, host: env.HOST, nats: false });
+    return { app, env, tls, httpsPort, httpPort, metricsPort };
   } catch (err) {
     await app.close();
     throw err;

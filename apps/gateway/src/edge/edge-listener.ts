@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { observeRequest } from '@vault/platform';
 import { withSecurityHeaders } from './security-headers';
 
 const HEALTH_PATHS = ['/health/live', '/health/ready'];
@@ -25,6 +26,7 @@ export function routeRequests(
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (isHealthPath(req.url)) {
+      observeRequest(req, res, () => (req.url ?? '').split('?')[0]);
       // Health answers carry the security headers of every other answer (set before Nest adds its own).
       for (const [name, value] of Object.entries(withSecurityHeaders({}, 200, true))) res.setHeader(name, value ?? '');
       nest(req, res);

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ERROR_CODES } from '@vault/contracts';
-import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform';
+import { acceptRequestId, observeRequest, rateLimitRejections, REQUEST_ID_HEADER } from '@vault/platform';
 import { Agent, IncomingMessage, request, ServerResponse } from 'node:http';
 import { GatewayEnv } from '../config/gateway.env';
 import { bodyPending, closeAfterAnswer } from '../edge/early-answer';
@@ -25,6 +25,9 @@ interface Exchange {
   /** Where the rate limiter counted the request. */
   rate: RateDecision;
 }
+
+/** Metrics label of requests whose Host names no module. */
+const UNKNOWN_HOST_ROUTE = 'unknown_host';
 
 /** Idle upstream sockets are closed after this long at most (sooner when the upstream announces less). */
 const IDLE_SOCKET_MS = 30_000;
@@ -63,6 +66,8 @@ export class ProxyService implements OnApplicationShutdown {
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
+    // Labelled by module (developer-api, user-api, records-api): the gateway knows no route templates.
+    observeRequest(req, res, () => this.router.resolve(req.headers.host)?.module ?? UNKNOWN_HOST_ROUTE);
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
     const clientIp = this.clients.resolve(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     let rate: RateDecision;
@@ -75,11 +80,13 @@ export class ProxyService implements OnApplicationShutdown {
     // Every answer from here on (relayed or the gateway's own) carries the limit headers.
     for (const [name, value] of Object.entries(rate.headers)) res.setHeader(name, value);
     if (rate.allowed) this.route(req, res, requestId, clientIp, rate);
-    else
+    else {
+      rateLimitRejections.inc();
       sendProblem(res, 429, ERROR_CODES.tooManyRequests, 'Too many requests; retry later.', requestId, {
         headers: { 'retry-after': String(rate.retryAfter) },
         close: bodyPending(req),
       });
+    }
   }
 
   private route(req: IncomingMessage, res: ServerResponse, requestId: string, clientIp: string, rate: RateDecision): void {

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { watchNatsConnection } from '@vault/platform';
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayEnv } from '../config/gateway.env';
@@ -15,6 +16,7 @@ export class RateLimitService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   readonly limiter: GatewayRateLimiter;
   readonly sync?: NatsCounterSync;
+  private unwatch?: () => void;
 
   constructor(env: GatewayEnv) {
     this.limiter = new GatewayRateLimiter({
@@ -35,6 +37,8 @@ export class RateLimitService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
+    const sync = this.sync;
+    if (sync) this.unwatch = watchNatsConnection('gateway-rate-limit-store', { get connected() { return sync.shared; } });
     if (!this.sync) {
       this.logger.log('rate-limit counters kept in this process only (RATE_LIMIT_STORE=memory)');
       return;
@@ -54,6 +58,7 @@ export class RateLimitService implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.unwatch?.();
     await this.sync?.stop();
   }
 }

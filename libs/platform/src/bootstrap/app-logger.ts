@@ -1,5 +1,6 @@
 import { ConsoleLogger, LogLevel } from '@nestjs/common';
 import type { BaseEnv } from '../config/env';
+import { activeTraceIds } from '../observability/tracing';
 
 const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -9,10 +10,28 @@ export function logLevelsUpTo(level: BaseEnv['LOG_LEVEL']): LogLevel[] {
 }
 
 /**
+ * ConsoleLogger that names the active trace: `trace_id`/`span_id` fields in JSON lines,
+ * ` trace_id=…` at the end of text lines, when the line is written inside a traced request.
+ */
+class TracedConsoleLogger extends ConsoleLogger {
+  protected override getJsonLogObject(...args: Parameters<ConsoleLogger['getJsonLogObject']>) {
+    const ids = activeTraceIds();
+    const line = super.getJsonLogObject(...args);
+    return ids ? { ...line, trace_id: ids.traceId, span_id: ids.spanId } : line;
+  }
+
+  protected override formatMessage(...args: Parameters<ConsoleLogger['formatMessage']>): string {
+    const ids = activeTraceIds();
+    const line = super.formatMessage(...args);
+    return ids ? line.replace(/\n?$/, ` trace_id=${ids.traceId}\n`) : line;
+  }
+}
+
+/**
  * The logger of every app: LOG_LEVEL filters, LOG_FORMAT picks readable lines (`text`)
- * or one JSON object per line (`json`: level, pid, timestamp, context, message) for log
- * collectors.
+ * or one JSON object per line (`json`: level, pid, timestamp, context, message, and
+ * trace_id/span_id when tracing is on) for log collectors.
  */
 export function appLogger(env: Pick<BaseEnv, 'LOG_LEVEL' | 'LOG_FORMAT'>): ConsoleLogger {
-  return new ConsoleLogger({ logLevels: logLevelsUpTo(env.LOG_LEVEL), json: env.LOG_FORMAT === 'json' });
+  return new TracedConsoleLogger({ logLevels: logLevelsUpTo(env.LOG_LEVEL), json: env.LOG_FORMAT === 'json' });
 }

@@ -2,6 +2,7 @@ import { INestApplication, RequestMethod } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { BaseEnv, LOOPBACK_PROXIES, parseAddressList, ServiceEnv } from '../config/env';
+import { useHttpMetrics } from '../observability/http-metrics';
 
 const API_PREFIX = 'api/v1';
 
@@ -15,9 +16,10 @@ export interface AppDescription {
 /**
  * Applies what main.ts and the integration tests share: the version prefix
  * (health stays outside it), the OpenAPI description at /api/v1/openapi.json
- * (and /api/v1/docs), and express hardening.
+ * (and /api/v1/docs), express hardening, and request metrics by route template.
  */
 export function configureApp(app: INestApplication, desc: AppDescription): void {
+  useHttpMetrics(app);
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'health/live', method: RequestMethod.GET },

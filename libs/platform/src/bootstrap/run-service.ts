@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv } from '../config/env';
 import { DatabaseOptions, dataSourceOptions, migrateWithLock } from '../database/database.module';
 import { useRequestIds } from '../http/request-id.middleware';
+import { instrumentApp } from '../observability/instrument-app';
+import { serviceName } from '../observability/tracing';
 import { appLogger } from './app-logger';
 import { AppDescription, configureApp } from './configure-app';
 
@@ -46,6 +48,7 @@ export async function runService(
     // which would end the process with status 143.
     app.enableShutdownHooks([], { useProcessExit: true });
     await app.listen(env.PORT, env.HOST);
+    await instrumentApp(app, { name: serviceName(), metricsPort: env.METRICS_PORT, host: env.HOST, nats: env instanceof ServiceEnv });
     Logger.log(`${desc.title} listening on ${await app.getUrl()}`, 'Bootstrap');
     return app;
   } catch (err) {

@@ -7,6 +7,9 @@ import { ProblemFilter } from '../errors/problem.filter';
 import { HealthModule } from '../health/health.module';
 import { ShutdownState } from '../health/shutdown-state';
 import { NatsModule } from '../nats/nats.module';
+import { useHttpMetrics } from '../observability/http-metrics';
+import { instrumentApp } from '../observability/instrument-app';
+import { metricsMiddleware } from '../observability/metrics-server';
 import { appLogger } from './app-logger';
 import { hardenExpress } from './configure-app';
 
@@ -14,7 +17,7 @@ import { hardenExpress } from './configure-app';
 export class WorkerEnv extends ServiceEnv {
   /**
    * Worker processes serve /health/live and /health/ready on this port (on HOST) when
-   * it is set; unset: no HTTP server.
+   * it is set, and /metrics (Prometheus) beside them; unset: no HTTP server.
    */
   @IsOptional()
   @ToInt()
@@ -78,14 +81,18 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     if (env.WORKER_HEALTH_PORT === undefined) {
       const ctx = await NestFactory.createApplicationContext(workerModule(options), { logger });
       ctx.enableShutdownHooks([], { useProcessExit: true });
+      await instrumentApp(ctx, { name: options.name, metricsPort: env.METRICS_PORT, host: env.HOST, nats: true });
       Logger.log(`${options.name} running`, 'Bootstrap');
       return;
     }
     const app = await NestFactory.create(workerModule(options, true), { logger, bodyParser: false });
     hardenExpress(app);
+    useHttpMetrics(app);
+    app.use(metricsMiddleware);
     // After the drain, exit 0 (a clean stop) rather than re-raising the signal.
     app.enableShutdownHooks([], { useProcessExit: true });
     await app.listen(env.WORKER_HEALTH_PORT, env.HOST);
+    await instrumentApp(app, { name: options.name, metricsPort: env.METRICS_PORT, host: env.HOST, nats: true });
     Logger.log(`${options.name} running; health on ${await app.getUrl()}/health`, 'Bootstrap');
   } catch (err) {
     console.error(err instanceof EnvValidationError ? err.message : err);

@@ -80,6 +80,18 @@ export class BaseEnv {
   @IsInt()
   @Min(0)
   SHUTDOWN_DELAY_MS = 0;
+
+  /**
+   * Port of the /metrics-only server (Prometheus text format), apart from the app's port so
+   * that no public route reaches it; unset: no metrics server (workers also serve /metrics
+   * on WORKER_HEALTH_PORT).
+   */
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
 }
 
 /** Variables of services that own a database and talk to NATS. */

@@ -5,6 +5,7 @@ import type {
   JsMsg,
 } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
+import { consumerDeadLettered, consumerProcessed } from '../observability/metrics';
 import type { RelayLogger } from './outbox-relay';
 import { DurableConsumerSpec, ensureDurableConsumer, ensureStream, StreamSpec } from './streams';
 
@@ -151,6 +152,7 @@ export class DurableConsumerRunner<T> {
   private ack(msgs: JsMsg[]): void {
     for (const m of msgs) m.ack();
     this.processed += msgs.length;
+    consumerProcessed.inc({ consumer: this.opts.consumer.durable }, msgs.length);
   }
 
   private async failed(msg: JsMsg, err: unknown): Promise<void> {
@@ -178,6 +180,7 @@ export class DurableConsumerRunner<T> {
       });
       msg.term(reason.slice(0, 200));
       this.deadLettered++;
+      consumerDeadLettered.inc({ consumer: this.opts.consumer.durable });
       this.opts.logger.warn(`consumer ${this.opts.consumer.durable}: dead-lettered ${msg.subject} #${msg.seq}: ${reason}`);
     } catch (err) {
       this.opts.logger.warn(`consumer ${this.opts.consumer.durable}: dead-letter publish failed: ${err}`);

@@ -1,6 +1,7 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
+import { outboxPublished, watchOutboxBacklog } from '../observability/metrics';
 import { EventNamespace } from './namespace';
 
 export interface RelayLogger {
@@ -69,6 +70,7 @@ export class OutboxRelay {
   private pending = true;
   private listenRetry?: NodeJS.Timeout;
   private lastPrune = 0;
+  private unwatchBacklog?: () => void;
   /** Rows published since start (for tests and benchmarks). */
   published = 0;
 
@@ -81,6 +83,7 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
+    this.unwatchBacklog = watchOutboxBacklog({ table: this.opts.table, backlog: () => this.backlog() });
     await this.listen();
     this.loop = this.run();
   }
@@ -88,6 +91,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.unwatchBacklog?.();
     clearTimeout(this.listenRetry);
     this.wake?.();
     await this.loop;
@@ -128,6 +132,7 @@ export class OutboxRelay {
       await qr.query(`UPDATE ${table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
       await qr.commitTransaction();
       this.published += rows.length;
+      outboxPublished.inc({ table }, rows.length);
       return rows.length;
     } catch (err) {
       if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
@@ -135,6 +140,12 @@ export class OutboxRelay {
     } finally {
       await qr.release();
     }
+  }
+
+  /** Rows not yet published (the outbox_backlog_rows metric, read at scrape time). */
+  async backlog(): Promise<number> {
+    const [row] = await this.opts.dataSource.query(`SELECT count(*)::int AS n FROM ${this.opts.table} WHERE published_at IS NULL`);
+    return Number(row?.n ?? 0);
   }
 
   /** Deletes published rows older than the retention; returns how many. */

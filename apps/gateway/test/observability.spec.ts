@@ -1,0 +1,133 @@
+import { createTestDatabase, freePort, ServiceProcess, startServiceProcess, TestDatabase } from '@vault/platform/testing';
+import { call } from './support/client';
+import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
+import { OtlpReceiver, ReceivedSpan } from './support/otlp-receiver';
+
+const DOMAIN = 'localhost';
+const DEV_HOST = `developer-api.${DOMAIN}`;
+const TENANT = 'tenant-obs-7f3a';
+const CLIENT = 'client-obs-91c2';
+const AUTH_PATH = `/api/v1/tenant/tenant-id/${TENANT}/applications/client-id/${CLIENT}/auth`;
+const AUTH_TEMPLATE = '/api/v1/tenant/tenant-id/:tenantId/applications/client-id/:clientId/auth';
+const SPAN_KIND_SERVER = 2;
+const SPAN_KIND_CLIENT = 3;
+
+const scrape = async (port: number) => {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return res.text();
+};
+
+/** Value of one series in a Prometheus text exposition, or undefined when absent. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+describe('metrics and traces of the gateway and a service, as real processes', () => {
+  let db: TestDatabase;
+  let otlp: OtlpReceiver;
+  let developer: ServiceProcess;
+  let gateway: GatewayProcess;
+  let developerMetricsPort: number;
+  let gatewayMetricsPort: number;
+  const tracing = (service: string) => ({
+    OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_SERVICE_NAME: service,
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase('gateway_observability');
+    otlp = await OtlpReceiver.start();
+    developerMetricsPort = await freePort();
+    gatewayMetricsPort = await freePort();
+    developer = await startServiceProcess('developer-service', {
+      ...tracing('developer-service'),
+      DATABASE_URL: db.url,
+      METRICS_PORT: String(developerMetricsPort),
+      VAULT_BOOTSTRAP_FILE: '',
+    });
+    gateway = await startGatewayProcess({
+      ...tracing('gateway'),
+      GATEWAY_DOMAIN: DOMAIN,
+      // Every module host leads to a real service's app port: /metrics must not be found there.
+      DEVELOPER_SERVICE_URL: developer.base,
+      USER_SERVICE_URL: developer.base,
+      RECORDS_SERVICE_URL: developer.base,
+      METRICS_PORT: String(gatewayMetricsPort),
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await gateway?.stop();
+    developer?.child.kill('SIGTERM');
+    await otlp?.stop();
+    await db?.drop();
+  });
+
+  it('labels request durations by route template, never by the path with its ids', async () => {
+    for (let i = 0; i < 2; i++) {
+      const res = await call(gateway.httpsPort, {
+        host: DEV_HOST,
+        method: 'POST',
+        path: AUTH_PATH,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientSecret: 'wrong-secret-1', username: 'nobody@x.test', password: 'nothing-here' }),
+      });
+      expect(res.status).toBe(401);
+    }
+    const text = await scrape(developerMetricsPort);
+    const series = `http_server_request_duration_seconds_count{method="POST",route="${AUTH_TEMPLATE}",status_code="401"}`;
+    expect(sample(text, series)).toBe(2);
+    expect(text).not.toContain(TENANT);
+    expect(text).not.toContain(CLIENT);
+    // default process metrics and the NATS connection state come along
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(sample(text, 'nats_connection_up{connection="developer-service"}')).toBe(1);
+
+    const edge = await scrape(gatewayMetricsPort);
+    expect(sample(edge, 'http_server_request_duration_seconds_count{method="POST",route="developer-api",status_code="401"}')).toBe(2);
+  });
+
+  it('serves /metrics only on METRICS_PORT: through the gateway and on the app port it is a 404', async () => {
+    for (const host of [DEV_HOST, `user-api.${DOMAIN}`, `records-api.${DOMAIN}`, 'metrics.internal']) {
+      const res = await call(gateway.httpsPort, { host, path: '/metrics' });
+      expect(res.status).toBe(404);
+      expect(res.body.toString()).not.toContain('http_server_request_duration_seconds');
+    }
+    const direct = await fetch(`${developer.base}/metrics`);
+    expect(direct.status).toBe(404);
+    expect(await direct.text()).not.toContain('# HELP');
+  });
+
+  it('counts the requests the gateway refuses with 429', async () => {
+    const before = sample(await scrape(gatewayMetricsPort), 'gateway_rate_limit_rejections_total') ?? 0;
+    let refused = 0;
+    for (let i = 0; i < 12; i++) {
+      const res = await call(gateway.httpsPort, { host: DEV_HOST, path: '/api/v1/.well-known/jwks.json' });
+      if (res.status === 429) refused++;
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(sample(await scrape(gatewayMetricsPort), 'gateway_rate_limit_rejections_total')).toBe(before + refused);
+  });
+
+  it('carries one trace from the gateway into the service (W3C traceparent through the proxy)', async () => {
+    const isAuthServer = (s: ReceivedSpan) =>
+      s.service === 'developer-service' && s.kind === SPAN_KIND_SERVER && String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '').includes(AUTH_PATH);
+    const serviceSpan = await otlp.waitFor(isAuthServer);
+    const sameTrace = otlp.spans.filter((s) => s.traceId === serviceSpan.traceId);
+    const gatewaySpans = sameTrace.filter((s) => s.service === 'gateway');
+    expect(gatewaySpans.map((s) => s.kind).sort()).toEqual([SPAN_KIND_SERVER, SPAN_KIND_CLIENT]);
+    // the service's server span is the child of the gateway's outgoing request span
+    const outgoing = gatewaySpans.find((s) => s.kind === SPAN_KIND_CLIENT);
+    expect(serviceSpan.parentSpanId).toBe(outgoing?.spanId);
+    // express and pg spans of the service join the same trace
+    expect(sameTrace.some((s) => s.service === 'developer-service' && s.kind !== SPAN_KIND_SERVER)).toBe(true);
+    // probes and scrapes make no traces
+    expect(otlp.spans.some((s) => /health|metrics/.test(String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '')))).toBe(false);
+  });
+});
