@@ -28,6 +28,14 @@ const EXPECTED = {
   'POST /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators': 'record:info',
   'PUT /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators/collaborator-id/:collaboratorId': 'record:info',
   'DELETE /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators/collaborator-id/:collaboratorId': 'record:info',
+  'POST /vault/vault-id/:vaultId/webhooks': 'vault:owner',
+  'GET /vault/vault-id/:vaultId/webhooks': 'vault:owner',
+  'GET /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId': 'vault:owner',
+  'PUT /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId': 'vault:owner',
+  'DELETE /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId': 'vault:owner',
+  'POST /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/rotate-secret': 'vault:owner',
+  'GET /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/deliveries': 'vault:owner',
+  'POST /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/deliveries/delivery-id/:deliveryId/redeliver': 'vault:owner',
 };
 
 describe('records-service routes', () => {
@@ -55,7 +63,7 @@ describe('records-service routes', () => {
     const id = '00000000-0000-4000-8000-000000000000';
     for (const route of Object.keys(EXPECTED)) {
       const [method, path] = route.split(' ');
-      const url = `/api/v1${path.replace(':vaultId', id).replace(':recordId', id).replace(':collaboratorId', id)}`;
+      const url = `/api/v1${path.replace(':vaultId', id).replace(':recordId', id).replace(':collaboratorId', id).replace(':webhookId', id).replace(':deliveryId', id)}`;
       const agent = t.http()[method.toLowerCase() as 'get'](url);
       await agent.expect(401);
       for (const [name, token] of Object.entries(tokens)) {
@@ -75,6 +83,7 @@ describe('records-service routes', () => {
         '/api/v1/vault/vault-id/{vaultId}/records/record-id/{recordId}/transfer',
         '/api/v1/vault/vault-id/{vaultId}/collaborators',
         '/api/v1/vault/vault-id/{vaultId}/owner',
+        '/api/v1/vault/vault-id/{vaultId}/webhooks/webhook-id/{webhookId}/deliveries',
         '/api/v1/vault/vault-id/{vaultId}/records/record-id/{recordId}/collaborators/collaborator-id/{collaboratorId}',
       ]),
     );
@@ -90,6 +99,9 @@ describe('records-service routes', () => {
         'CollaboratorView',
         'AddVaultCollaboratorDto',
         'TransferVaultOwnershipDto',
+        'WebhookDto',
+        'WebhookWithSecretView',
+        'WebhookDeliveryPage',
       ]),
     );
     expect(Object.keys(schemas.BrandingView.properties)).toHaveLength(17);

@@ -42,6 +42,7 @@ export class RecordsTestApp {
       // These suites inspect the outbox itself: no relay or writer touches it (or the shared NATS).
       ACTIVITY_LOG_RELAY: 'off',
       ACTIVITY_LOG_WRITER: 'off',
+      WEBHOOK_DISPATCHER: 'off',
       ...idp.env(),
       ...env,
     });

@@ -9,6 +9,7 @@ import { MIGRATIONS } from '../migrations';
 import { ENTITIES } from '../persistence/entities';
 import { RecordsModule } from '../records/records.module';
 import { VaultsModule } from '../vaults/vaults.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 @Module({
   imports: [
@@ -20,6 +21,7 @@ import { VaultsModule } from '../vaults/vaults.module';
     CollaboratorsModule,
     ActivityLogModule,
     ActivityLogPipelineModule.forRoot(),
+    WebhooksModule,
   ],
 })
 export class AppModule {}

@@ -8,6 +8,8 @@ import { LicenseEntity } from './license.entity';
 import { RecordEntity } from './record.entity';
 import { ResumableUploadEntity } from './resumable-upload.entity';
 import { VaultEntity } from './vault.entity';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookEntity } from './webhook.entity';
 
 /** Every TypeORM entity of records-service, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -25,4 +27,6 @@ export const ENTITIES: Function[] = [
   FilePurgeEntity,
   ResumableUploadEntity,
   AccountDirectoryEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
 ];

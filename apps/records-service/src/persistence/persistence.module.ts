@@ -13,6 +13,7 @@ import { ResumableUploadRepository } from './resumable-upload.repository';
 import { Transactions } from './transactions';
 import { UsageRepository } from './usage.repository';
 import { VaultRepository } from './vault.repository';
+import { WebhookRepository } from './webhook.repository';
 
 const PROVIDERS = [
   Transactions,
@@ -29,6 +30,7 @@ const PROVIDERS = [
   ResumableUploadRepository,
   AccountDirectoryRepository,
   CollaboratorRepository,
+  WebhookRepository,
 ];
 
 /**

@@ -6,3 +6,4 @@ export * from './records.types';
 export * from './events';
 export * from './file-contracts';
 export * from './collaborator.dto';
+export * from './webhook.dto';

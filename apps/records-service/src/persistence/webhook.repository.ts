@@ -1,0 +1,194 @@
+import { Injectable } from '@nestjs/common';
+import { RecordEntity } from './record.entity';
+import { Transactions } from './transactions';
+import { VaultEntity } from './vault.entity';
+import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import { WebhookEntity } from './webhook.entity';
+
+/** A delivery to create for a matching subscription (fan-out of one event). */
+export type NewDelivery = Pick<
+  WebhookDeliveryEntity,
+  'id' | 'webhookId' | 'vaultId' | 'eventId' | 'eventType' | 'streamSeq' | 'body'
+>;
+
+/** The outcome of one attempt, as stored on its delivery. */
+export interface AttemptOutcome {
+  status: WebhookDeliveryEntity['status'];
+  statusCode: number | null;
+  error: string | null;
+  excerpt: string | null;
+  /** When the next attempt is due (pending), else null. */
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Webhook subscriptions and their deliveries: the subscriptions an event goes to,
+ * the deliveries due (claimed with a lease, oldest event of a subscription and vault
+ * first) and the outcome of each attempt. Also reads the resources an event is about,
+ * for its envelope.
+ */
+@Injectable()
+export class WebhookRepository {
+  constructor(private readonly tx: Transactions) {}
+
+  private get m() {
+    return this.tx.none;
+  }
+
+  list(vaultId: string): Promise<WebhookEntity[]> {
+    return this.m.find(WebhookEntity, { where: { vaultId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  }
+
+  find(vaultId: string, id: string): Promise<WebhookEntity | null> {
+    return this.m.findOneBy(WebhookEntity, { vaultId, id });
+  }
+
+  async insert(webhook: Partial<WebhookEntity>): Promise<WebhookEntity> {
+    await this.m.insert(WebhookEntity, webhook);
+    return this.m.findOneByOrFail(WebhookEntity, { id: webhook.id });
+  }
+
+  async save(webhook: WebhookEntity): Promise<WebhookEntity> {
+    return this.m.save(WebhookEntity, webhook);
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.m.delete(WebhookEntity, { id });
+  }
+
+  /** Enabled subscriptions of these vaults that take `eventType` (or every type). */
+  subscribers(vaultIds: string[], eventType: string): Promise<WebhookEntity[]> {
+    return this.m
+      .createQueryBuilder(WebhookEntity, 'w')
+      .where('w.vault_id = ANY(:vaultIds) AND w.enabled AND w.events && :types', {
+        vaultIds,
+        types: [eventType, '*'],
+      })
+      .getMany();
+  }
+
+  /** Inserts deliveries; one that exists already (a redelivered event) is left as it is. */
+  async insertDeliveries(rows: NewDelivery[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.m
+      .createQueryBuilder()
+      .insert()
+      .into(WebhookDeliveryEntity)
+      .values(rows.map((r) => ({ ...r, status: 'pending' as const, nextAttemptAt: () => 'now()' })))
+      .orIgnore()
+      .execute();
+  }
+
+  /** A page of a subscription's deliveries, newest event first, with the number of all. */
+  deliveries(webhookId: string, offset: number, limit: number): Promise<[WebhookDeliveryEntity[], number]> {
+    return this.m.findAndCount(WebhookDeliveryEntity, {
+      where: { webhookId },
+      order: { createdAt: 'DESC', streamSeq: 'DESC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+
+  findDelivery(webhookId: string, id: string): Promise<WebhookDeliveryEntity | null> {
+    return this.m.findOneBy(WebhookDeliveryEntity, { webhookId, id });
+  }
+
+  /** Due again now with a fresh retry schedule (attempts from 0). */
+  async requeue(id: string): Promise<void> {
+    await this.m.update(
+      WebhookDeliveryEntity,
+      { id },
+      { status: 'pending', attempts: 0, nextAttemptAt: () => 'now()', deliveredAt: null },
+    );
+  }
+
+  /**
+   * Claims up to `limit` due deliveries of enabled subscriptions: for each subscription
+   * and vault only its oldest pending event (so events keep their order), each leased
+   * for `leaseMs` (another dispatcher skips it; a crashed one's lease runs out and the
+   * delivery is attempted again) and its attempt counted.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<WebhookDeliveryEntity[]> {
+    const rows: { id: string }[] = await this.m.query(
+      `UPDATE webhook_deliveries d
+          SET attempts = d.attempts + 1,
+              next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+        WHERE d.id IN (
+          SELECT c.id FROM webhook_deliveries c
+            JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
+           WHERE c.status = 'pending' AND c.next_attempt_at <= now()
+             AND NOT EXISTS (
+               SELECT 1 FROM webhook_deliveries e
+                WHERE e.webhook_id = c.webhook_id AND e.vault_id = c.vault_id
+                  AND e.status = 'pending' AND e.stream_seq < c.stream_seq)
+           ORDER BY c.next_attempt_at
+           LIMIT $1
+           FOR UPDATE OF c SKIP LOCKED)
+        RETURNING d.id`,
+      [limit, leaseMs],
+    );
+    if (rows.length === 0) return [];
+    return this.m
+      .createQueryBuilder(WebhookDeliveryEntity, 'd')
+      .where('d.id IN (:...ids)', { ids: rows.map((r) => r.id) })
+      .getMany();
+  }
+
+  /** The subscriptions of claimed deliveries, by id. */
+  async webhooksByIds(ids: string[]): Promise<Map<string, WebhookEntity>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.m
+      .createQueryBuilder(WebhookEntity, 'w')
+      .where('w.id IN (:...ids)', { ids })
+      .getMany();
+    return new Map(rows.map((w) => [w.id, w]));
+  }
+
+  async recordAttempt(id: string, o: AttemptOutcome): Promise<void> {
+    await this.m.update(
+      WebhookDeliveryEntity,
+      { id },
+      {
+        status: o.status,
+        lastStatusCode: o.statusCode,
+        lastError: o.error,
+        lastResponseExcerpt: o.excerpt,
+        nextAttemptAt: o.nextAttemptAt,
+        deliveredAt: o.status === 'delivered' ? () => 'now()' : null,
+      },
+    );
+  }
+
+  /** A success ends a failing streak. */
+  async markHealthy(webhookId: string): Promise<void> {
+    await this.m.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [
+      webhookId,
+    ]);
+  }
+
+  /** Starts (or continues) a failing streak; returns when it started. */
+  async markFailing(webhookId: string): Promise<Date> {
+    const rows: { since: Date }[] = await this.m.query(
+      `UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = $1
+       RETURNING failing_since AS since`,
+      [webhookId],
+    );
+    return rows[0]?.since ?? new Date();
+  }
+
+  async disable(webhookId: string, reason: string): Promise<void> {
+    await this.m.query(
+      `UPDATE webhooks SET enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
+       WHERE id = $1 AND enabled`,
+      [webhookId, reason.slice(0, 500)],
+    );
+  }
+
+  vault(id: string): Promise<VaultEntity | null> {
+    return this.m.findOneBy(VaultEntity, { id });
+  }
+
+  record(id: string): Promise<RecordEntity | null> {
+    return this.m.findOneBy(RecordEntity, { id });
+  }
+}

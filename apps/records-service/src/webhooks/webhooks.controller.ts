@@ -1,0 +1,142 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, UseGuards } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
+  Principal,
+  UpdateWebhookDto,
+  WebhookDeliveriesQuery,
+  WebhookDeliveryPage,
+  WebhookDeliveryView,
+  WebhookDto,
+  WebhookView,
+  WebhookWithSecretView,
+} from '@vault/contracts';
+import { Access, CurrentPrincipal, Idempotent } from '@vault/platform';
+import type { VaultAccess } from '../access/access.service';
+import { ResolvedAccess } from '../access/resolved-access.decorator';
+import { RoleGuard } from '../access/role.guard';
+import { WebhooksService } from './webhooks.service';
+
+const REFUSED_TARGET =
+  'webhook_target_refused: the url is not https, does not resolve, or resolves to a loopback, private, ' +
+  'link-local or metadata address (unless WEBHOOK_ALLOWED_TARGETS allows it).';
+const NOT_OWNER = 'forbidden: only the vault owner manages webhooks.';
+const NO_WEBHOOK = 'vault_not_found, or webhook_not_found: the vault has no webhook with this id.';
+
+/** Webhook subscriptions of a vault (docs/webhooks.md); every route is the owner's. */
+@ApiTags('webhooks')
+@ApiBearerAuth()
+@UseGuards(RoleGuard)
+@ApiForbiddenResponse({ description: NOT_OWNER })
+@Controller('vault/vault-id/:vaultId/webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @Idempotent()
+  @Access('vault:owner')
+  @ApiOperation({
+    summary: 'Subscribe a url to events of the vault; the answer shows the signing secret, this once.',
+  })
+  @ApiCreatedResponse({ type: WebhookWithSecretView })
+  @ApiBadRequestResponse({ description: REFUSED_TARGET })
+  create(
+    @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: WebhookDto,
+  ): Promise<WebhookWithSecretView> {
+    return this.webhooks.create(access, principal, body);
+  }
+
+  @Get()
+  @Access('vault:owner')
+  @ApiOperation({ summary: "The vault's webhook subscriptions, oldest first (without secrets)." })
+  @ApiOkResponse({ type: [WebhookView] })
+  list(@ResolvedAccess() access: VaultAccess): Promise<WebhookView[]> {
+    return this.webhooks.list(access);
+  }
+
+  @Get('webhook-id/:webhookId')
+  @Access('vault:owner')
+  @ApiOperation({ summary: 'One subscription, with why it was disabled when it was.' })
+  @ApiOkResponse({ type: WebhookView })
+  @ApiNotFoundResponse({ description: NO_WEBHOOK })
+  get(@ResolvedAccess() access: VaultAccess, @Param('webhookId') id: string): Promise<WebhookView> {
+    return this.webhooks.get(access, id);
+  }
+
+  @Put('webhook-id/:webhookId')
+  @Access('vault:owner')
+  @ApiOperation({
+    summary: 'Replace url, events and description; `enabled: true` resumes a disabled subscription.',
+  })
+  @ApiOkResponse({ type: WebhookView })
+  @ApiBadRequestResponse({ description: REFUSED_TARGET })
+  @ApiNotFoundResponse({ description: NO_WEBHOOK })
+  update(
+    @ResolvedAccess() access: VaultAccess,
+    @Param('webhookId') id: string,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookView> {
+    return this.webhooks.update(access, id, body);
+  }
+
+  @Delete('webhook-id/:webhookId')
+  @Access('vault:owner')
+  @ApiOperation({ summary: 'Remove a subscription and its delivery log; nothing more is sent to it.' })
+  @ApiOkResponse({ description: 'Empty body.' })
+  @ApiNotFoundResponse({ description: NO_WEBHOOK })
+  async remove(@ResolvedAccess() access: VaultAccess, @Param('webhookId') id: string): Promise<void> {
+    await this.webhooks.remove(access, id);
+  }
+
+  @Post('webhook-id/:webhookId/rotate-secret')
+  @HttpCode(200)
+  @Access('vault:owner')
+  @ApiOperation({
+    summary: 'A new signing secret (shown this once); the old one keeps signing beside it for 24 hours.',
+  })
+  @ApiOkResponse({ type: WebhookWithSecretView })
+  @ApiNotFoundResponse({ description: NO_WEBHOOK })
+  rotateSecret(@ResolvedAccess() access: VaultAccess, @Param('webhookId') id: string): Promise<WebhookWithSecretView> {
+    return this.webhooks.rotateSecret(access, id);
+  }
+
+  @Get('webhook-id/:webhookId/deliveries')
+  @Access('vault:owner')
+  @ApiOperation({ summary: 'The delivery log of a subscription, newest event first, paged.' })
+  @ApiOkResponse({ type: WebhookDeliveryPage })
+  @ApiNotFoundResponse({ description: NO_WEBHOOK })
+  deliveries(
+    @ResolvedAccess() access: VaultAccess,
+    @Param('webhookId') id: string,
+    @Query() query: WebhookDeliveriesQuery,
+  ): Promise<WebhookDeliveryPage> {
+    return this.webhooks.deliveries(access, id, query);
+  }
+
+  @Post('webhook-id/:webhookId/deliveries/delivery-id/:deliveryId/redeliver')
+  @HttpCode(202)
+  @Access('vault:owner')
+  @ApiOperation({
+    summary: 'Send a delivery again now (same webhook-id and body, a fresh retry schedule).',
+  })
+  @ApiAcceptedResponse({ type: WebhookDeliveryView })
+  @ApiNotFoundResponse({ description: `${NO_WEBHOOK} webhook_delivery_not_found.` })
+  redeliver(
+    @ResolvedAccess() access: VaultAccess,
+    @Param('webhookId') id: string,
+    @Param('deliveryId') deliveryId: string,
+  ): Promise<WebhookDeliveryView> {
+    return this.webhooks.redeliver(access, id, deliveryId);
+  }
+}

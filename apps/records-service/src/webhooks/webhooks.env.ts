@@ -1,0 +1,76 @@
+import { ToInt } from '@vault/platform';
+import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { EventsEnv, RUN_MODES, RunMode } from '../events/events.env';
+
+/** Delays between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27 h in all). */
+export const DEFAULT_RETRY_SCHEDULE_MS = '5000,300000,1800000,7200000,18000000,36000000,36000000';
+
+/** Settings of webhook delivery (docs/webhooks.md, Configuration), validated at boot. */
+export class WebhooksEnv extends EventsEnv {
+  /** `inline`: this process delivers webhooks; `off`: a `webhook-dispatcher` worker process does. */
+  @IsIn(RUN_MODES)
+  WEBHOOK_DISPATCHER: RunMode = 'inline';
+
+  /**
+   * Comma-separated host names, addresses and CIDRs a webhook may reach although they are
+   * loopback, private, link-local or metadata addresses; such targets may also use http.
+   */
+  @IsString()
+  @Matches(/^[A-Za-z0-9.:/_\-, [\]]*$/, {
+    message: 'WEBHOOK_ALLOWED_TARGETS lists host names, addresses and CIDRs separated by commas',
+  })
+  WEBHOOK_ALLOWED_TARGETS = '';
+
+  /** Delays (ms) before each retry after the first attempt, comma-separated; jittered by ±20 %. */
+  @IsString()
+  @Matches(/^\d+(,\d+)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE_MS is a comma-separated list of milliseconds' })
+  WEBHOOK_RETRY_SCHEDULE_MS = DEFAULT_RETRY_SCHEDULE_MS;
+
+  /** A subscription whose deliveries have failed this long without a success is disabled (5 days). */
+  @ToInt()
+  @IsInt()
+  @Min(1000)
+  WEBHOOK_DISABLE_AFTER_MS = 432_000_000;
+
+  @ToInt()
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_CONNECT_TIMEOUT_MS = 5000;
+
+  /** Time the receiver has to answer (headers and body). */
+  @ToInt()
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_RESPONSE_TIMEOUT_MS = 15_000;
+
+  /** How often due deliveries are looked for (new events wake the dispatcher at once). */
+  @ToInt()
+  @IsInt()
+  @Min(10)
+  WEBHOOK_POLL_MS = 1000;
+
+  /** Deliveries attempted at once per process. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  WEBHOOK_CONCURRENCY = 10;
+
+  /** Time JetStream waits for the dispatcher's ack of an event before redelivering it. */
+  @ToInt()
+  @IsInt()
+  @Min(1000)
+  WEBHOOK_ACK_WAIT_MS = 30_000;
+
+  /** Deliveries of one event to the dispatcher before it goes to the dead-letter stream. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  WEBHOOK_MAX_DELIVER = 10;
+}
+
+/** The retry delays of WEBHOOK_RETRY_SCHEDULE_MS. */
+export const retrySchedule = (env: WebhooksEnv): number[] =>
+  env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number);

@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { loadEnv } from '@vault/platform';
+import { AccessModule } from '../access/access.module';
+import { CatalogueModule } from '../catalogue/catalogue.module';
+import { EventStreams } from '../events/event-streams';
+import { PersistenceModule } from '../persistence/persistence.module';
+import { PlansModule } from '../plans/plans.module';
+import { TargetGuard } from './target-guard';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookFanout } from './webhook-fanout';
+import { WebhookResources } from './webhook-resources';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksEnv } from './webhooks.env';
+import { WebhooksRunner } from './webhooks.runner';
+import { WebhooksService } from './webhooks.service';
+
+/** Webhook subscriptions of vaults and their signed, at-least-once delivery (docs/webhooks.md). */
+@Module({
+  imports: [AccessModule, CatalogueModule, PersistenceModule, PlansModule],
+  controllers: [WebhooksController],
+  providers: [
+    { provide: WebhooksEnv, useFactory: () => loadEnv(WebhooksEnv) },
+    { provide: EventStreams, inject: [WebhooksEnv], useFactory: (e: WebhooksEnv) => new EventStreams(e) },
+    { provide: TargetGuard, inject: [WebhooksEnv], useFactory: (e: WebhooksEnv) => new TargetGuard(e.WEBHOOK_ALLOWED_TARGETS) },
+    WebhookResources,
+    WebhookFanout,
+    WebhookDispatcher,
+    WebhooksService,
+    WebhooksRunner,
+  ],
+  exports: [WebhooksRunner, WebhookDispatcher, WebhookFanout],
+})
+export class WebhooksModule {}

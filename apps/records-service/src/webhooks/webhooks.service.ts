@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  pageInfo,
+  DEFAULT_PAGE_SIZE,
+  Principal,
+  UpdateWebhookDto,
+  WebhookDeliveriesQuery,
+  WebhookDeliveryPage,
+  WebhookDeliveryView,
+  WebhookDto,
+  WebhookView,
+  WebhookWithSecretView,
+} from '@vault/contracts';
+import { isUuid, type VaultAccess } from '../access/access.service';
+import { WebhookDeliveryEntity } from '../persistence/webhook-delivery.entity';
+import { WebhookEntity } from '../persistence/webhook.entity';
+import { WebhookRepository } from '../persistence/webhook.repository';
+import { newSecret, ROTATION_OVERLAP_MS } from './signing';
+import { TargetGuard, TargetRefusedError } from './target-guard';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { deliveryNotFound, targetRefused, webhookNotFound } from './webhooks.errors';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function toWebhookView(w: WebhookEntity): WebhookView {
+  return {
+    id: w.id,
+    vaultId: w.vaultId,
+    url: w.url,
+    events: w.events,
+    description: w.description,
+    enabled: w.enabled,
+    disabledReason: w.disabledReason,
+    disabledAt: iso(w.disabledAt),
+    failingSince: iso(w.failingSince),
+    createdAt: w.createdAt.toISOString(),
+    updatedAt: w.updatedAt.toISOString(),
+  };
+}
+
+const withSecret = (w: WebhookEntity): WebhookWithSecretView => ({ ...toWebhookView(w), secret: w.secret });
+
+export function toDeliveryView(d: WebhookDeliveryEntity): WebhookDeliveryView {
+  return {
+    id: d.id,
+    eventId: d.eventId,
+    eventType: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    lastStatusCode: d.lastStatusCode,
+    lastError: d.lastError,
+    lastResponseExcerpt: d.lastResponseExcerpt,
+    nextAttemptAt: d.status === 'pending' ? iso(d.nextAttemptAt) : null,
+    deliveredAt: iso(d.deliveredAt),
+    createdAt: d.createdAt.toISOString(),
+  };
+}
+
+/** Webhook subscriptions of a vault, managed by its owner (docs/webhooks.md). */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly guard: TargetGuard,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
+
+  async list(access: VaultAccess): Promise<WebhookView[]> {
+    return (await this.webhooks.list(access.vault.id)).map(toWebhookView);
+  }
+
+  async create(access: VaultAccess, principal: Principal, dto: WebhookDto): Promise<WebhookWithSecretView> {
+    const url = await this.checkedUrl(dto.url);
+    const w = await this.webhooks.insert({
+      id: randomUUID(),
+      tenantId: access.vault.tenantId,
+      vaultId: access.vault.id,
+      url,
+      events: dto.events,
+      description: dto.description ?? null,
+      secret: newSecret(),
+      enabled: true,
+      createdBy: principal.openId,
+    });
+    return withSecret(w);
+  }
+
+  async get(access: VaultAccess, id: string): Promise<WebhookView> {
+    return toWebhookView(await this.found(access, id));
+  }
+
+  /** Replaces the fields; `enabled: true` resumes a disabled subscription (its pending deliveries go on). */
+  async update(access: VaultAccess, id: string, dto: UpdateWebhookDto): Promise<WebhookView> {
+    const w = await this.found(access, id);
+    w.url = await this.checkedUrl(dto.url);
+    w.events = dto.events;
+    w.description = dto.description ?? null;
+    if (dto.enabled === true && !w.enabled) {
+      Object.assign(w, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null });
+    } else if (dto.enabled === false && w.enabled) {
+      Object.assign(w, { enabled: false, disabledReason: 'disabled by the owner', disabledAt: new Date() });
+    }
+    const saved = await this.webhooks.save(w);
+    if (saved.enabled) this.dispatcher.wake();
+    return toWebhookView(saved);
+  }
+
+  async remove(access: VaultAccess, id: string): Promise<void> {
+    await this.webhooks.delete((await this.found(access, id)).id);
+  }
+
+  /** A new secret; the old one keeps signing beside it for 24 hours. */
+  async rotateSecret(access: VaultAccess, id: string): Promise<WebhookWithSecretView> {
+    const w = await this.found(access, id);
+    w.previousSecret = w.secret;
+    w.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
+    w.secret = newSecret();
+    return withSecret(await this.webhooks.save(w));
+  }
+
+  async deliveries(access: VaultAccess, id: string, q: WebhookDeliveriesQuery): Promise<WebhookDeliveryPage> {
+    const w = await this.found(access, id);
+    const page = q.page ?? 1;
+    const size = q.pageSize ?? DEFAULT_PAGE_SIZE;
+    const [rows, total] = await this.webhooks.deliveries(w.id, (page - 1) * size, size);
+    return { items: rows.map(toDeliveryView), pageInfo: pageInfo(total, page, size) };
+  }
+
+  /** Sends a delivery again now, with a fresh retry schedule (same webhook-id and body). */
+  async redeliver(access: VaultAccess, id: string, deliveryId: string): Promise<WebhookDeliveryView> {
+    const w = await this.found(access, id);
+    const d = await this.webhooks.findDelivery(w.id, deliveryId);
+    if (!d) throw deliveryNotFound();
+    await this.webhooks.requeue(d.id);
+    this.dispatcher.wake();
+    return toDeliveryView((await this.webhooks.findDelivery(w.id, d.id)) as WebhookDeliveryEntity);
+  }
+
+  private async found(access: VaultAccess, id: string): Promise<WebhookEntity> {
+    const w = isUuid(id) ? await this.webhooks.find(access.vault.id, id) : null;
+    if (!w) throw webhookNotFound();
+    return w;
+  }
+
+  private async checkedUrl(raw: string): Promise<string> {
+    try {
+      return (await this.guard.check(raw)).toString();
+    } catch (err) {
+      if (err instanceof TargetRefusedError) throw targetRefused(err.message);
+      throw err;
+    }
+  }
+}

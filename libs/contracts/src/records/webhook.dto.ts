@@ -1,0 +1,140 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsBoolean,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
+import { PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
+
+/**
+ * Event types a webhook subscription can name (`<entity>.<action>`, docs/webhooks.md);
+ * `*` subscribes to every type, including types added later.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'vault.created',
+  'vault.updated',
+  'vault.deleted',
+  'vault.transferred',
+  'record.created',
+  'record.updated',
+  'record.deleted',
+  'record.transferred',
+  'file.created',
+  'file.updated',
+  'file.deleted',
+  'collaborator.created',
+  'collaborator.updated',
+  'collaborator.deleted',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+export const WEBHOOK_ALL_EVENTS = '*';
+
+const EVENT_CHOICES = [...WEBHOOK_EVENT_TYPES, WEBHOOK_ALL_EVENTS];
+
+/** POST .../webhooks and PUT .../webhooks/webhook-id/{id}. */
+export class WebhookDto {
+  @ApiProperty({
+    description:
+      'Receiver address: https (http only for targets WEBHOOK_ALLOWED_TARGETS allows). ' +
+      'It must not resolve to a loopback, private, link-local or metadata address.',
+    maxLength: 2048,
+    example: 'https://hooks.example.com/vault',
+  })
+  @IsString()
+  @MaxLength(2048)
+  url!: string;
+
+  @ApiProperty({
+    description: 'Event types delivered, or ["*"] for every type.',
+    enum: EVENT_CHOICES,
+    isArray: true,
+    example: ['record.created', 'record.updated'],
+  })
+  @ArrayMinSize(1)
+  @ArrayMaxSize(EVENT_CHOICES.length)
+  @ArrayUnique()
+  @IsIn(EVENT_CHOICES, { each: true })
+  events!: string[];
+
+  @ApiPropertyOptional({ maxLength: 500, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string | null;
+}
+
+/** PUT .../webhooks/webhook-id/{id}: the fields of a subscription, and `enabled` to resume a disabled one. */
+export class UpdateWebhookDto extends WebhookDto {
+  @ApiPropertyOptional({
+    description: 'false pauses deliveries; true resumes a subscription that was disabled (its reason is cleared).',
+  })
+  @IsOptional()
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+/** A webhook subscription as the API answers it (never with its secret, except on create and rotate). */
+export class WebhookView {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) vaultId!: string;
+  @ApiProperty() url!: string;
+  @ApiProperty({ enum: EVENT_CHOICES, isArray: true }) events!: string[];
+  @ApiProperty({ nullable: true, type: String }) description!: string | null;
+  @ApiProperty({ description: 'false once disabled (410 Gone, failing for days, or by the owner).' })
+  enabled!: boolean;
+  @ApiProperty({ nullable: true, type: String, description: 'Why deliveries stopped, when disabled.' })
+  disabledReason!: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) disabledAt!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    format: 'date-time',
+    description: 'Since when deliveries have been failing without a success in between.',
+  })
+  failingSince!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+/** The answer of create and rotate-secret: the only times the secret is shown. */
+export class WebhookWithSecretView extends WebhookView {
+  @ApiProperty({
+    description: '`whsec_` + base64 of 32 random bytes: the Standard Webhooks signing key. Shown only here.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
+  secret!: string;
+}
+
+/** One event for one subscription, with the outcome of its latest attempt. */
+export class WebhookDeliveryView {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid', description: 'The event id: the webhook-id header of every attempt.' })
+  eventId!: string;
+  @ApiProperty({ enum: WEBHOOK_EVENT_TYPES }) eventType!: string;
+  @ApiProperty({ enum: ['pending', 'delivered', 'failed'] }) status!: 'pending' | 'delivered' | 'failed';
+  @ApiProperty() attempts!: number;
+  @ApiProperty({ nullable: true, type: Number }) lastStatusCode!: number | null;
+  @ApiProperty({ nullable: true, type: String }) lastError!: string | null;
+  @ApiProperty({ nullable: true, type: String, description: 'The start of the last response body, at most 256 characters.' })
+  lastResponseExcerpt!: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) nextAttemptAt!: string | null;
+  @ApiProperty({ nullable: true, type: String, format: 'date-time' }) deliveredAt!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+}
+
+/** GET .../deliveries query. */
+export class WebhookDeliveriesQuery {
+  @PageNumber() page?: number;
+  @PageSize() pageSize?: number;
+}
+
+/** GET .../deliveries: newest event first. */
+export class WebhookDeliveryPage {
+  @ApiProperty({ type: [WebhookDeliveryView] }) items!: WebhookDeliveryView[];
+  @ApiProperty({ type: PageInfoDto }) pageInfo!: PageInfoDto;
+}
