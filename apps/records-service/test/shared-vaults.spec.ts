@@ -172,7 +172,18 @@ describe('shared vaults and records', () => {
       expect((await t.get(both, path(plates)).expect(200)).body).toMatchObject({ userVaultRole: ['vault_viewer'], userRecordRole: [] });
     });
 
-    it('lists the members of each record as contributors, the owner first', async () => {
+    it('lists the members of each record as contributors, the owner first, named by the account directory', async () => {
+      // the directory knows Cleo and Ana only (it is the projection of user-service's account events)
+      for (const [c, first, last] of [
+        [cleo, 'Cleo', 'Cruz'],
+        [ana, 'Ana', null],
+      ] as const) {
+        await t.sql(
+          `INSERT INTO account_directory (tenant_id, open_id, account_id, username, first_name, last_name, active, version)
+           VALUES ($1, $2, gen_random_uuid(), $3, $4, $5, true, 1)`,
+          [c.tenantId, c.openId, c.username, first, last],
+        );
+      }
       const items = (await records(cleo, cleoVault).expect(200)).body as {
         id: string;
         contributors: string[];
@@ -181,13 +192,14 @@ describe('shared vaults and records', () => {
       const item = items.find((r) => r.id === plates);
       expect(item?.contributors).toEqual([cleo.openId, ana.openId, dan.openId]);
       expect(item?.contributorDetails).toEqual([
-        { openId: cleo.openId, role: 'rec_owner', firstName: null, lastName: null },
-        { openId: ana.openId, role: 'rec_editor', firstName: null, lastName: null },
+        { openId: cleo.openId, role: 'rec_owner', firstName: 'Cleo', lastName: 'Cruz' },
+        { openId: ana.openId, role: 'rec_editor', firstName: 'Ana', lastName: null },
         { openId: dan.openId, role: 'rec_viewer', firstName: null, lastName: null },
       ]);
       // a record guest sees the same members of the record it shares
       const guest = (await records(dan, cleoVault).expect(200)).body;
       expect(guest[0].contributors).toEqual(item?.contributors);
+      expect(guest[0].contributorDetails).toEqual(item?.contributorDetails);
     });
   });
 

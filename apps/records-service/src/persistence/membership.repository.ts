@@ -8,8 +8,8 @@ import { Transactions, Tx } from './transactions';
 export interface Contributor {
   openId: string;
   role: RecordRole;
-  firstName?: string | null;
-  lastName?: string | null;
+  firstName: string | null;
+  lastName: string | null;
 }
 
 /** Who holds which role on vaults and records. */
@@ -18,24 +18,23 @@ export class MembershipRepository {
   constructor(private readonly tx: Transactions) {}
 
   /**
-   * The members of each record, the owner first, then in the order they were added: the
-   * one place contributors are read (names come from the account directory when it
-   * knows the account; absent otherwise).
+   * The members of each record, the owner first, then in the order they were added, with
+   * their names from the account directory (null when it does not know the account): the
+   * one place contributors are read.
    */
   async contributors(recordIds: string[]): Promise<Map<string, Contributor[]>> {
     const out = new Map<string, Contributor[]>();
     if (recordIds.length === 0) return out;
-    const rows = await this.tx.none
-      .getRepository(RecordMembershipEntity)
-      .createQueryBuilder('m')
-      .where('m.record_id IN (:...ids)', { ids: recordIds })
-      .orderBy(`m.role = 'rec_owner'`, 'DESC')
-      .addOrderBy('m.created_at', 'ASC')
-      .addOrderBy('m.open_id', 'ASC')
-      .getMany();
-    for (const r of rows) {
-      out.set(r.recordId, [...(out.get(r.recordId) ?? []), { openId: r.openId, role: r.role }]);
-    }
+    const rows: (Contributor & { recordId: string })[] = await this.tx.none.query(
+      `SELECT m.record_id AS "recordId", m.open_id AS "openId", m.role,
+              a.first_name AS "firstName", a.last_name AS "lastName"
+       FROM record_memberships m
+       LEFT JOIN account_directory a ON a.tenant_id = m.tenant_id AND a.open_id = m.open_id
+       WHERE m.record_id = ANY($1)
+       ORDER BY (m.role = 'rec_owner') DESC, m.created_at, m.open_id`,
+      [recordIds],
+    );
+    for (const { recordId, ...c } of rows) out.set(recordId, [...(out.get(recordId) ?? []), c]);
     return out;
   }
 

@@ -82,12 +82,7 @@ export function toSearchItem(
     updatedAt: r.updatedAt.toISOString(),
     lastModifiedBy: r.lastModifiedBy,
     contributors: contributors.map((c) => c.openId),
-    contributorDetails: contributors.map((c) => ({
-      openId: c.openId,
-      firstName: c.firstName ?? null,
-      lastName: c.lastName ?? null,
-      role: c.role,
-    })),
+    contributorDetails: contributors.map(({ openId, firstName, lastName, role }) => ({ openId, firstName, lastName, role })),
     editable: r.editable ?? true,
   };
 }

@@ -16,6 +16,19 @@ const FEATURES_SCHEMA = {
   description: 'Plan features by key (account.maxOwnedVaults, vault.maxVaultRecords, …), every value a string.',
 } as const;
 
+/** The caller's roles on a vault view and home. */
+const USER_VAULT_ROLE = {
+  enum: VAULT_ROLES,
+  isArray: true,
+  description: "The caller's vault role; [] for a record guest.",
+} as const;
+const GUEST_RECORD_ROLES = {
+  enum: RECORD_ROLES,
+  isArray: true,
+  description:
+    'For a caller without a vault role who holds roles on live records of this vault (a record guest): those roles, distinct, highest first. [] for vault members.',
+} as const;
+
 export class IdResponse {
   @ApiProperty()
   id!: string;
@@ -44,15 +57,8 @@ export class VaultView {
   @ApiProperty({ nullable: true, type: String }) brandCode!: string | null;
   @ApiProperty() active!: boolean;
   @ApiProperty({ example: 'ACTIVE' }) status!: string;
-  @ApiProperty({ enum: VAULT_ROLES, isArray: true, description: "The caller's vault role; [] for a record guest." })
-  userVaultRole!: VaultRole[];
-  @ApiProperty({
-    enum: RECORD_ROLES,
-    isArray: true,
-    description:
-      'For a caller without a vault role who holds roles on records of this vault (a record guest): those roles, distinct, highest first. [] for vault members.',
-  })
-  userRecordRole!: RecordRole[];
+  @ApiProperty(USER_VAULT_ROLE) userVaultRole!: VaultRole[];
+  @ApiProperty(GUEST_RECORD_ROLES) userRecordRole!: RecordRole[];
   @ApiProperty(FEATURES_SCHEMA) subscriptionFeatures!: SubscriptionFeatures;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
@@ -82,15 +88,8 @@ export class VaultHomeView {
   @ApiProperty() active!: boolean;
   @ApiProperty() status!: string;
   @ApiProperty() type!: string;
-  @ApiProperty({ enum: VAULT_ROLES, isArray: true, description: "The caller's vault role; [] for a record guest." })
-  userVaultRole!: VaultRole[];
-  @ApiProperty({
-    enum: RECORD_ROLES,
-    isArray: true,
-    description:
-      'For a caller without a vault role who holds roles on records of this vault (a record guest): those roles, distinct, highest first. [] for vault members.',
-  })
-  userRecordRole!: RecordRole[];
+  @ApiProperty(USER_VAULT_ROLE) userVaultRole!: VaultRole[];
+  @ApiProperty(GUEST_RECORD_ROLES) userRecordRole!: RecordRole[];
   @ApiProperty(FEATURES_SCHEMA) subscriptionFeatures!: SubscriptionFeatures;
   @ApiProperty({ description: 'True when the vault holds its plan quota of records.' }) maxRecordsReached!: boolean;
   @ApiProperty({ nullable: true, type: Object }) integrations!: null;
