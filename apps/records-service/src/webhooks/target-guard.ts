@@ -63,9 +63,11 @@ export class TargetGuard {
   async check(raw: string): Promise<URL> {
     const url = this.parse(raw);
     const host = stripBrackets(url.hostname);
+    // A host allowed by name is trusted whatever it resolves to (it may not resolve yet).
+    if (this.hostAllowed(host)) return url;
     const addresses = isIP(host) ? [host] : await this.resolve(host);
     this.checkAddresses(host, addresses);
-    if (url.protocol === 'http:' && !this.hostAllowed(host) && !addresses.every((a) => this.addressAllowed(a))) {
+    if (url.protocol === 'http:' && !addresses.every((a) => this.addressAllowed(a))) {
       throw new TargetRefusedError('the url must use https (http only for allowed targets)');
     }
     return url;
