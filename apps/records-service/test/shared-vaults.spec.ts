@@ -203,6 +203,21 @@ describe('shared vaults and records', () => {
     });
   });
 
+  it('describes the listing, the caller roles and contributorDetails in the OpenAPI description', async () => {
+    const doc = (await t.http().get('/api/v1/openapi.json').expect(200)).body;
+    const parameters = doc.paths['/api/v1/vault'].get.parameters as { name: string; schema: { enum?: string[] } }[];
+    expect(parameters.find((p) => p.name === 'shared')?.schema.enum).toEqual(['true', 'false']);
+    expect(parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['page', 'pageSize']));
+    const schemas = doc.components.schemas;
+    for (const view of ['VaultView', 'VaultHomeView']) {
+      expect(schemas[view].required).toEqual(expect.arrayContaining(['userVaultRole', 'userRecordRole']));
+    }
+    expect(schemas.VaultListPage.properties.data.items.$ref).toBe('#/components/schemas/VaultView');
+    expect(Object.keys(schemas.RecordContributor.properties)).toEqual(['openId', 'firstName', 'lastName', 'role']);
+    expect(schemas.RecordSearchItem.properties.contributorDetails.items.$ref).toBe('#/components/schemas/RecordContributor');
+    expect(schemas.RecordSearchItem.properties.contributors.items.type).toBe('string');
+  });
+
   it('counts only owned vaults against account.maxOwnedVaults', async () => {
     // Ana owns two vaults (the plan's maximum) besides Ben's and Cleo's shared with her
     const full = await t.post(ana, '/vault', { name: 'Third' }).expect(409);
