@@ -5,7 +5,12 @@ import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
 import { ENTITIES } from './app/entities';
 import { MIGRATIONS } from './migrations';
+import { ACCOUNT_EVENTS_BACKFILL_MODE, runAccountEventsBackfill } from './account-events/account-events-backfill';
 
-void runService(AppModule, APP_DESCRIPTION, {
-  database: { entities: ENTITIES, migrations: MIGRATIONS },
-});
+if (process.argv[2] === ACCOUNT_EVENTS_BACKFILL_MODE) {
+  void runAccountEventsBackfill();
+} else {
+  void runService(AppModule, APP_DESCRIPTION, {
+    database: { entities: ENTITIES, migrations: MIGRATIONS },
+  });
+}

@@ -2,21 +2,10 @@ import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { bootTestApp, TEST_ADMIN_URL, TestNatsServer } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
-import { auth, createAccount, startUserService, UserService } from './support';
+import { auth, createAccount, SHARED_NATS_URL, startUserService, until, UserService } from './support';
 import { TcpProxy } from './tcp-proxy';
 
 const A = '/api/v1/accounts';
-/** The shared NATS (booting an app copies its env into process.env: read this first). */
-const SHARED_NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
-
-async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const readyStatus = async (app: INestApplication) => (await request(app.getHttpServer()).get('/health/ready')).status;
 
 /**

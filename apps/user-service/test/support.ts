@@ -2,8 +2,12 @@ import { INestApplication } from '@nestjs/common';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
 import request from 'supertest';
+import { EVENT_STREAMS } from '@vault/contracts';
+import { deleteStreams, EventNamespace, NATS_CONNECTION } from '@vault/platform';
 import {
   bootTestApp,
   createTestDatabase,
@@ -19,6 +23,8 @@ export interface UserService {
   db: TestDatabase;
   idp: TestIdentityProvider;
   env: Record<string, string>;
+  /** Name of this run's account events stream (in its own events namespace). */
+  accountStream: string;
   mailDir: string;
   smsDir: string;
   http(): ReturnType<typeof request>;
@@ -27,7 +33,25 @@ export interface UserService {
   stop(): Promise<void>;
 }
 
-/** `databaseUrl` may rewrite the service's database address (for example through a relay). */
+/** The shared NATS (booting an app copies its env into process.env: read this first). */
+export const SHARED_NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
+
+/** Waits until `check` holds, polling every 50 ms; fails naming `what` after `ms`. */
+export async function until(check: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A unique events namespace, so runs on a shared NATS never meet. */
+export const uniqueNamespace = (tag: string) => `t_${tag}_${randomBytes(4).toString('hex')}`;
+
+/**
+ * `databaseUrl` may rewrite the service's database address (for example through a relay).
+ * Each service gets its own events namespace (its account events stream is deleted at stop).
+ */
 export async function startUserService(
   prefix: string,
   extraEnv: Record<string, string> = {},
@@ -44,19 +68,28 @@ export async function startUserService(
     MAIL_DIR: mailDir,
     SMS_DIR: smsDir,
     SMTP_URL: '',
+    EVENTS_NAMESPACE: uniqueNamespace(prefix),
     ...extraEnv,
   };
   const app = await bootTestApp(AppModule, env);
+  const accountStream = new EventNamespace(env.EVENTS_NAMESPACE).stream(EVENT_STREAMS.accountEvents.name);
   return {
     app,
     db,
     idp,
     env,
+    accountStream,
     mailDir,
     smsDir,
     http: () => request(app.getHttpServer()),
     token: (o = {}) => idp.token({ sub: `vault|${randomUUID()}`, username: `${randomUUID()}@example.com`, ...o }),
     async stop() {
+      const nc = app.get<NatsConnection>(NATS_CONNECTION);
+      if (!nc.isClosed()) {
+        await jetstreamManager(nc)
+          .then((jsm) => deleteStreams(jsm, [accountStream]))
+          .catch(() => undefined);
+      }
       await app.close();
       await idp.stop();
       await db.drop();

@@ -5,14 +5,17 @@
 export const EVENT_STREAMS = {
   /** Durable stream of vault activity (records-service outbox → activity log writer). */
   vaultEvents: { name: 'VAULT_EVENTS', subjects: ['vault.>'] },
-  /** Account lifecycle events from user-service. */
+  /** Account lifecycle events from user-service (outbox → relay; full state and version per event). */
   accountEvents: { name: 'ACCOUNT_EVENTS', subjects: ['account.>'] },
 } as const;
 
 export const SUBJECTS = {
   tokenRevoked: 'auth.token.revoked.v1',
+  /** Account events (stream ACCOUNT_EVENTS): the account's full state, see AccountStateEvent. */
   accountCreated: 'account.created.v1',
-  accountUpdated: 'account.updated.v1',
+  /** v2: the full state (v1 named only the part changed). */
+  accountUpdated: 'account.updated.v2',
+  accountDeleted: 'account.deleted.v1',
   vaultCreated: 'vault.vault.created.v1',
   vaultUpdated: 'vault.vault.updated.v1',
   vaultDeleted: 'vault.vault.deleted.v1',

@@ -26,3 +26,4 @@ export * from './runtime/heap-growth';
 export * from './bootstrap/app-logger';
 export * from './idempotency';
 export * from './observability';
+export * from './outbox';

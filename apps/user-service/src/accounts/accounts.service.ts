@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { isUUID } from 'class-validator';
 import { DataSource, EntityManager, Repository } from 'typeorm';
-import type { AccountUpdatePart, Principal, UpdateAccountDto } from '@vault/contracts';
+import type { Principal, UpdateAccountDto } from '@vault/contracts';
 import { IfMatchCondition, ProblemException, versionETag } from '@vault/platform';
 import { AccountEntity } from './account.entity';
-import { AccountEvents } from './account-events';
+import { accountState, AccountOutbox, stateChanged } from '../account-events/account-outbox';
 import { applyProfile, emailsOf } from './account-profile';
 import { rethrowAsConflict } from './duplicate-key';
 
@@ -23,7 +23,7 @@ export class AccountsService {
   constructor(
     @InjectRepository(AccountEntity) private readonly repo: Repository<AccountEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly events: AccountEvents,
+    private readonly outbox: AccountOutbox,
   ) {}
 
   async ownById(p: Principal, id: string): Promise<AccountEntity> {
@@ -61,7 +61,7 @@ export class AccountsService {
    * `ifMatch` must name the current version (checked under the row lock).
    */
   update(p: Principal, id: string, dto: UpdateAccountDto, ifMatch = IfMatchCondition.absent): Promise<AccountEntity> {
-    return this.mutate(p, id, 'profile', (a) => {
+    return this.mutate(p, id, (a) => {
       ifMatch.assert(accountETag(a));
       applyProfile(a, dto);
       a.username = dto.username;
@@ -71,16 +71,17 @@ export class AccountsService {
 
   /**
    * Changes the caller's account under a row lock (concurrent changes of its
-   * email and phone lists never lose each other), then publishes the update.
+   * email and phone lists never lose each other). A change of the state account
+   * events carry (names, username, active) writes an `account.updated` event in
+   * the same transaction.
    */
   async mutate(
     p: Principal,
     id: string,
-    part: AccountUpdatePart,
     change: (a: AccountEntity, m: EntityManager) => void | Promise<void>,
   ): Promise<AccountEntity> {
     if (!isUUID(id)) throw ProblemException.notFound(NOT_FOUND);
-    const saved = await this.dataSource
+    return this.dataSource
       .transaction(async (m) => {
         const repo = m.getRepository(AccountEntity);
         const account = this.found(
@@ -89,22 +90,18 @@ export class AccountsService {
             lock: { mode: 'pessimistic_write' },
           }),
         );
+        const before = accountState(account);
         await change(account, m);
-        return repo.save(account);
+        const saved = await repo.save(account);
+        if (stateChanged(before, accountState(saved))) await this.outbox.updated(m, [saved]);
+        return saved;
       })
       .catch(rethrowAsConflict);
-    this.events.updated(saved, part);
-    return saved;
   }
 
-  /** Publishes that an account was created (after its transaction committed). */
-  announceCreated(a: AccountEntity): void {
-    this.events.created(a);
-  }
-
-  /** Publishes that a part of the account owned elsewhere (settings, agreements) changed. */
-  announceUpdated(a: AccountEntity, part: AccountUpdatePart): void {
-    this.events.updated(a, part);
+  /** Writes the `account.created` event of a new account (inside its creation transaction). */
+  recordCreated(m: EntityManager, a: AccountEntity): Promise<void> {
+    return this.outbox.created(m, a);
   }
 
   private found(a: AccountEntity | null): AccountEntity {

@@ -59,7 +59,7 @@ export class AgreementsService {
 
   async add(p: Principal, id: string, dto: AgreementDto): Promise<string> {
     let created!: string;
-    await this.accounts.mutate(p, id, 'agreements', async (account, m) => {
+    await this.accounts.mutate(p, id, async (account, m) => {
       [created] = await this.append(m, account.id, [dto]);
     });
     return created;

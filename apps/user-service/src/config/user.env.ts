@@ -1,8 +1,8 @@
-import { ServiceEnv, ToInt } from '@vault/platform';
+import { OutboxEventsEnv, ToInt } from '@vault/platform';
 import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
 
-/** Configuration of user-service, validated at boot. */
-export class UserEnv extends ServiceEnv {
+/** Configuration of user-service (with its account events stream and relay), validated at boot. */
+export class UserEnv extends OutboxEventsEnv {
   @ToInt()
   @IsInt()
   @Min(0)
@@ -46,4 +46,11 @@ export class UserEnv extends ServiceEnv {
   @Min(1)
   @Max(24 * 90)
   INVITATION_TTL_HOURS = 168;
+
+  /** Accounts per transaction of `node main.js account-events-backfill`. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(5000)
+  ACCOUNT_EVENTS_BACKFILL_BATCH_SIZE = 500;
 }

@@ -35,7 +35,7 @@ export class ContactsService {
   constructor(private readonly accounts: AccountsService) {}
 
   addEmail(p: Principal, id: string, dto: EmailEntryDto): Promise<AccountEntity> {
-    return this.accounts.mutate(p, id, 'emails', (a) => {
+    return this.accounts.mutate(p, id, (a) => {
       if (a.emails.some((e) => sameAddress(e.address, dto.address))) {
         throw ProblemException.conflict(USER_ERROR_CODES.emailExists, 'The account already has this email address.');
       }
@@ -44,13 +44,13 @@ export class ContactsService {
   }
 
   removeEmail(p: Principal, id: string, address: string): Promise<AccountEntity> {
-    return this.accounts.mutate(p, id, 'emails', (a) => {
+    return this.accounts.mutate(p, id, (a) => {
       a.emails = removeEntry(a.emails, (e) => sameAddress(e.address, address), 'email address');
     });
   }
 
   addPhone(p: Principal, id: string, dto: PhoneEntryDto): Promise<AccountEntity> {
-    return this.accounts.mutate(p, id, 'phones', (a) => {
+    return this.accounts.mutate(p, id, (a) => {
       if (a.phones.some((e) => e.number === dto.number)) {
         throw ProblemException.conflict(USER_ERROR_CODES.phoneExists, 'The account already has this phone number.');
       }
@@ -59,7 +59,7 @@ export class ContactsService {
   }
 
   removePhone(p: Principal, id: string, phoneNumber: number): Promise<AccountEntity> {
-    return this.accounts.mutate(p, id, 'phones', (a) => {
+    return this.accounts.mutate(p, id, (a) => {
       a.phones = removeEntry(a.phones, (e) => e.number === phoneNumber, 'phone number');
     });
   }

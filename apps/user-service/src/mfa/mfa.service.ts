@@ -139,7 +139,7 @@ export class MfaService {
 
   /** A destination that received a valid code is verified. */
   private async markVerified(p: Principal, id: string, channel: MfaType, entryId: string): Promise<void> {
-    await this.accounts.mutate(p, id, channel === 'email' ? 'emails' : 'phones', (a) => {
+    await this.accounts.mutate(p, id, (a) => {
       if (channel === 'email') a.emails = a.emails.map((e) => (e._id === entryId ? { ...e, verified: true } : e));
       else a.phones = a.phones.map((e) => (e._id === entryId ? { ...e, verified: true } : e));
     });

@@ -66,6 +66,7 @@ export class RegistrationService {
     const saved = await this.dataSource
       .transaction(async (m) => {
         const created = await m.getRepository(AccountEntity).save(account);
+        await this.accounts.recordCreated(m, created);
         await this.settings.createFor(m, account.id, dto.settings);
         await this.agreements.append(m, account.id, dto.agreements ?? []);
         if (dto.invitationCode) {
@@ -74,7 +75,6 @@ export class RegistrationService {
         return created;
       })
       .catch(rethrowAsConflict);
-    this.accounts.announceCreated(saved);
     return saved.id;
   }
 }

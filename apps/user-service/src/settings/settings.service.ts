@@ -80,7 +80,7 @@ export class SettingsService {
    */
   async replace(p: Principal, id: string, dto: AccountSettingsDto, ifMatch = IfMatchCondition.absent): Promise<SettingsEntity> {
     let saved!: SettingsEntity;
-    await this.accounts.mutate(p, id, 'settings', async (account, m) => {
+    await this.accounts.mutate(p, id, async (account, m) => {
       const repo = m.getRepository(SettingsEntity);
       const stored = await repo.findOneBy({ accountId: account.id });
       ifMatch.assert(stored ? settingsETag(stored) : null);

@@ -1,0 +1,3 @@
+export * from './outbox-events.env';
+export * from './outbox-table';
+export * from './outbox-relay.host';
