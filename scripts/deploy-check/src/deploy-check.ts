@@ -10,6 +10,7 @@ import { isK8sObject, K8sObject } from './k8s-object';
 import { appSpec, checkApp, checkDomain, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads, objectKey } from './k8s-rules';
 import { checkUnknownFields, Located, validateSchemas } from './k8s-schema';
 import { checkNetworkPolicies } from './network-policy-rules';
+import { checkMetrics } from './metrics-rules';
 import { checkFileStorageReplicas, checkRolloutScript, checkStreamReplicas, checkWorkers } from './operability-rules';
 import { findKustomizations, parseYamlDocuments, renderKustomization } from './kustomize';
 import { Violation, violation } from './violation';
@@ -181,7 +182,7 @@ function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]
     const objs = renders.get(path.join(dir, module)) ?? [];
     const at = `${where}/${module}`;
     const app = appSpec(module);
-    if (app) out.push(...checkApp(objs, app, at), ...checkNetworkPolicies(objs, at), ...checkFileStorageReplicas(objs, at), ...checkWorkers(objs, at));
+    if (app) out.push(...checkApp(objs, app, at), ...checkNetworkPolicies(objs, at), ...checkFileStorageReplicas(objs, at), ...checkWorkers(objs, at), ...checkMetrics(objs, at));
     if (module === 'gateway') out.push(...checkIngress(objs, at));
     if (module === 'nats') out.push(...checkNats(objs, at));
     out.push(...checkReferences(objs, at));
@@ -192,7 +193,7 @@ function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]
   for (const app of APPS) out.push(...checkApp(whole, app, where));
   out.push(...checkIngress(whole, where), ...checkNats(whole, where), ...checkReferences(whole, where), ...checkDomain(whole, where));
   out.push(...checkNetworkPolicies(whole, where));
-  out.push(...checkStreamReplicas(whole, where), ...checkFileStorageReplicas(whole, where), ...checkWorkers(whole, where));
+  out.push(...checkStreamReplicas(whole, where), ...checkFileStorageReplicas(whole, where), ...checkWorkers(whole, where), ...checkMetrics(whole, where));
   if (!whole.some((o) => o.kind === 'Namespace')) out.push(violation(where, 'namespace', 'the environment render has no Namespace'));
 
   const hasDatabase = whole.some((o) => o.kind === 'StatefulSet' && o.metadata?.name === 'postgres');

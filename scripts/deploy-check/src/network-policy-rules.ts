@@ -1,5 +1,6 @@
 import { APPS } from './expectations';
 import { describe, K8sObject } from './k8s-object';
+import { isMetricsScrapeRule } from './metrics-rules';
 import { Violation, violation } from './violation';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
@@ -69,7 +70,8 @@ const deniesByDefault = (p: Any) =>
  *   that NATS and PostgreSQL admit them);
  * - a service (every app but the gateway) admits only the gateway's pods (and the
  *   callers of EXTRA_CALLERS) through pod selectors, never all sources, an ipBlock
- *   or another namespace.
+ *   or another namespace; apart from that, the Prometheus namespace may reach the
+ *   `metrics` port alone (metrics-rules.ts).
  */
 export function checkNetworkPolicies(objs: K8sObject[], where: string): Violation[] {
   const out: Violation[] = [];
@@ -86,7 +88,10 @@ export function checkNetworkPolicies(objs: K8sObject[], where: string): Violatio
   for (const deployment of objs.filter((o) => o.kind === 'Deployment') as Any[]) {
     const labels = podLabels(deployment);
     if ((labels[COMPONENT] ?? 'api') !== 'api') continue;
-    const selecting = allowing.filter((p) => matchesSelector(p.spec?.podSelector, labels));
+    // A policy that only lets the metrics scraper in admits none of the module's callers.
+    const selecting = allowing.filter(
+      (p) => matchesSelector(p.spec?.podSelector, labels) && ((p.spec?.ingress ?? []) as Any[]).some((r) => !isMetricsScrapeRule(r)),
+    );
     const at = `${where} ${describe(deployment)}`;
     if (selecting.length === 0) {
       out.push(violation(at, 'network-policy', 'no NetworkPolicy selects its pods to admit its callers'));
@@ -98,6 +103,8 @@ export function checkNetworkPolicies(objs: K8sObject[], where: string): Violatio
     for (const policy of selecting) {
       const pat = `${where} ${describe(policy)}`;
       for (const rule of (policy.spec?.ingress ?? []) as Any[]) {
+        // The Prometheus namespace to the metrics port only (rule `metrics`).
+        if (isMetricsScrapeRule(rule)) continue;
         const from = (rule.from ?? []) as Any[];
         if (from.length === 0) {
           out.push(violation(pat, 'network-policy', `admits every source to ${app}; only ${allowed.join(', ')} may call it`));

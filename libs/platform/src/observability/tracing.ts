@@ -24,21 +24,22 @@ export function tracingConfigured(env: Env = process.env): boolean {
 }
 
 /**
- * service.name when OTEL_SERVICE_NAME is not set: the app's folder (`apps/<app>/src/main.ts`
- * or `dist/apps/<app>/main.js`), with the worker mode of `node main.js <mode>` appended.
+ * service.name when OTEL_SERVICE_NAME is not set: the image's APP_NAME, else the app's folder
+ * (`apps/<app>/src/main.ts` or `dist/apps/<app>/main.js`), with the worker mode of
+ * `node main.js <mode>` appended (`records-service-activity-log-writer`).
  */
-export function defaultServiceName(argv: string[] = process.argv): string {
+export function defaultServiceName(argv: string[] = process.argv, env: Env = process.env): string {
   const entry = argv[1] ?? 'app';
   let dir = dirname(entry);
   if (basename(dir) === 'src') dir = dirname(dir);
   const mode = argv[2];
-  const app = basename(dir) || 'app';
+  const app = env['APP_NAME']?.trim() || basename(dir) || 'app';
   return mode && mode !== 'migrate' && /^[a-z0-9-]+$/.test(mode) ? `${app}-${mode}` : app;
 }
 
 /** The name of this process in traces and metrics labels: OTEL_SERVICE_NAME, else defaultServiceName(). */
 export function serviceName(env: Env = process.env): string {
-  return env['OTEL_SERVICE_NAME']?.trim() || defaultServiceName();
+  return env['OTEL_SERVICE_NAME']?.trim() || defaultServiceName(process.argv, env);
 }
 
 /** Probes and scrapes are not worth a trace each. */
