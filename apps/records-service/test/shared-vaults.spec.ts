@@ -35,7 +35,7 @@ describe('shared vaults and records', () => {
     outsider = await t.caller('tenant-b');
     anaFirst = await t.createVault(ana, { name: 'Ana first' });
     anaSecond = await t.createVault(ana, { name: 'Ana second' });
-    benVault = await t.createVault(ben, { name: 'Ben vault' });
+    benVault = await t.createVault(ben, { name: 'Ben vault', licenseKey: 'PREMIUM-DEMO-2026' });
     cleoVault = await t.createVault(cleo, { name: 'Cleo vault' });
     await t.createVault(dan, { name: 'Dan vault' });
     await t.createVault(outsider, { name: 'Outsider vault' });
@@ -65,9 +65,15 @@ describe('shared vaults and records', () => {
         ['Cleo vault', [], ['rec_viewer']],
         ['Dan vault', ['vault_owner'], []],
       ]);
-      // every item is a full vault view
-      const [first] = await list(ana);
-      expect(first).toMatchObject({ id: anaFirst, default: true, status: 'ACTIVE', subscriptionFeatures: expect.any(Object) });
+      // every item is a full vault view, on the plan of its own licence
+      const items = await list(ana);
+      expect(items[0]).toMatchObject({ id: anaFirst, default: true, status: 'ACTIVE' });
+      expect(items.map((v) => (v as VaultItem & { subscriptionFeatures: Record<string, string> }).subscriptionFeatures['vault.maxVaultRecords'])).toEqual([
+        '100',
+        '100',
+        '1000',
+        '100',
+      ]);
     });
 
     it('filters with shared=true (not owned) and shared=false (owned)', async () => {
@@ -225,7 +231,7 @@ describe('shared vaults and records', () => {
     // Dan owns one and is a guest of Cleo's records: one more vault is his to create
     await t.post(dan, '/vault', { name: 'Dan second' }).expect(201);
     await t.post(dan, '/vault', { name: 'Dan third' }).expect(409);
-    // a vault_editor of two foreign vaults still creates its own up to the maximum
+    // a vault_editor of two foreign vaults (one of them premium) still creates its own up to its plan's maximum
     const fay = await t.caller();
     await t.grantVaultRole(benVault, fay, 'vault_editor');
     await t.grantVaultRole(cleoVault, fay, 'vault_editor');

@@ -14,17 +14,23 @@ export class LicenseRepository {
 
   /** The plan ids of the current licences of the vaults, one statement whatever their number. */
   async currentPlanIds(tx: Tx, vaultIds: string[]): Promise<string[]> {
-    if (vaultIds.length === 0) return [];
-    const rows: { planId: string }[] = await tx
+    return [...(await this.currentPlanIdsByVault(vaultIds, tx)).values()];
+  }
+
+  /** The plan id of the current licence of each vault (vaults without a licence are absent), in one statement. */
+  async currentPlanIdsByVault(vaultIds: string[], tx: Tx = this.tx.none): Promise<Map<string, string>> {
+    if (vaultIds.length === 0) return new Map();
+    const rows: { vaultId: string; planId: string }[] = await tx
       .getRepository(LicenseEntity)
       .createQueryBuilder('l')
-      .select('DISTINCT ON (l.vault_id) l.plan_id', 'planId')
+      .select('DISTINCT ON (l.vault_id) l.vault_id', 'vaultId')
+      .addSelect('l.plan_id', 'planId')
       .where('l.vault_id IN (:...vaultIds)', { vaultIds })
       .orderBy('l.vault_id')
       .addOrderBy('l.created_at', 'DESC')
       .addOrderBy('l.id', 'DESC')
       .getRawMany();
-    return rows.map((r) => r.planId);
+    return new Map(rows.map((r) => [r.vaultId, r.planId]));
   }
 
   /** Every licence of a vault, oldest first. */

@@ -90,6 +90,15 @@ export class LicensesService {
     return plans;
   }
 
+  /** The plan each vault is on now, in the order of `vaultIds`, in one statement (the default plan for vaults without a licence). */
+  async plansOf(vaultIds: string[]): Promise<Plan[]> {
+    const ids = await this.licenses.currentPlanIdsByVault(vaultIds);
+    return vaultIds.map((v) => {
+      const planId = ids.get(v);
+      return planId ? this.plans.plan(planId) : this.plans.defaultPlan();
+    });
+  }
+
   async list(vaultId: string): Promise<LicenseView[]> {
     const rows = await this.licenses.list(vaultId);
     return rows.map((l) => {

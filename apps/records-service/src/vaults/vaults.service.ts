@@ -108,9 +108,8 @@ export class VaultsService {
       ownership,
       paged ? { offset: (page - 1) * pageSize, limit: pageSize } : undefined,
     );
-    const views = await Promise.all(
-      rows.map(async (row) => toVaultView(row.vault, row, await this.licenses.planOf(row.vault.id), this.env.VAULT_INBOX_DOMAIN)),
-    );
+    const plans = await this.licenses.plansOf(rows.map((r) => r.vault.id));
+    const views = rows.map((row, i) => toVaultView(row.vault, row, plans[i], this.env.VAULT_INBOX_DOMAIN));
     return paged ? { data: views, page: pageInfo(total, page, pageSize) } : views;
   }
 
