@@ -178,6 +178,17 @@ describe('shared vaults and records', () => {
       expect((await t.get(both, path(plates)).expect(200)).body).toMatchObject({ userVaultRole: ['vault_viewer'], userRecordRole: [] });
     });
 
+    it('refuses a transfer into a vault where the caller is only a record guest (403) and keeps the record', async () => {
+      const own = await t.createRecord(ana, anaFirst, { name: 'To move' });
+      const res = await t
+        .put(ana, `/vault/vault-id/${anaFirst}/records/record-id/${own}/transfer`, { destinationVaultId: cleoVault })
+        .expect(403);
+      expect(res.body.code).toBe('forbidden');
+      expect((await t.sql('SELECT vault_id FROM records WHERE id = $1', [own]))[0]).toEqual({ vault_id: anaFirst });
+      // into Ben's vault, where Ana is vault_editor, it moves
+      await t.put(ana, `/vault/vault-id/${anaFirst}/records/record-id/${own}/transfer`, { destinationVaultId: benVault }).expect(200);
+    });
+
     it('lists the members of each record as contributors, the owner first, named by the account directory', async () => {
       // the directory knows Cleo and Ana only (it is the projection of user-service's account events)
       for (const [c, first, last] of [
