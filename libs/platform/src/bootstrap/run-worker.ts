@@ -87,8 +87,9 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     }
     const app = await NestFactory.create(workerModule(options, true), { logger, bodyParser: false });
     hardenExpress(app);
-    useHttpMetrics(app);
+    // Scrapes first, so that they are not counted as requests themselves.
     app.use(metricsMiddleware);
+    useHttpMetrics(app);
     // After the drain, exit 0 (a clean stop) rather than re-raising the signal.
     app.enableShutdownHooks([], { useProcessExit: true });
     await app.listen(env.WORKER_HEALTH_PORT, env.HOST);

@@ -1,0 +1,104 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { metricsRegistry } from '@vault/platform';
+import { createTestDatabase, freePort, TestDatabase, TestNatsServer } from '@vault/platform/testing';
+import { DataSource } from 'typeorm';
+import { OutboxRelayService } from '../src/events/outbox-relay.service';
+import { migratedDataSource, produce, startWorker, uniqueNamespace, waitFor, Worker } from './activity-log.harness';
+
+const ROOT = join(__dirname, '../../..');
+const ENTRY = join(__dirname, 'activity-log.process.ts');
+
+/** Value of one series in a Prometheus text exposition, or undefined when absent. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+/**
+ * The outbox relay and the activity-log writer report what operators watch: the outbox
+ * backlog and published count, the writer's stored and dead-lettered messages, its NATS
+ * connection; the writer process serves them on its health server.
+ */
+describe('activity-log pipeline metrics', () => {
+  jest.setTimeout(90_000);
+  const tenantId = 'tenant-metrics';
+  const vault = { id: randomUUID(), name: 'Metrics' };
+  let nats: TestNatsServer;
+  let db: TestDatabase;
+  let ds: DataSource;
+  let env: Record<string, string>;
+  let relay: Worker | undefined;
+  let writer: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    db = await createTestDatabase('worker_metrics');
+    ds = await migratedDataSource(db.url);
+    env = { DATABASE_URL: db.url, NATS_URL: nats.url, EVENTS_NAMESPACE: uniqueNamespace('metrics'), OUTBOX_RELAY_POLL_MS: '200' };
+  });
+
+  afterAll(async () => {
+    if (writer && writer.exitCode === null) {
+      const exited = new Promise((r) => writer?.once('exit', r));
+      writer.kill('SIGTERM');
+      await exited;
+    }
+    await relay?.close();
+    await ds?.destroy();
+    await db?.drop();
+    await nats?.dispose();
+  });
+
+  it('counts the outbox backlog while a batch is in flight, then the rows the relay published', async () => {
+    await produce(ds, tenantId, vault, 3, { committed: [], rolledBack: [] });
+    relay = await startWorker(env, { relay: false, writer: false });
+    let backlogInFlight: number | undefined;
+    await relay.ctx.get(OutboxRelayService).start(async () => {
+      // JetStream acknowledged the batch; the rows are not marked published yet.
+      backlogInFlight = sample(await metricsRegistry.metrics(), 'outbox_backlog_rows{table="outbox_events"}');
+    });
+    await waitFor(async () => sample(await metricsRegistry.metrics(), 'outbox_relay_published_total{table="outbox_events"}') === 3, 20_000, 'three rows published');
+    expect(backlogInFlight).toBe(3);
+    expect(sample(await metricsRegistry.metrics(), 'outbox_backlog_rows{table="outbox_events"}')).toBe(0);
+  });
+
+  it('serves the writer process metrics on its health port: messages stored, NATS up, probes by route', async () => {
+    const port = await freePort();
+    writer = spawn(process.execPath, ['-r', '@swc-node/register', ENTRY, 'writer'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...env,
+        WORKER_HEALTH_PORT: String(port),
+        HOST: '127.0.0.1',
+        NODE_ENV: 'test',
+        DB_MIGRATE_ON_START: 'false',
+        LOG_LEVEL: 'error',
+        SWC_NODE_PROJECT: join(ROOT, 'tsconfig.base.json'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    writer.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    writer.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+    const base = `http://127.0.0.1:${port}`;
+    const scrape = async () => {
+      const res = await fetch(`${base}/metrics`).catch(() => undefined);
+      return res?.status === 200 ? res.text() : '';
+    };
+    const processed = (text: string) => sample(text, 'jetstream_consumer_processed_total{consumer="activity_log_writer"}');
+    await waitFor(async () => processed(await scrape()) === 3, 40_000, `the writer to store the three events: ${out}`).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${(await scrape()).split('\n').filter((l) => l.startsWith('jetstream')).join('\n')}`);
+    });
+    await fetch(`${base}/health/ready`);
+    const text = await scrape();
+    expect(text).toMatch(/^process_resident_memory_bytes \d/m);
+    expect(sample(text, 'nats_connection_up{connection="records-activity-log-writer"}')).toBe(1);
+    expect(sample(text, 'jetstream_consumer_dead_lettered_total{consumer="activity_log_writer"}') ?? 0).toBe(0);
+    expect(sample(text, 'http_server_request_duration_seconds_count{method="GET",route="/health/ready",status_code="200"}')).toBeGreaterThanOrEqual(1);
+    // the scrapes themselves (answered 200 outside any route) are not counted as requests
+    expect(text).not.toMatch(/route="unmatched",status_code="200"/);
+  });
+});

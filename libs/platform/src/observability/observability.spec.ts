@@ -1,0 +1,128 @@
+import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import express from 'express';
+import type { Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { appLogger } from '../bootstrap/app-logger';
+import { observeRequest, routeTemplate } from './http-metrics';
+import { metricsRegistry } from './metrics';
+import { serveMetrics } from './metrics-server';
+import { defaultServiceName, tracingConfigured } from './tracing';
+
+describe('tracing configuration', () => {
+  it('is off unless an OTLP endpoint or a traces exporter is named', () => {
+    expect(tracingConfigured({})).toBe(false);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toBe(false);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(true);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/v1/traces' })).toBe(true);
+    expect(tracingConfigured({ OTEL_TRACES_EXPORTER: 'console' })).toBe(true);
+    expect(tracingConfigured({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(false);
+    expect(tracingConfigured({ OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' })).toBe(false);
+  });
+
+  it('names the service by the image, the app folder and the worker mode', () => {
+    expect(defaultServiceName(['node', '/w/apps/user-service/src/main.ts'], {})).toBe('user-service');
+    expect(defaultServiceName(['node', '/w/dist/apps/records-service/main.js', 'activity-log-writer'], {})).toBe('records-service-activity-log-writer');
+    expect(defaultServiceName(['node', '/app/main.js'], { APP_NAME: 'gateway' })).toBe('gateway');
+    expect(defaultServiceName(['node', '/app/main.js', 'migrate'], { APP_NAME: 'records-service' })).toBe('records-service');
+  });
+});
+
+describe('log lines inside a trace', () => {
+  let written: string[];
+  let spy: jest.SpyInstance;
+  const manager = new AsyncLocalStorageContextManager();
+  const traceId = '0af7651916cd43dd8448eb211c80319c';
+  const spanId = 'b7ad6b7169203331';
+  const inSpan = (fn: () => void) =>
+    context.with(trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED }), fn);
+
+  beforeAll(() => context.setGlobalContextManager(manager.enable()));
+  afterAll(() => {
+    manager.disable();
+    context.disable();
+  });
+  beforeEach(() => {
+    written = [];
+    spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+  });
+  afterEach(() => spy.mockRestore());
+
+  it('carry trace_id and span_id in JSON, and only there', () => {
+    const logger = appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'json' });
+    inSpan(() => logger.log('record stored', 'Records'));
+    logger.log('outside', 'Records');
+    const [inside, outside] = written.map((w) => JSON.parse(w));
+    expect(inside).toMatchObject({ message: 'record stored', context: 'Records', trace_id: traceId, span_id: spanId });
+    expect(outside.trace_id).toBeUndefined();
+  });
+
+  it('end text lines with trace_id=', () => {
+    const logger = appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'text' });
+    inSpan(() => logger.log('record stored', 'Records'));
+    expect(written.join('')).toMatch(new RegExp(`record stored(\u001b\\[\\d+m)? trace_id=${traceId}\\n$`));
+  });
+});
+
+describe('request metrics and the metrics endpoint', () => {
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    const app = express();
+    app.use((req, res, next) => {
+      observeRequest(req, res, () => routeTemplate(req));
+      next();
+    });
+    app.get('/api/v1/things/thing-id/:thingId', (_req, res) => {
+      res.status(204).end();
+    });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  it('labels by route template and method, unmatched paths as one label', async () => {
+    for (const id of ['a1b2', 'c3d4', 'e5f6']) await fetch(`${base}/api/v1/things/thing-id/${id}`);
+    await fetch(`${base}/no/such/path/9z9z`);
+    await fetch(`${base}/api/v1/things/thing-id/a1b2`, { method: 'PROPFIND' });
+    const text = await metricsRegistry.metrics();
+    expect(text).toContain('http_server_request_duration_seconds_count{method="GET",route="/api/v1/things/thing-id/:thingId",status_code="204"} 3');
+    expect(text).toContain('http_server_request_duration_seconds_count{method="GET",route="unmatched",status_code="404"} 1');
+    expect(text).toContain('method="OTHER",route="unmatched",status_code="404"');
+    expect(text).not.toMatch(/a1b2|c3d4|e5f6|9z9z/);
+  });
+
+  it('answers only GET and HEAD on /metrics', async () => {
+    const answer = async (method: string, url: string) => {
+      const res = { status: 0, headers: {} as Record<string, unknown>, body: '' };
+      await new Promise<void>((resolve) => {
+        const fake = {
+          writeHead(status: number, headers: Record<string, unknown>) {
+            res.status = status;
+            res.headers = headers;
+            return fake;
+          },
+          end(body?: string) {
+            res.body = body ?? '';
+            resolve();
+          },
+        };
+        serveMetrics({ method, url } as never, fake as never);
+      });
+      return res;
+    };
+    const get = await answer('GET', '/metrics?x=1');
+    expect(get.status).toBe(200);
+    expect(get.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(get.body).toContain('# TYPE http_server_request_duration_seconds histogram');
+    expect((await answer('HEAD', '/metrics')).body).toBe('');
+    expect((await answer('POST', '/metrics')).status).toBe(405);
+    expect((await answer('GET', '/metrics/extra')).status).toBe(404);
+  });
+});
