@@ -2,20 +2,12 @@ import { SUBJECTS } from '@vault/contracts';
 import { AccountEntity } from '../accounts/account.entity';
 import { accountEvents, accountState, stateChanged } from './account-outbox';
 
+const id = '0b8f6a3e-2f4c-4a39-9a55-0f0e8e4c2b11';
+/** The projected fields of the account below. */
+const projected = { tenantId: 'acme', openId: 'vault|ann', username: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', active: true };
+
 const account = () =>
-  Object.assign(new AccountEntity(), {
-    id: '0b8f6a3e-2f4c-4a39-9a55-0f0e8e4c2b11',
-    tenantId: 'acme',
-    openId: 'vault|ann',
-    username: 'ann@example.com',
-    firstName: 'Ann',
-    lastName: 'Lee',
-    active: true,
-    version: 4,
-    gender: 'female',
-    emails: [],
-    phones: [],
-  });
+  Object.assign(new AccountEntity(), { id, ...projected, version: 4, gender: 'female', emails: [], phones: [] });
 
 describe('account outbox', () => {
   it('sees a change of names, username or active, not of other fields or the version alone', () => {
@@ -34,17 +26,7 @@ describe('account outbox', () => {
       id: expect.any(String),
       subject: 'account.updated.v2',
       occurredAt: at,
-      payload: {
-        accountId: '0b8f6a3e-2f4c-4a39-9a55-0f0e8e4c2b11',
-        tenantId: 'acme',
-        openId: 'vault|ann',
-        username: 'ann@example.com',
-        firstName: 'Ann',
-        lastName: 'Lee',
-        active: true,
-        version: 4,
-        occurredAt: '2026-01-02T03:04:05.678Z',
-      },
+      payload: { accountId: id, ...projected, version: 4, occurredAt: '2026-01-02T03:04:05.678Z' },
     });
     expect(b.id).not.toBe(a.id);
     expect(b.payload.accountId).toBe('other');
