@@ -8,6 +8,7 @@ import {
   TestIdentityProvider,
 } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
+import { deleteAccountStream, uniqueNamespace } from './support';
 
 describe('user-service platform wiring', () => {
   let db: TestDatabase;
@@ -17,9 +18,10 @@ describe('user-service platform wiring', () => {
   beforeAll(async () => {
     db = await createTestDatabase('user_platform');
     idp = await TestIdentityProvider.start();
-    app = await bootTestApp(AppModule, { DATABASE_URL: db.url, ...idp.env() });
+    app = await bootTestApp(AppModule, { DATABASE_URL: db.url, ...idp.env(), EVENTS_NAMESPACE: uniqueNamespace('user_platform') });
   });
   afterAll(async () => {
+    if (app) await deleteAccountStream(app);
     await app?.close();
     await idp?.stop();
     await db?.drop();

@@ -6,8 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import request from 'supertest';
-import { EVENT_STREAMS } from '@vault/contracts';
-import { deleteStreams, EventNamespace, NATS_CONNECTION } from '@vault/platform';
+import { deleteStreams, NATS_CONNECTION } from '@vault/platform';
 import {
   bootTestApp,
   createTestDatabase,
@@ -16,6 +15,7 @@ import {
   TokenOptions,
 } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
+import { AccountEventsRelay } from '../src/account-events/account-events.relay';
 
 /** A booted user-service on its own database, its identity provider and message folders. */
 export interface UserService {
@@ -45,6 +45,14 @@ export async function until(check: () => Promise<boolean>, ms: number, what: str
   }
 }
 
+/** Deletes the account events stream of an app's events namespace (test clean-up; NATS must be up). */
+export async function deleteAccountStream(app: INestApplication): Promise<void> {
+  const nc = app.get<NatsConnection>(NATS_CONNECTION);
+  if (nc.isClosed()) return;
+  const jsm = await jetstreamManager(nc);
+  await deleteStreams(jsm, [app.get(AccountEventsRelay).host.spec.name]);
+}
+
 /** A unique events namespace, so runs on a shared NATS never meet. */
 export const uniqueNamespace = (tag: string) => `t_${tag}_${randomBytes(4).toString('hex')}`;
 
@@ -72,7 +80,7 @@ export async function startUserService(
     ...extraEnv,
   };
   const app = await bootTestApp(AppModule, env);
-  const accountStream = new EventNamespace(env.EVENTS_NAMESPACE).stream(EVENT_STREAMS.accountEvents.name);
+  const accountStream = app.get(AccountEventsRelay).host.spec.name;
   return {
     app,
     db,
@@ -84,12 +92,7 @@ export async function startUserService(
     http: () => request(app.getHttpServer()),
     token: (o = {}) => idp.token({ sub: `vault|${randomUUID()}`, username: `${randomUUID()}@example.com`, ...o }),
     async stop() {
-      const nc = app.get<NatsConnection>(NATS_CONNECTION);
-      if (!nc.isClosed()) {
-        await jetstreamManager(nc)
-          .then((jsm) => deleteStreams(jsm, [accountStream]))
-          .catch(() => undefined);
-      }
+      await deleteAccountStream(app).catch(() => undefined);
       await app.close();
       await idp.stop();
       await db.drop();
