@@ -38,7 +38,7 @@ export class QuotaService {
    * Refuses a new vault when the account already owns as many as the most generous of
    * its plans (the new vault's included) allows. Returns the ids of the owned vaults.
    */
-  async assertCanOwnAnotherVault(tx: Tx, principal: Principal, newPlan: Plan): Promise<string[]> {
+  async assertCanOwnAnotherVault(tx: Tx, principal: Pick<Principal, 'tenantId' | 'openId'>, newPlan: Plan): Promise<string[]> {
     const owned = await this.memberships.ownedVaultIds(tx, principal.tenantId, principal.openId);
     const plans = [newPlan, ...(await this.licenses.currentPlans(tx, owned))];
     const max = Math.max(...plans.map((p) => this.plans.limit(p, 'account.maxOwnedVaults')));
