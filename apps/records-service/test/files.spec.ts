@@ -543,7 +543,8 @@ describe('record files (filesystem storage)', () => {
       await upload(t, owner, vaultId, recordId, { meta: meta('s.pdf') }).expect(201);
       const stranger = await t.caller('tenant-a');
       const foreign = await t.caller('tenant-b');
-      await t.grantVaultRole(vaultId, foreign, 'vault_owner');
+      // a membership row of another tenant on this vault grants nothing
+      await t.grantVaultRole(vaultId, foreign, 'vault_editor');
       const before = await trace();
       for (const c of [stranger, foreign]) {
         await t.get(c, path()).expect(404);
