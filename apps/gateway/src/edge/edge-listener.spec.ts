@@ -19,7 +19,7 @@ describe('routeRequests', () => {
     const set: Record<string, Record<string, unknown>> = {};
     const emit = (url: string) => {
       const headers: Record<string, unknown> = (set[url] = {});
-      const res = { setHeader: (name: string, value: unknown) => (headers[name] = value) };
+      const res = { setHeader: (name: string, value: unknown) => (headers[name] = value), once: () => res };
       server.emit('request', { url } as IncomingMessage, res as unknown as ServerResponse);
     };
     emit('/health/live');

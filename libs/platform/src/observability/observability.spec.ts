@@ -80,6 +80,10 @@ describe('request metrics and the metrics endpoint', () => {
     app.get('/api/v1/things/thing-id/:thingId', (_req, res) => {
       res.status(204).end();
     });
+    app.post('/api/v1/things', (req, res) => {
+      if (req.headers['idempotency-key'] === 'seen') res.setHeader('Idempotency-Replayed', 'true');
+      res.status(201).end();
+    });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });
@@ -96,6 +100,15 @@ describe('request metrics and the metrics endpoint', () => {
     expect(text).toContain('http_server_request_duration_seconds_count{method="GET",route="unmatched",status_code="404"} 1');
     expect(text).toContain('method="OTHER",route="unmatched",status_code="404"');
     expect(text).not.toMatch(/a1b2|c3d4|e5f6|9z9z/);
+  });
+
+  it('counts replayed Idempotency-Key answers by route', async () => {
+    const replays = async () => (await metricsRegistry.getSingleMetric('idempotency_replays_total')?.get())?.values ?? [];
+    await fetch(`${base}/api/v1/things`, { method: 'POST', headers: { 'idempotency-key': 'first' } });
+    expect(await replays()).toEqual([]);
+    await fetch(`${base}/api/v1/things`, { method: 'POST', headers: { 'idempotency-key': 'seen' } });
+    await fetch(`${base}/api/v1/things`, { method: 'POST', headers: { 'idempotency-key': 'seen' } });
+    expect(await replays()).toEqual([expect.objectContaining({ labels: { route: '/api/v1/things' }, value: 2 })]);
   });
 
   it('answers only GET and HEAD on /metrics', async () => {
