@@ -49,6 +49,9 @@ interface World {
   fileName: string;
   /** An open resumable upload on R created by the owner. */
   uploadId: string;
+  /** Collaborator ids of the bystander, a member of V (vault_viewer) and of R (rec_viewer) that no identity is. */
+  member: string;
+  recordMember: string;
 }
 
 interface Route {
@@ -86,6 +89,10 @@ const vaultOwner = (ok: number) => [ok, 403, 403, 403, 403, 403, 403, 404, 404];
 const recordViewer = (ok: number) => [ok, ok, ok, 403, ok, ok, 403, 404, 404];
 const recordEditor = (ok: number) => [ok, ok, 403, 403, ok, 403, 403, 404, 404];
 const recordOwner = (ok: number) => [ok, ok, 403, 403, 403, 403, 403, 404, 404];
+const vaultMember = (ok: number) => [ok, ok, ok, ok, 403, 403, 403, 404, 404];
+const seesRecord = (ok: number) => [ok, ok, ok, ok, ok, ok, ok, 404, 404];
+const C = `${V}/collaborators`;
+const RC = `${R}/collaborators`;
 
 const ROUTES: Route[] = [
   { name: 'list vaults', pattern: 'GET /vault', method: 'GET', path: () => '/vault', writes: false, expect: anyCaller(200) },
@@ -224,6 +231,69 @@ const ROUTES: Route[] = [
     writes: true,
     expect: recordEditor(201),
   },
+  { name: 'list collaborators', pattern: `GET ${C}`, method: 'GET', path: (w) => `${vaultPath(w)}/collaborators`, writes: false, expect: vaultMember(200) },
+  {
+    name: 'share the vault',
+    pattern: `POST ${C}`,
+    method: 'POST',
+    path: (w) => `${vaultPath(w)}/collaborators`,
+    send: (req) => req.send({ username: NEWCOMER, role: 'vault_viewer' }),
+    writes: true,
+    expect: vaultOwner(201),
+  },
+  {
+    name: "change a collaborator's role",
+    pattern: `PUT ${C}/collaborator-id/:collaboratorId`,
+    method: 'PUT',
+    path: (w) => `${vaultPath(w)}/collaborators/collaborator-id/${w.member}`,
+    send: (req) => req.send({ role: 'vault_info' }),
+    writes: true,
+    expect: vaultOwner(200),
+  },
+  {
+    name: 'remove a collaborator',
+    pattern: `DELETE ${C}/collaborator-id/:collaboratorId`,
+    method: 'DELETE',
+    path: (w) => `${vaultPath(w)}/collaborators/collaborator-id/${w.member}`,
+    writes: true,
+    expect: vaultOwner(200),
+  },
+  {
+    name: 'transfer the ownership',
+    pattern: `PUT ${V}/owner`,
+    method: 'PUT',
+    path: (w) => `${vaultPath(w)}/owner`,
+    send: (req, w) => req.send({ collaboratorId: w.member }),
+    writes: true,
+    expect: vaultOwner(200),
+  },
+  { name: 'list record collaborators', pattern: `GET ${RC}`, method: 'GET', path: (w) => `${recordPath(w)}/collaborators`, writes: false, expect: seesRecord(200) },
+  {
+    name: 'share the record',
+    pattern: `POST ${RC}`,
+    method: 'POST',
+    path: (w) => `${recordPath(w)}/collaborators`,
+    send: (req) => req.send({ username: NEWCOMER, role: 'rec_viewer' }),
+    writes: true,
+    expect: vaultOwner(201),
+  },
+  {
+    name: "change a record collaborator's role",
+    pattern: `PUT ${RC}/collaborator-id/:collaboratorId`,
+    method: 'PUT',
+    path: (w) => `${recordPath(w)}/collaborators/collaborator-id/${w.recordMember}`,
+    send: (req) => req.send({ role: 'rec_info' }),
+    writes: true,
+    expect: vaultOwner(200),
+  },
+  {
+    name: 'remove a record collaborator',
+    pattern: `DELETE ${RC}/collaborator-id/:collaboratorId`,
+    method: 'DELETE',
+    path: (w) => `${recordPath(w)}/collaborators/collaborator-id/${w.recordMember}`,
+    writes: true,
+    expect: vaultOwner(200),
+  },
   ...(['HEAD', 'PATCH', 'DELETE'] as const).map(
     (method): Route => ({
       name: `${method} a resumable upload`,
@@ -246,6 +316,9 @@ let t: RecordsTestApp;
 let dir: string;
 const callers = {} as Record<Identity, Caller>;
 let shared: World;
+/** A member of every world that no identity is (the target of collaborator changes), and an account to share with. */
+let bystander: Caller;
+const NEWCOMER = 'newcomer@example.com';
 
 /** Opens a resumable upload on the world's record as `c`; answers its id. */
 async function openUpload(w: World, c: Caller): Promise<string> {
@@ -274,7 +347,20 @@ async function buildWorld(): Promise<World> {
     await t.grantVaultRole(destination, callers[who as Identity], role);
   }
   for (const [who, role] of Object.entries(RECORD_GRANTS)) await t.grantRecordRole(record, callers[who as Identity], role);
-  const w: World = { vault, destination, record, otherRecord, fileName, uploadId: '' };
+  await t.grantVaultRole(vault, bystander, 'vault_viewer');
+  await t.grantRecordRole(record, bystander, 'rec_viewer');
+  const memberId = async (table: string, key: string, id: string) =>
+    (await t.sql<{ id: string }>(`SELECT id FROM ${table} WHERE ${key} = $1 AND open_id = $2`, [id, bystander.openId]))[0].id;
+  const w: World = {
+    vault,
+    destination,
+    record,
+    otherRecord,
+    fileName,
+    uploadId: '',
+    member: await memberId('vault_memberships', 'vault_id', vault),
+    recordMember: await memberId('record_memberships', 'record_id', record),
+  };
   w.uploadId = await openUpload(w, owner);
   return w;
 }
@@ -316,13 +402,33 @@ describe('records-service role matrix', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'role-matrix-'));
     t = await RecordsTestApp.start('records_role_matrix', {
-      VAULT_PLANS_FILE: writePlansFile({ free: { 'account.maxOwnedVaults': '1000', 'vault.maxVaultGBs': '1' } }),
+      VAULT_PLANS_FILE: writePlansFile({
+        free: {
+          'account.maxOwnedVaults': '1000',
+          'vault.maxVaultGBs': '1',
+          'ownedVaults.featureInviteVaultCollaborator': '1',
+          'ownedVaults.featureInviteRecordCollaborator': '1',
+          'ownedVaults.transferVaultOwnership': '1',
+        },
+      }),
       FILE_STORAGE: 'fs',
       FILE_STORAGE_DIR: dir,
       // every fresh world opens an upload of the owner
       TUS_MAX_OPEN_UPLOADS: '1000',
     });
     for (const who of IDENTITIES) callers[who] = await t.caller(who === 'otherTenant' ? 'tenant-b' : 'tenant-a', who);
+    bystander = await t.caller('tenant-a', 'bystander@example.com');
+    // the account directory knows both (as user-service's account events would have told it)
+    for (const [c, username] of [
+      [bystander, bystander.username],
+      [await t.caller('tenant-a', NEWCOMER), NEWCOMER],
+    ] as const) {
+      await t.sql(
+        `INSERT INTO account_directory (tenant_id, open_id, account_id, username, first_name, last_name, active, version)
+         VALUES ($1, $2, gen_random_uuid(), $3, 'Ned', 'New', true, 1)`,
+        [c.tenantId, c.openId, username],
+      );
+    }
     shared = await buildWorld();
   });
   afterAll(async () => {
@@ -335,8 +441,8 @@ describe('records-service role matrix', () => {
       .filter((r) => !r.route.includes('/health/') && r.rule !== 'public')
       .map((r) => r.route.replace(/\/$/, ''))
       .filter((r) => r.startsWith('GET /vault') || / \/vault/.test(r))
-      // features with role specs of their own: collaborators (and ownership transfer), webhooks
-      .filter((r) => !/\/(collaborators|webhooks)(\/|$)/.test(r) && !r.endsWith('/owner'));
+      // webhooks have a role spec of their own
+      .filter((r) => !/\/webhooks(\/|$)/.test(r));
     expect([...new Set(ROUTES.map((r) => r.pattern))].sort()).toEqual([...new Set(declared)].sort());
   });
 
