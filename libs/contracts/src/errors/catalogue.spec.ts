@@ -135,6 +135,7 @@ describe('error catalogue', () => {
       chunkChecksumMismatch: 'chunk_checksum_mismatch',
       staleCorrelationId: 'stale_correlation_id',
       missingFilePart: 'missing_file_part',
+      uploadLocked: 'upload_locked',
       rangeNotSatisfiable: 'range_not_satisfiable',
     });
   });
