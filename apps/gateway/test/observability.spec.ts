@@ -119,6 +119,7 @@ describe('metrics and traces of the gateway and a service, as real processes', (
     const isAuthServer = (s: ReceivedSpan) =>
       s.service === 'developer-service' && s.kind === SPAN_KIND_SERVER && String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '').includes(AUTH_PATH);
     const serviceSpan = await otlp.waitFor(isAuthServer);
+    await otlp.waitFor((s) => s.traceId === serviceSpan.traceId && s.service === 'gateway' && s.kind === SPAN_KIND_SERVER);
     const sameTrace = otlp.spans.filter((s) => s.traceId === serviceSpan.traceId);
     const gatewaySpans = sameTrace.filter((s) => s.service === 'gateway');
     expect(gatewaySpans.map((s) => s.kind).sort()).toEqual([SPAN_KIND_SERVER, SPAN_KIND_CLIENT]);

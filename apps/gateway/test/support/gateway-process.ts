@@ -14,14 +14,17 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
+/** The gateway's source entry, compiled on the fly by SWC. */
+export const GATEWAY_SOURCE = ['-r', '@swc-node/register', join(ROOT, 'apps/gateway/src/main.ts')];
+
 /**
- * Starts the gateway's real entry (`apps/gateway/src/main.ts`, compiled on the fly by SWC)
+ * Starts the gateway's real entry (`args`: the source by default, or the built bundle)
  * as a process of its own on free loopback ports, with `env` on top of the test
  * process's, and resolves once it answers /health/ready over HTTPS.
  */
-export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
+export async function startGatewayProcess(env: Record<string, string>, args = GATEWAY_SOURCE): Promise<GatewayProcess> {
   const httpsPort = await freePort();
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', join(ROOT, 'apps/gateway/src/main.ts')], {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
       ...process.env,

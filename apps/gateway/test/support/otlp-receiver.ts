@@ -4,6 +4,8 @@ import { AddressInfo } from 'node:net';
 /** One span as exported, with the service.name of its resource. */
 export interface ReceivedSpan {
   service: string;
+  /** Instrumentation scope (`@opentelemetry/instrumentation-pg`...). */
+  scope: string;
   name: string;
   kind: number;
   traceId: string;
@@ -30,7 +32,7 @@ interface OtlpSpan {
   attributes?: OtlpAttribute[];
 }
 interface OtlpRequest {
-  resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
+  resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[] }[];
 }
 
 /** Ids are hex in OTLP/JSON; base64 (protobuf-style JSON) is accepted too. */
@@ -97,6 +99,7 @@ export class OtlpReceiver {
         for (const s of ss.spans ?? []) {
           this.spans.push({
             service,
+            scope: ss.scope?.name ?? '',
             name: s.name,
             kind: s.kind,
             traceId: hexId(s.traceId),
