@@ -131,4 +131,24 @@ describe('metrics and traces of the gateway and a service, as real processes', (
     // probes and scrapes make no traces
     expect(otlp.spans.some((s) => /health|metrics/.test(String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '')))).toBe(false);
   });
+
+  it('sends the spans still buffered when a service stops on SIGTERM', async () => {
+    const service = 'developer-service-stopping';
+    const stopping = await startServiceProcess('developer-service', {
+      ...tracing(service),
+      // nothing would be exported before the stop without the flush
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+      DATABASE_URL: db.url,
+      DB_MIGRATE_ON_START: 'false',
+      VAULT_BOOTSTRAP_FILE: '',
+    });
+    const res = await fetch(`${stopping.base}/api/v1/.well-known/jwks.json`);
+    expect(res.status).toBe(200);
+    expect(otlp.spans.some((s) => s.service === service)).toBe(false);
+    const exited = new Promise<number | null>((r) => stopping.child.once('exit', r));
+    stopping.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const span = await otlp.waitFor((s) => s.service === service && s.kind === SPAN_KIND_SERVER, 2000);
+    expect(span.name).toBe('GET /api/v1/.well-known/jwks.json');
+  });
 });

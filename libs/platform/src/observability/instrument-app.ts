@@ -1,7 +1,7 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { NatsConnectionState } from '../nats/nats-connection-state';
 import { watchNatsConnection } from './metrics';
-import { afterAppClose, listeningPort, startMetricsServer } from './metrics-server';
+import { listeningPort, startMetricsServer, whenAppStops } from './metrics-server';
 import { stopTracing } from './tracing';
 
 export interface InstrumentOptions {
@@ -17,14 +17,14 @@ export interface InstrumentOptions {
 /**
  * What every app process adds once its Nest app exists: the /metrics server on
  * METRICS_PORT (when set), the NATS connection state gauge (when the app has NATS),
- * and on close: the metrics server stopped and buffered spans sent.
+ * and once the app stops (close or SIGTERM): the metrics server closed and buffered spans sent.
  * Resolves with the metrics port, if any.
  */
 export async function instrumentApp(app: INestApplicationContext, opts: InstrumentOptions): Promise<number | undefined> {
   let unwatch: (() => void) | undefined;
   if (opts.nats) unwatch = watchNatsConnection(opts.name, app.get(NatsConnectionState, { strict: false }));
   const server = opts.metricsPort === undefined ? undefined : await startMetricsServer(opts.metricsPort, opts.host);
-  afterAppClose(app, async () => {
+  whenAppStops(app, async () => {
     unwatch?.();
     if (server) await new Promise((r) => server.close(r));
     await stopTracing();

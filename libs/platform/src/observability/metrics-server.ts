@@ -59,13 +59,29 @@ export function listeningPort(server: Server): number {
   return (server.address() as AddressInfo).port;
 }
 
-/** Runs `task` after the app has closed (its shutdown hooks included), before `app.close()` resolves. */
-export function afterAppClose(app: INestApplicationContext, task: () => Promise<unknown> | void): void {
-  const close = app.close.bind(app);
-  app.close = async () => {
-    await close();
-    await Promise.resolve()
-      .then(task)
-      .catch(() => undefined);
-  };
+/**
+ * Runs `task` once the app has stopped its HTTP server, both on `app.close()` and on the
+ * SIGTERM/SIGINT of enableShutdownHooks (which ends the process without `close()`): Nest
+ * calls its `dispose()` step in both, before the shutdown hooks drain NATS and the database.
+ */
+export function whenAppStops(app: INestApplicationContext, task: () => Promise<unknown> | void): void {
+  // NestFactory hands out a proxy that ignores assignments: define the step on the app
+  // itself (defineProperty reaches the target) around the class's own `dispose`.
+  let proto: object | null = Object.getPrototypeOf(app);
+  while (proto && !Object.prototype.hasOwnProperty.call(proto, 'dispose')) proto = Object.getPrototypeOf(proto);
+  const dispose = proto && (proto as { dispose?: () => Promise<void> }).dispose;
+  if (typeof dispose !== 'function') throw new Error('the Nest application has no dispose step to follow');
+  let done = false;
+  Object.defineProperty(app, 'dispose', {
+    configurable: true,
+    writable: true,
+    value: async function (this: unknown) {
+      await dispose.call(this);
+      if (done) return;
+      done = true;
+      await Promise.resolve()
+        .then(task)
+        .catch(() => undefined);
+    },
+  });
 }
