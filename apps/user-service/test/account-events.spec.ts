@@ -128,6 +128,27 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
       expect(rows.every((r) => r.published_at !== null)).toBe(true);
     });
 
+    it('publishes account.deleted.v1 on deletion: the last username and names, active false, a higher version', async () => {
+      const { svc, jsm } = ctx;
+      const openId = `vault|${randomUUID()}`;
+      const token = await svc.token({ sub: openId, tid: 'tenant-events' });
+      const body = fullAccount();
+      const id = await createAccount(svc, token, body);
+      await svc.http().delete(`${A}/account-id/${id}`).set(auth(token)).expect(200);
+
+      await until(async () => eventsOf(await streamEvents(jsm, svc), id).length >= 2, 10_000, 'created and deleted events');
+      const events = eventsOf(await streamEvents(jsm, svc), id);
+      expect(events.map((e) => [e.subject, e.data])).toEqual([
+        [SUBJECTS.accountCreated, expect.objectContaining({ active: true, version: 1 })],
+        [
+          SUBJECTS.accountDeleted,
+          { accountId: id, tenantId: 'tenant-events', openId, username: body['username'], firstName: 'Jane', lastName: 'Doe', active: false, version: 2, occurredAt: expect.any(String) },
+        ],
+      ]);
+      for (const e of events) expect(await contractErrors(e.subject, e.data)).toEqual([]);
+      expect(events.map((e) => e.msgId)).toEqual((await outboxRows(svc, id)).map((r) => r.id));
+    });
+
     it('writes the event in the transaction of the change: a change that rolls back leaves no event', async () => {
       const { svc, jsm } = ctx;
       const openId = `vault|${randomUUID()}`;
@@ -237,7 +258,7 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
   describe('backfill', () => {
     const ctx = onSharedNats('user_events_backfill');
 
-    it('sends one account.updated with the current full state per existing account, in batches', async () => {
+    it('sends one event with the current full state per account, in batches: account.deleted for a deleted one', async () => {
       const { svc, jsm } = ctx;
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push(await createAccount(svc, await svc.token(), fullAccount({ firstName: `N${i}` })));
@@ -245,6 +266,9 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
       const renamed = await createAccount(svc, renamedToken);
       await svc.http().put(`${A}/account-id/${renamed}`).set(auth(renamedToken)).send({ username: `b.${randomUUID()}@example.com`, firstName: 'B', lastName: 'F' }).expect(200);
       ids.push(renamed);
+      const goneToken = await svc.token();
+      const gone = await createAccount(svc, goneToken);
+      await svc.http().delete(`${A}/account-id/${gone}`).set(auth(goneToken)).expect(200);
       const ds = svc.app.get(DataSource);
       const unpublished = async () => (await ds.query(`SELECT 1 FROM account_outbox_events WHERE published_at IS NULL`)).length;
       await until(async () => (await unpublished()) === 0, 10_000, 'earlier events published');
@@ -253,24 +277,29 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
 
       const batches: number[] = [];
       const written = await backfillAccountEvents(ds, 4, (n) => batches.push(n));
-      expect(written).toBe(6);
-      expect(batches).toEqual([4, 6]);
+      expect(written).toBe(7);
+      expect(batches).toEqual([4, 7]);
 
-      await until(async () => (await streamEvents(jsm, svc)).length === 6, 10_000, 'six backfilled events');
+      await until(async () => (await streamEvents(jsm, svc)).length === 7, 10_000, 'seven backfilled events');
       const events = await streamEvents(jsm, svc);
-      expect(new Set(events.map((e) => e.subject))).toEqual(new Set([SUBJECTS.accountUpdated]));
-      expect(events.map((e) => e.data['accountId']).sort()).toEqual([...ids].sort());
-      const stored: { id: string; username: string; first_name: string; version: number }[] = await ds.query(
-        `SELECT id, username, first_name, version FROM accounts`,
+      expect(events.filter((e) => e.subject === SUBJECTS.accountUpdated).map((e) => e.data['accountId']).sort()).toEqual([...ids].sort());
+      const stored: { id: string; username: string; first_name: string; version: number; active: boolean }[] = await ds.query(
+        `SELECT id, username, first_name, version, active FROM accounts`,
       );
+      expect(stored).toHaveLength(7);
       for (const a of stored) {
         const e = events.find((x) => x.data['accountId'] === a.id);
-        expect(e?.data).toMatchObject({ username: a.username, firstName: a.first_name, version: a.version, active: true });
-        expect(await contractErrors(SUBJECTS.accountUpdated, e?.data ?? {})).toEqual([]);
+        expect(e?.data).toMatchObject({ username: a.username, firstName: a.first_name, version: a.version, active: a.active });
+        expect(await contractErrors(e?.subject ?? '', e?.data ?? {})).toEqual([]);
       }
       expect(events.find((e) => e.data['accountId'] === renamed)?.data).toMatchObject({ firstName: 'B', version: 2 });
+      // the deleted account: its erased state, inactive, at the version of its deletion
+      expect(events.find((e) => e.data['accountId'] === gone)).toMatchObject({
+        subject: SUBJECTS.accountDeleted,
+        data: { username: `deleted:${gone}`, firstName: '', lastName: '', active: false, version: 2 },
+      });
       // each event has its own id
-      expect(new Set(events.map((e) => e.msgId)).size).toBe(6);
+      expect(new Set(events.map((e) => e.msgId)).size).toBe(7);
     });
   });
 });

@@ -15,6 +15,7 @@ function allRoutes(id: string): Array<[string, string]> {
     ['get', `${A}/open-id/vault%7Cx`],
     ['get', `${A}/username/someone%40example.com/check`],
     ['put', `${A}/account-id/${id}`],
+    ['delete', `${A}/account-id/${id}`],
     ['delete', `${A}/logout`],
     ['post', `${A}/invitations`],
     ['post', `${A}/account-id/${id}/mfa`],
@@ -41,23 +42,24 @@ describe('user-service accounts', () => {
   });
 
   describe('routes', () => {
-    it('declares an access rule on every route, and all 18 need a token', () => {
+    it('declares an access rule on every route, and all 19 need a token', () => {
       const rules = listRouteRules(svc.app).filter((r) => r.route.includes('/accounts'));
-      expect(rules).toHaveLength(18);
+      expect(rules).toHaveLength(19);
       for (const r of listRouteRules(svc.app)) expect(r.rule).toBeDefined();
       for (const r of rules) expect(r.rule).toBe('authenticated');
     });
 
-    it('serves an OpenAPI description listing the 18 operations with their DTOs', async () => {
+    it('serves an OpenAPI description listing the 19 operations with their DTOs', async () => {
       const res = await svc.http().get('/api/v1/openapi.json').expect(200);
       const ops = Object.entries(res.body.paths as Record<string, Record<string, unknown>>)
         .filter(([path]) => path.startsWith('/api/v1/accounts'))
         .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-      expect(ops).toHaveLength(18);
+      expect(ops).toHaveLength(19);
       expect(ops).toEqual(
         expect.arrayContaining([
           'POST /api/v1/accounts',
           'DELETE /api/v1/accounts/logout',
+          'DELETE /api/v1/accounts/account-id/{id}',
           'GET /api/v1/accounts/account-id/{id}/mfa/mfa-code/{code}',
           'DELETE /api/v1/accounts/account-id/{id}/phone/phone-number/{number}',
         ]),

@@ -4,14 +4,14 @@ import { AccountEntity } from '../accounts/account.entity';
 import { ENTITIES } from '../app/entities';
 import { UserEnv } from '../config/user.env';
 import { MIGRATIONS } from '../migrations';
-import { AccountOutbox } from './account-outbox';
+import { AccountOutbox, accountState } from './account-outbox';
 
 /** Process mode: `node main.js account-events-backfill`. */
 export const ACCOUNT_EVENTS_BACKFILL_MODE = 'account-events-backfill';
 
 /**
- * Writes one `account.updated` event (the full current state) per existing account
- * into the outbox, `batchSize` accounts per transaction in id order; the relay
+ * Writes one event with the full current state per account into the outbox
+ * (`account.updated`; `account.deleted` for a deleted account, its personal fields erased), `batchSize` accounts per transaction in id order; the relay
  * publishes them. A consumer that already holds an account's version ignores its
  * event, so running it again (or while accounts change) is harmless. Returns the
  * number of events written.
@@ -30,8 +30,10 @@ export async function backfillAccountEvents(
         where: after === undefined ? {} : { id: MoreThan(after) },
         order: { id: 'ASC' },
         take: batchSize,
+        withDeleted: true,
       });
-      await outbox.updated(m, accounts);
+      await outbox.updated(m, accounts.filter((a) => a.deletedAt === null));
+      await outbox.deleted(m, accounts.filter((a) => a.deletedAt !== null).map(accountState));
       return accounts;
     });
     if (batch.length === 0) return total;
@@ -53,7 +55,7 @@ export async function runAccountEventsBackfill(): Promise<void> {
       const total = await backfillAccountEvents(ds, env.ACCOUNT_EVENTS_BACKFILL_BATCH_SIZE, (n) =>
         console.log(`account events backfill: ${n} account(s) written to the outbox`),
       );
-      console.log(`account events backfill done: ${total} account.updated event(s) queued for the relay`);
+      console.log(`account events backfill done: ${total} account event(s) queued for the relay`);
     } finally {
       await ds.destroy();
     }

@@ -21,7 +21,11 @@ describe('account outbox', () => {
 
   it('makes one event per account with its own id, the full state and the time', () => {
     const at = new Date('2026-01-02T03:04:05.678Z');
-    const [a, b] = accountEvents(SUBJECTS.accountUpdated, [account(), Object.assign(account(), { id: 'other' })], at);
+    const [a, b] = accountEvents(
+      SUBJECTS.accountUpdated,
+      [account(), Object.assign(account(), { id: 'other' })].map(accountState),
+      at,
+    );
     expect(a).toEqual({
       id: expect.any(String),
       subject: 'account.updated.v2',

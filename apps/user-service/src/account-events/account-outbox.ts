@@ -8,7 +8,7 @@ import type { AccountEntity } from '../accounts/account.entity';
 /** Outbox table of account events (and its NOTIFY channel). */
 export const ACCOUNT_OUTBOX_TABLE = 'account_outbox_events';
 
-type AccountSubject = typeof SUBJECTS.accountCreated | typeof SUBJECTS.accountUpdated;
+type AccountSubject = typeof SUBJECTS.accountCreated | typeof SUBJECTS.accountUpdated | typeof SUBJECTS.accountDeleted;
 
 /** The fields of an account that account events carry (what consumers project). */
 export type AccountState = Omit<AccountStateEvent, 'occurredAt'>;
@@ -32,10 +32,10 @@ export function stateChanged(before: AccountState, after: AccountState): boolean
   return keys.some((k) => k !== 'version' && before[k] !== after[k]);
 }
 
-/** An account event of each account's state, as outbox rows. */
-export function accountEvents(subject: AccountSubject, accounts: AccountEntity[], at = new Date()) {
-  return accounts.map((a) => {
-    const payload: AccountStateEvent = { ...accountState(a), occurredAt: at.toISOString() };
+/** An account event of each account state, as outbox rows. */
+export function accountEvents(subject: AccountSubject, states: AccountState[], at = new Date()) {
+  return states.map((state) => {
+    const payload: AccountStateEvent = { ...state, occurredAt: at.toISOString() };
     return { id: randomUUID(), subject, payload, occurredAt: at };
   });
 }
@@ -48,10 +48,20 @@ export function accountEvents(subject: AccountSubject, accounts: AccountEntity[]
 @Injectable()
 export class AccountOutbox {
   created(m: EntityManager, a: AccountEntity): Promise<void> {
-    return insertOutboxEvents(m, ACCOUNT_OUTBOX_TABLE, accountEvents(SUBJECTS.accountCreated, [a]));
+    return this.write(m, SUBJECTS.accountCreated, [accountState(a)]);
   }
 
   updated(m: EntityManager, accounts: AccountEntity[]): Promise<void> {
-    return insertOutboxEvents(m, ACCOUNT_OUTBOX_TABLE, accountEvents(SUBJECTS.accountUpdated, accounts));
+    return this.write(m, SUBJECTS.accountUpdated, accounts.map(accountState));
+  }
+
+  /** `account.deleted`: each state must be inactive (the contract's AccountDeletedEvent). */
+  deleted(m: EntityManager, states: AccountState[]): Promise<void> {
+    if (states.some((s) => s.active)) throw new Error('account.deleted carries an inactive account');
+    return this.write(m, SUBJECTS.accountDeleted, states);
+  }
+
+  private write(m: EntityManager, subject: AccountSubject, states: AccountState[]): Promise<void> {
+    return insertOutboxEvents(m, ACCOUNT_OUTBOX_TABLE, accountEvents(subject, states));
   }
 }

@@ -75,3 +75,26 @@ export function applyProfile(target: AccountEntity, dto: AccountProfileDto): voi
   target.cobrandId = dto.cobrandId ?? null;
   target.defaultTeam = dto.defaultTeam ?? null;
 }
+
+/**
+ * Erases the personal fields of an account being deleted: names, username (replaced by
+ * a placeholder naming the account, which frees the username in the tenant), photo,
+ * date of birth, marital status, gender, residence, emails and phones. Kept: the id,
+ * tenant and openId (the identity stays bound to this account), `customerId`,
+ * `referralCode`, `cobrandId` and `defaultTeam` (business references, not about the person).
+ */
+export function erasePersonalData(target: AccountEntity): void {
+  target.username = deletedUsername(target.id);
+  target.firstName = '';
+  target.lastName = '';
+  target.profilePhoto = null;
+  target.dateOfBirth = null;
+  target.maritalStatus = null;
+  target.gender = null;
+  target.primaryResidence = null;
+  target.emails = [];
+  target.phones = [];
+}
+
+/** The username a deleted account keeps in place of its own (never a valid email address). */
+export const deletedUsername = (accountId: string): string => `deleted:${accountId}`;

@@ -6,7 +6,7 @@ import type { Principal, UpdateAccountDto } from '@vault/contracts';
 import { IfMatchCondition, ProblemException, versionETag } from '@vault/platform';
 import { AccountEntity } from './account.entity';
 import { accountState, AccountOutbox, stateChanged } from '../account-events/account-outbox';
-import { applyProfile, emailsOf } from './account-profile';
+import { applyProfile, emailsOf, erasePersonalData } from './account-profile';
 import { rethrowAsConflict } from './duplicate-key';
 
 const NOT_FOUND = 'No such account.';
@@ -16,7 +16,8 @@ export const accountETag = (a: AccountEntity): string => versionETag(a.id, a.ver
 
 /**
  * The caller's own account. Every lookup is scoped to the caller's identity
- * (tenant + openId): another identity's account, in any tenant, is 404.
+ * (tenant + openId): another identity's account, in any tenant, is 404; so is a
+ * deleted account (TypeORM skips rows with `deletedAt` set).
  */
 @Injectable()
 export class AccountsService {
@@ -75,26 +76,57 @@ export class AccountsService {
    * events carry (names, username, active) writes an `account.updated` event in
    * the same transaction.
    */
-  async mutate(
+  mutate(
     p: Principal,
     id: string,
     change: (a: AccountEntity, m: EntityManager) => void | Promise<void>,
   ): Promise<AccountEntity> {
+    return this.locked(p, id, async (account, m) => {
+      const before = accountState(account);
+      await change(account, m);
+      const saved = await m.getRepository(AccountEntity).save(account);
+      if (stateChanged(before, accountState(saved))) await this.outbox.updated(m, [saved]);
+      return saved;
+    });
+  }
+
+  /**
+   * Deletes the caller's account (soft): under the row lock and `ifMatch`, the row
+   * becomes inactive with `deletedAt` set, its personal fields erased and its version
+   * raised; the `account.deleted` event carries the state it had (username and names)
+   * with `active` false and the new version. `cleanUp` runs last in the same
+   * transaction: when it throws, nothing is deleted.
+   */
+  delete(
+    p: Principal,
+    id: string,
+    ifMatch: IfMatchCondition,
+    cleanUp: (a: AccountEntity, m: EntityManager) => Promise<void>,
+  ): Promise<void> {
+    return this.locked(p, id, async (account, m) => {
+      ifMatch.assert(accountETag(account));
+      const last = accountState(account);
+      erasePersonalData(account);
+      account.active = false;
+      account.deletedAt = new Date();
+      const saved = await m.getRepository(AccountEntity).save(account);
+      await this.outbox.deleted(m, [{ ...last, active: false, version: saved.version }]);
+      await cleanUp(saved, m);
+    });
+  }
+
+  /** Runs `work` in a transaction on the caller's account, locked (404 when not its own). */
+  private async locked<T>(p: Principal, id: string, work: (a: AccountEntity, m: EntityManager) => Promise<T>): Promise<T> {
     if (!isUUID(id)) throw ProblemException.notFound(NOT_FOUND);
     return this.dataSource
       .transaction(async (m) => {
-        const repo = m.getRepository(AccountEntity);
         const account = this.found(
-          await repo.findOne({
+          await m.getRepository(AccountEntity).findOne({
             where: { id, tenantId: p.tenantId, openId: p.openId },
             lock: { mode: 'pessimistic_write' },
           }),
         );
-        const before = accountState(account);
-        await change(account, m);
-        const saved = await repo.save(account);
-        if (stateChanged(before, accountState(saved))) await this.outbox.updated(m, [saved]);
-        return saved;
+        return work(account, m);
       })
       .catch(rethrowAsConflict);
   }

@@ -6,6 +6,7 @@ import { MIGRATIONS } from '../migrations';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AgreementsModule } from '../agreements/agreements.module';
 import { ContactsModule } from '../contacts/contacts.module';
+import { AccountDeletionModule } from '../deletion/account-deletion.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { MfaModule } from '../mfa/mfa.module';
 import { RegistrationModule } from '../registration/registration.module';
@@ -20,6 +21,7 @@ import { SettingsModule } from '../settings/settings.module';
     InvitationsModule,
     RegistrationModule,
     AccountsModule,
+    AccountDeletionModule,
     ContactsModule,
     SettingsModule,
     AgreementsModule,

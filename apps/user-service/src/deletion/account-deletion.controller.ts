@@ -1,0 +1,29 @@
+import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { Principal } from '@vault/contracts';
+import { Authenticated, Conditional, CurrentPrincipal, IfMatch, IfMatchCondition } from '@vault/platform';
+import { AccountDeletionService } from './account-deletion.service';
+
+@ApiTags('accounts')
+@Controller('accounts')
+export class AccountDeletionController {
+  constructor(private readonly deletion: AccountDeletionService) {}
+
+  @Conditional('delete')
+  @Delete('account-id/:id')
+  @HttpCode(200)
+  @Authenticated()
+  @ApiOperation({
+    summary: 'Deletes the caller’s own account (empty body); the presented token is revoked.',
+    description:
+      'The account becomes inactive and unreachable (every read of it answers 404), its personal fields are erased, ' +
+      'its settings and MFA codes removed; `account.deleted.v1` is published. The identity cannot create another account ' +
+      '(409 `account_exists`). Another identity’s account, or one already deleted: 404.',
+  })
+  @ApiOkResponse({ description: 'Deleted; the token used is refused from now on.' })
+  @ApiNotFoundResponse({ description: 'No such account of the caller (or already deleted).' })
+  @ApiServiceUnavailableResponse({ description: 'The token could not be revoked (NATS unreachable); nothing was deleted.' })
+  async delete(@CurrentPrincipal() p: Principal, @Param('id') id: string, @IfMatch() ifMatch: IfMatchCondition): Promise<void> {
+    await this.deletion.delete(p, id, ifMatch);
+  }
+}
