@@ -1,5 +1,5 @@
-import { context, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import express from 'express';
 import type { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
@@ -31,16 +31,17 @@ describe('tracing configuration', () => {
 describe('log lines inside a trace', () => {
   let written: string[];
   let spy: jest.SpyInstance;
-  const manager = new AsyncLocalStorageContextManager();
   const traceId = '0af7651916cd43dd8448eb211c80319c';
   const spanId = 'b7ad6b7169203331';
   const inSpan = (fn: () => void) =>
     context.with(trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED }), fn);
 
-  beforeAll(() => context.setGlobalContextManager(manager.enable()));
+  // registers the AsyncLocalStorage context manager the SDK uses
+  beforeAll(() => new NodeTracerProvider().register());
   afterAll(() => {
-    manager.disable();
     context.disable();
+    trace.disable();
+    propagation.disable();
   });
   beforeEach(() => {
     written = [];
