@@ -11,10 +11,11 @@ export const ACCOUNT_EVENTS_BACKFILL_MODE = 'account-events-backfill';
 
 /**
  * Writes one event with the full current state per account into the outbox
- * (`account.updated`; `account.deleted` for a deleted account, its personal fields erased), `batchSize` accounts per transaction in id order; the relay
- * publishes them. A consumer that already holds an account's version ignores its
- * event, so running it again (or while accounts change) is harmless. Returns the
- * number of events written.
+ * (`account.updated`; `account.deleted` for a deleted account, its personal fields
+ * erased), `batchSize` accounts per transaction in id order; the relay publishes
+ * them. A consumer that already holds an account's version ignores its event, so
+ * running it again (or while accounts change) is harmless. Returns the number of
+ * events written.
  */
 export async function backfillAccountEvents(
   ds: DataSource,

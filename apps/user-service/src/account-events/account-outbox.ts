@@ -57,7 +57,7 @@ export class AccountOutbox {
 
   /** `account.deleted`: each state must be inactive (the contract's AccountDeletedEvent). */
   deleted(m: EntityManager, states: AccountState[]): Promise<void> {
-    if (states.some((s) => s.active)) throw new Error('account.deleted carries an inactive account');
+    if (states.some((s) => s.active)) throw new Error('account.deleted carries inactive accounts only');
     return this.write(m, SUBJECTS.accountDeleted, states);
   }
 
