@@ -1,8 +1,7 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { K8sObject } from './k8s-object';
-import { renderKustomization } from './kustomize';
+import { parseYamlDocuments, renderKustomization } from './kustomize';
 import { checkMetrics } from './metrics-rules';
 import { checkNetworkPolicies } from './network-policy-rules';
 
@@ -10,19 +9,11 @@ import { checkNetworkPolicies } from './network-policy-rules';
 const K8S = path.join(__dirname, '../../../deploy/k8s');
 const PROD = renderKustomization(path.join(K8S, 'overlays/prod'));
 const DEV_RECORDS = renderKustomization(path.join(K8S, 'overlays/dev/records-service'));
-
-/** `env` rendered with the activity-log-workers Component enabled. */
-function withWorkers(env: string): K8sObject[] {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'metrics-workers-'));
-  try {
-    fs.cpSync(K8S, dir, { recursive: true });
-    const file = path.join(dir, 'overlays', env, 'kustomization.yaml');
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('components:\n', 'components:\n  - ../../components/activity-log-workers\n'));
-    return renderKustomization(path.dirname(file));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** The activity-log worker Deployments of their Component, beside the prod render. */
+const WORKERS = ['relay.yaml', 'writer.yaml'].flatMap((f) => {
+  const file = path.join(K8S, 'components/activity-log-workers', f);
+  return parseYamlDocuments(fs.readFileSync(file, 'utf8'), file) as K8sObject[];
+});
 
 const edit = (objs: K8sObject[], kind: string, name: string, change: (o: any) => void) => {
   const copy = structuredClone(objs);
@@ -38,7 +29,7 @@ describe('metrics', () => {
   it('accepts every module and worker: METRICS_PORT on a "metrics" port, scrape annotations, the scraper admitted', () => {
     expect(checkMetrics(PROD, 'prod')).toEqual([]);
     expect(checkMetrics(DEV_RECORDS, 'dev/records-service')).toEqual([]);
-    const workers = withWorkers('prod');
+    const workers = [...PROD, ...WORKERS];
     expect(workers.filter((o) => o.kind === 'Deployment' && /activity-log/.test(String(o.metadata?.name)))).toHaveLength(2);
     expect(checkMetrics(workers, 'prod')).toEqual([]);
     expect(checkNetworkPolicies(workers, 'prod')).toEqual([]);

@@ -1,3 +1,5 @@
+import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { appLogger, logLevelsUpTo } from './app-logger';
 
 describe('appLogger', () => {
@@ -31,6 +33,36 @@ describe('appLogger', () => {
     logger.debug('hidden');
     logger.warn('shown');
     expect(written.map((w) => JSON.parse(w).message)).toEqual(['shown']);
+  });
+
+  describe('inside a trace', () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const spanId = 'b7ad6b7169203331';
+    const inSpan = (fn: () => void) =>
+      context.with(trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED }), fn);
+    // registers the AsyncLocalStorage context manager the OpenTelemetry SDK uses
+    beforeAll(() => new NodeTracerProvider().register());
+    afterAll(() => {
+      context.disable();
+      trace.disable();
+      propagation.disable();
+    });
+
+    it('carries trace_id and span_id in JSON lines, and only there', () => {
+      const logger = appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'json' });
+      inSpan(() => logger.log('record stored', 'Records'));
+      logger.log('outside', 'Records');
+      const [inside, outside] = written.map((w) => JSON.parse(w));
+      expect(inside).toMatchObject({ message: 'record stored', context: 'Records', trace_id: traceId, span_id: spanId });
+      expect(outside.trace_id).toBeUndefined();
+    });
+
+    it('ends text lines with trace_id=', () => {
+      const logger = appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'text' });
+      inSpan(() => logger.log('record stored', 'Records'));
+      // the message may end in a colour reset before the trace id
+      expect(written.join('')).toMatch(new RegExp(`record stored(\u001b\\[\\d+m)? trace_id=${traceId}\\n$`));
+    });
   });
 
   it('maps each level to itself and the more severe ones', () => {

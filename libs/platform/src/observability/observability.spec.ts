@@ -1,9 +1,6 @@
-import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import express from 'express';
 import type { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { appLogger } from '../bootstrap/app-logger';
 import { observeRequest, routeTemplate } from './http-metrics';
 import { metricsRegistry } from './metrics';
 import { serveMetrics } from './metrics-server';
@@ -25,46 +22,6 @@ describe('tracing configuration', () => {
     expect(defaultServiceName(['node', '/w/dist/apps/records-service/main.js', 'activity-log-writer'], {})).toBe('records-service-activity-log-writer');
     expect(defaultServiceName(['node', '/app/main.js'], { APP_NAME: 'gateway' })).toBe('gateway');
     expect(defaultServiceName(['node', '/app/main.js', 'migrate'], { APP_NAME: 'records-service' })).toBe('records-service');
-  });
-});
-
-describe('log lines inside a trace', () => {
-  let written: string[];
-  let spy: jest.SpyInstance;
-  const traceId = '0af7651916cd43dd8448eb211c80319c';
-  const spanId = 'b7ad6b7169203331';
-  const inSpan = (fn: () => void) =>
-    context.with(trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED }), fn);
-
-  // registers the AsyncLocalStorage context manager the SDK uses
-  beforeAll(() => new NodeTracerProvider().register());
-  afterAll(() => {
-    context.disable();
-    trace.disable();
-    propagation.disable();
-  });
-  beforeEach(() => {
-    written = [];
-    spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      written.push(String(chunk));
-      return true;
-    });
-  });
-  afterEach(() => spy.mockRestore());
-
-  it('carry trace_id and span_id in JSON, and only there', () => {
-    const logger = appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'json' });
-    inSpan(() => logger.log('record stored', 'Records'));
-    logger.log('outside', 'Records');
-    const [inside, outside] = written.map((w) => JSON.parse(w));
-    expect(inside).toMatchObject({ message: 'record stored', context: 'Records', trace_id: traceId, span_id: spanId });
-    expect(outside.trace_id).toBeUndefined();
-  });
-
-  it('end text lines with trace_id=', () => {
-    const logger = appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'text' });
-    inSpan(() => logger.log('record stored', 'Records'));
-    expect(written.join('')).toMatch(new RegExp(`record stored(\u001b\\[\\d+m)? trace_id=${traceId}\\n$`));
   });
 });
 
