@@ -33,11 +33,14 @@ export interface DurableConsumerRunnerOptions<T> {
   deadLetter: DeadLetterSpec;
   /** Messages stored per transaction at most. */
   batchSize: number;
-  /** Delay before a failed message is delivered again. */
-  retryDelayMs: number;
+  /** Delay before a failed message is delivered again (by the delivery that failed, 1-based). */
+  retryDelayMs: number | ((deliveryCount: number) => number);
   handler: DurableBatchHandler<T>;
   logger: RelayLogger;
 }
+
+/** Delay of the redelivery of messages a stopping runner hands back. */
+const HANDBACK_DELAY_MS = 1000;
 
 /** Headers a dead letter carries. */
 export const DEAD_LETTER_HEADERS = {
@@ -84,7 +87,9 @@ export class DurableConsumerRunner<T> {
     await this.messages?.close().catch(() => undefined);
     await this.loop;
     await this.processing;
-    for (const m of this.buffer.splice(0)) m.nak();
+    // A short delay: redelivered at once, they could still reach this process's pull
+    // request (the server drops it when it sees the unsubscription).
+    for (const m of this.buffer.splice(0)) m.nak(HANDBACK_DELAY_MS);
   }
 
   private async run(): Promise<void> {
@@ -110,7 +115,8 @@ export class DurableConsumerRunner<T> {
   private kick(): void {
     if (this.processing) return;
     this.processing = (async () => {
-      while (this.buffer.length > 0) {
+      // After stop() only the batch in progress finishes; the rest is handed back.
+      while (this.running && this.buffer.length > 0) {
         const batch = this.buffer.splice(0, this.opts.batchSize);
         await this.processBatch(batch).catch((err) =>
           this.opts.logger.error(`consumer ${this.opts.consumer.durable}: ${err}`),
@@ -127,7 +133,7 @@ export class DurableConsumerRunner<T> {
         good.push({ msg, value: await this.opts.handler.decode(msg) });
       } catch (err) {
         if (err instanceof InvalidMessageError) await this.deadLetter(msg, `invalid: ${err.message}`);
-        else msg.nak(this.opts.retryDelayMs);
+        else msg.nak(this.retryDelay(msg));
       }
     }
     if (good.length === 0) return;
@@ -162,8 +168,13 @@ export class DurableConsumerRunner<T> {
       this.opts.logger.warn(
         `consumer ${this.opts.consumer.durable}: delivery ${msg.info.deliveryCount} of ${msg.subject} failed: ${err}`,
       );
-      msg.nak(this.opts.retryDelayMs);
+      msg.nak(this.retryDelay(msg));
     }
+  }
+
+  private retryDelay(msg: JsMsg): number {
+    const delay = this.opts.retryDelayMs;
+    return typeof delay === 'number' ? delay : delay(msg.info.deliveryCount);
   }
 
   private async deadLetter(msg: JsMsg, reason: string): Promise<void> {
@@ -184,7 +195,7 @@ export class DurableConsumerRunner<T> {
       this.opts.logger.warn(`consumer ${this.opts.consumer.durable}: dead-lettered ${msg.subject} #${msg.seq}: ${reason}`);
     } catch (err) {
       this.opts.logger.warn(`consumer ${this.opts.consumer.durable}: dead-letter publish failed: ${err}`);
-      msg.nak(this.opts.retryDelayMs);
+      msg.nak(this.retryDelay(msg));
     }
   }
 }

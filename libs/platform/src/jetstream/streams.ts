@@ -56,7 +56,8 @@ export async function ensureStream(jsm: JetStreamManager, spec: StreamSpec): Pro
 export interface DurableConsumerSpec {
   stream: string;
   durable: string;
-  filterSubject: string;
+  /** Subject filter; several need nats-server 2.10 or later. */
+  filterSubject: string | string[];
   /** Time the server waits for an ack before delivering the message again. */
   ackWaitMs: number;
   /** Deliveries of one message before it is given up (dead-lettered by the runner). */
@@ -74,7 +75,7 @@ export async function ensureDurableConsumer(
     ack_wait: nanos(spec.ackWaitMs),
     max_deliver: spec.maxDeliver,
     max_ack_pending: spec.maxAckPending,
-    filter_subject: spec.filterSubject,
+    ...filterConfig(spec.filterSubject),
   };
   try {
     await jsm.consumers.info(spec.stream, spec.durable);
@@ -95,6 +96,11 @@ export async function ensureDurableConsumer(
     }
   }
   await jsm.consumers.update(spec.stream, spec.durable, cfg);
+}
+
+function filterConfig(filter: string | string[]): { filter_subject: string } | { filter_subjects: string[] } {
+  if (!Array.isArray(filter)) return { filter_subject: filter };
+  return filter.length === 1 ? { filter_subject: filter[0] } : { filter_subjects: filter };
 }
 
 /** Deletes streams if they exist (test clean-up). */

@@ -1,0 +1,293 @@
+import { INestApplication, Logger, Type } from '@nestjs/common';
+import {
+  CustomTransportStrategy,
+  MessageHandler,
+  MicroserviceOptions,
+  Server,
+} from '@nestjs/microservices';
+import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { lastValueFrom } from 'rxjs';
+import { DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
+import {
+  JETSTREAM_CONSUMER,
+  JETSTREAM_TRANSPORT,
+  JetStreamConsumerOptions,
+  JetStreamConsumerSettings,
+  JetStreamContext,
+  JetStreamEvent,
+} from './jetstream-consumer';
+import { EventNamespace } from './namespace';
+import { ensureStream, StreamSpec } from './streams';
+
+export interface JetStreamServerOptions {
+  /** The process's NATS connection (NATS_CONNECTION); the transport neither opens nor closes it. */
+  connection: NatsConnection;
+  /** Prefixes subjects and stream names (test runs and deployments sharing a server). */
+  namespace?: EventNamespace;
+  /** Streams created (or updated) before the consumers start; given with their namespaced names. */
+  streams?: StreamSpec[];
+  /** Replicas and duplicate window of the dead-letter streams (default 1 and 2 minutes). */
+  deadLetterStreams?: { replicas: number; duplicateWindowMs: number };
+  /** Settings per durable name over the decorator's; `false` leaves that consumer off in this process. */
+  consumers?: Record<string, JetStreamConsumerSettings | false>;
+  /** Pause between start attempts while JetStream cannot be reached (default 1 s). */
+  restartDelayMs?: number;
+  logger?: Logger;
+}
+
+/** One registered handler with its resolved consumer options. */
+interface Consumer {
+  pattern: string;
+  handler: MessageHandler;
+  options: Required<Omit<JetStreamConsumerOptions, 'payload' | 'filterSubjects'>> &
+    Pick<JetStreamConsumerOptions, 'payload' | 'filterSubjects'>;
+}
+
+/** A decoded message with the message itself (acked or nak'ed by the runner). */
+interface Delivery {
+  event: JetStreamEvent;
+  msg: JsMsg;
+}
+
+const DEFAULTS = {
+  batch: false,
+  batchSize: 100,
+  maxDeliver: 10,
+  ackWaitMs: 30_000,
+  maxAckPending: 1000,
+  backoff: { initialMs: 1000, maxMs: 60_000 },
+};
+
+/**
+ * The transport of every JetStream consumer: each `@EventPattern` handler with
+ * `jetStreamConsumer({...})` extras gets its own durable pull consumer
+ * (DurableConsumerRunner). A message is acknowledged once the handler's promise
+ * resolves (its transaction committed); a rejection has it delivered again after
+ * an exponential, bounded backoff; after MaxDeliver deliveries, or at once when its
+ * payload fails validation against the contract class, it goes to the dead-letter
+ * stream. `close()` (app shutdown, SIGTERM) stops pulling, lets the batch in
+ * progress finish and hands buffered messages back.
+ */
+export class JetStreamServer extends Server implements CustomTransportStrategy {
+  override readonly transportId = JETSTREAM_TRANSPORT;
+  protected override readonly logger: Logger;
+  private readonly namespace: EventNamespace;
+  private readonly consumers = new Map<string, Consumer>();
+  private readonly runners = new Map<string, DurableConsumerRunner<Delivery>>();
+  private closing = false;
+  private starting?: Promise<void>;
+
+  constructor(private readonly options: JetStreamServerOptions) {
+    super();
+    this.logger = options.logger ?? new Logger('JetStream');
+    this.namespace = options.namespace ?? new EventNamespace();
+  }
+
+  /** Registers a handler under its durable name (Nest would chain handlers of one subject). */
+  override addHandler(
+    pattern: unknown,
+    callback: MessageHandler,
+    isEventHandler = false,
+    extras: Record<string, unknown> = {},
+  ): void {
+    const subject = this.normalizePattern(pattern as string);
+    const declared = extras[JETSTREAM_CONSUMER] as JetStreamConsumerOptions | undefined;
+    if (!isEventHandler || !declared?.durable || !declared.stream) {
+      throw new Error(
+        `${subject}: a JetStream handler is an @EventPattern with jetStreamConsumer({ durable, stream }) extras`,
+      );
+    }
+    if (this.consumers.has(declared.durable)) {
+      throw new Error(`${subject}: durable consumer ${declared.durable} has two handlers`);
+    }
+    super.addHandler(`${subject}#${declared.durable}`, callback, isEventHandler, extras);
+    const settings = this.options.consumers?.[declared.durable];
+    if (settings === false) return;
+    this.consumers.set(declared.durable, {
+      pattern: subject,
+      handler: callback,
+      options: resolveOptions(declared, settings ?? {}),
+    });
+  }
+
+  /** Starts every consumer in the background (retrying while JetStream is unreachable). */
+  listen(callback: (err?: unknown) => void): void {
+    this.closing = false;
+    this.starting = this.startAll();
+    callback();
+  }
+
+  /** Resolves once every consumer has started. */
+  ready(): Promise<void> {
+    return this.starting ?? Promise.resolve();
+  }
+
+  /** Stops pulling, finishes the batches in progress and hands buffered messages back. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.starting;
+    const runners = [...this.runners.values()];
+    this.runners.clear();
+    await Promise.all(runners.map((r) => r.stop()));
+  }
+
+  /** Messages handled (acknowledged) and dead-lettered by a consumer since start. */
+  stats(durable: string): { processed: number; deadLettered: number } {
+    const r = this.runners.get(durable);
+    return { processed: r?.processed ?? 0, deadLettered: r?.deadLettered ?? 0 };
+  }
+
+  /** Durable names of the consumers this server runs. */
+  durables(): string[] {
+    return [...this.consumers.keys()];
+  }
+
+  on(): never {
+    throw new Error('the JetStream transport emits no events');
+  }
+
+  unwrap<T>(): T {
+    return this.options.connection as T;
+  }
+
+  private async startAll(): Promise<void> {
+    for (const consumer of this.consumers.values()) {
+      for (let attempt = 1; !this.closing; attempt++) {
+        try {
+          await this.start(consumer);
+          this.logger.log(`consumer ${consumer.options.durable} started on ${consumer.pattern}`);
+          break;
+        } catch (err) {
+          if (attempt === 1 || attempt % 30 === 0) {
+            this.logger.warn(`consumer ${consumer.options.durable} cannot start yet: ${err}`);
+          }
+          await new Promise((r) => setTimeout(r, this.options.restartDelayMs ?? 1000));
+        }
+      }
+    }
+  }
+
+  private async start(c: Consumer): Promise<void> {
+    const { connection: nc, deadLetterStreams } = this.options;
+    const ns = this.namespace;
+    const o = c.options;
+    const jsm = await jetstreamManager(nc);
+    for (const stream of this.options.streams ?? []) await ensureStream(jsm, stream);
+    const runner = new DurableConsumerRunner<Delivery>({
+      js: jetstream(nc),
+      jsm,
+      consumer: {
+        stream: ns.stream(o.stream),
+        durable: o.durable,
+        filterSubject: (o.filterSubjects ?? [c.pattern]).map((s) => ns.subject(s)),
+        ackWaitMs: o.ackWaitMs,
+        maxDeliver: o.maxDeliver,
+        maxAckPending: o.maxAckPending,
+      },
+      deadLetter: {
+        stream: {
+          name: ns.stream(o.deadLetter.stream),
+          subjects: o.deadLetter.subjects.map((s) => ns.subject(s)),
+          replicas: deadLetterStreams?.replicas ?? 1,
+          duplicateWindowMs: deadLetterStreams?.duplicateWindowMs ?? 120_000,
+        },
+        subject: ns.subject(o.deadLetter.subject),
+      },
+      batchSize: o.batch ? o.batchSize : 1,
+      retryDelayMs: (delivery) => Math.min(o.backoff.initialMs * 2 ** (delivery - 1), o.backoff.maxMs),
+      logger: this.logger,
+      handler: {
+        decode: (msg) => this.decode(c, msg),
+        commit: (deliveries) => this.dispatch(c, deliveries),
+      },
+    });
+    await runner.start();
+    if (this.closing) return runner.stop();
+    this.runners.set(o.durable, runner);
+  }
+
+  private async decode(c: Consumer, msg: JsMsg): Promise<Delivery> {
+    const id = msg.headers?.get('Nats-Msg-Id');
+    if (!id) throw new InvalidMessageError('no Nats-Msg-Id header (message id)');
+    const subject = this.namespace.unprefix(msg.subject);
+    let body: unknown;
+    try {
+      body = msg.json();
+    } catch {
+      throw new InvalidMessageError('payload is not JSON');
+    }
+    const data = c.options.payload ? await validPayload(c.options.payload, subject, body) : body;
+    return { msg, event: { id, subject, data, sequence: msg.seq, deliveryCount: msg.info.deliveryCount } };
+  }
+
+  /** Calls the handler; resolves once its promise (or observable) completes, rejects with its error. */
+  private async dispatch(c: Consumer, deliveries: Delivery[]): Promise<void> {
+    const events = deliveries.map((d) => d.event);
+    const ctx = new JetStreamContext([events, deliveries.map((d) => d.msg), c.options.durable]);
+    try {
+      const result = await c.handler(c.options.batch ? events : events[0].data, ctx);
+      await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+    } catch (err) {
+      // Nest's exception filters turn errors into `{ status, message }`.
+      throw err instanceof Error ? err : new Error(String((err as { message?: unknown })?.message ?? err));
+    }
+  }
+}
+
+/** Decorator options, then the process's settings, then the defaults. */
+function resolveOptions(declared: JetStreamConsumerOptions, settings: JetStreamConsumerSettings): Consumer['options'] {
+  const o = { ...declared, ...settings };
+  const stream = o.stream ?? declared.stream;
+  const tag = stream.toLowerCase();
+  return {
+    ...o,
+    stream,
+    batch: o.batch ?? DEFAULTS.batch,
+    batchSize: o.batchSize ?? DEFAULTS.batchSize,
+    maxDeliver: o.maxDeliver ?? DEFAULTS.maxDeliver,
+    ackWaitMs: o.ackWaitMs ?? DEFAULTS.ackWaitMs,
+    maxAckPending: o.maxAckPending ?? DEFAULTS.maxAckPending,
+    backoff: o.backoff ?? DEFAULTS.backoff,
+    deadLetter: o.deadLetter ?? {
+      stream: `${stream}_DLQ`,
+      subjects: [`deadletter.${tag}.>`],
+      subject: `deadletter.${tag}.${declared.durable}`,
+    },
+  };
+}
+
+/** The payload as an instance of its contract class; InvalidMessageError when it does not match. */
+async function validPayload(
+  payload: Type<object> | Record<string, Type<object>>,
+  subject: string,
+  body: unknown,
+): Promise<object> {
+  const cls = typeof payload === 'function' ? payload : payload[subject];
+  if (!cls) throw new InvalidMessageError(`no payload class for subject ${subject}`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidMessageError('payload is not a JSON object');
+  }
+  const value = plainToInstance(cls, body);
+  const errors = await validate(value, { forbidUnknownValues: true });
+  if (errors.length > 0) {
+    throw new InvalidMessageError(`payload of ${subject} is invalid (${errors.map((e) => e.property).join(', ')})`);
+  }
+  return value;
+}
+
+/**
+ * Connects the JetStream transport to `app` (a hybrid app: HTTP or worker) and starts
+ * its consumers in the background; they stop when the app closes, before the NATS
+ * connection and the database are closed.
+ */
+export async function connectJetStream(
+  app: INestApplication,
+  options: JetStreamServerOptions,
+): Promise<JetStreamServer> {
+  const server = new JetStreamServer(options);
+  await app.connectMicroservice<MicroserviceOptions>({ strategy: server }).listen();
+  return server;
+}
