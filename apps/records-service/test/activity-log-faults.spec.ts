@@ -157,7 +157,7 @@ describe('activity log pipeline under faults', () => {
     // Both copies reached the stream (the window had passed): the writer deduplicated.
     expect(await streamMessages(writer.streams.events.name)).toBe(20);
     await waitFor(async () => writer.writer.processed >= 20, 10_000, 'the duplicates to be acknowledged');
-    await deleteNamespaceStreams(nats.url, [writer.streams.events.name, writer.streams.deadLetter.stream.name]);
+    await deleteNamespaceStreams(nats.url, [writer.streams.events.name, writer.streams.deadLetterStream]);
   });
 
   it('shares the outbox between several relays without publishing an event twice', async () => {
@@ -172,7 +172,7 @@ describe('activity log pipeline under faults', () => {
     // SKIP LOCKED: each row was claimed by one relay only, even with a 1 s duplicate window.
     expect(await streamMessages(relays[0].streams.events.name)).toBe(300);
     expect(relays.filter((r) => r.relay.published > 0).length).toBeGreaterThan(1);
-    await deleteNamespaceStreams(nats.url, [relays[0].streams.events.name, relays[0].streams.deadLetter.stream.name]);
+    await deleteNamespaceStreams(nats.url, [relays[0].streams.events.name, relays[0].streams.deadLetterStream]);
   });
 
   it('dead-letters an event whose payload does not match its contract class, and goes on', async () => {
@@ -188,7 +188,7 @@ describe('activity log pipeline under faults', () => {
     await waitFor(async () => w.writer.deadLettered === 1, 10_000, 'the dead letter');
     const nc = await connect({ servers: nats.url });
     const jsm = await jetstreamManager(nc);
-    const dlq = w.streams.deadLetter.stream.name;
+    const dlq = w.streams.deadLetterStream;
     const info = await jsm.streams.info(dlq);
     const msg = await jsm.streams.getMessage(dlq, { seq: info.state.first_seq });
     await nc.close();
@@ -230,6 +230,6 @@ describe('activity log pipeline under faults', () => {
       { vault_id: destination.id, action: 'transferredIn' },
       { vault_id: vault.id, action: 'transferredOut' },
     ]);
-    await deleteNamespaceStreams(nats.url, [workers[0].streams.events.name, workers[0].streams.deadLetter.stream.name]);
+    await deleteNamespaceStreams(nats.url, [workers[0].streams.events.name, workers[0].streams.deadLetterStream]);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { INestApplicationContext } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -9,7 +9,8 @@ import { DataSource } from 'typeorm';
 import { OutboxRelayService } from '../src/events/outbox-relay.service';
 import { ActivityLogRunner, ActivityLogRoles } from '../src/activity-log-pipeline/activity-log.runner';
 import { ActivityLogStreams } from '../src/activity-log-pipeline/activity-log.streams';
-import { ActivityLogWriter } from '../src/activity-log-pipeline/activity-log.writer';
+import { startActivityLogWriter } from '../src/activity-log-pipeline/activity-log.transport';
+import { ACTIVITY_LOG_CONSUMER } from '../src/activity-log-pipeline/activity-log.writer';
 import { workerModule } from '@vault/platform';
 import { activityLogWorker } from '../src/activity-log-pipeline/activity-log.worker';
 import { ENTITIES } from '../src/persistence/entities';
@@ -27,9 +28,10 @@ export async function migratedDataSource(url: string): Promise<DataSource> {
 
 /** A relay and/or writer process (the worker module), with its own NATS and DB connections. */
 export interface Worker {
-  ctx: INestApplicationContext;
+  ctx: INestApplication;
   relay: OutboxRelayService;
-  writer: ActivityLogWriter;
+  /** The writer's counts since start (its JetStream consumer). */
+  writer: { processed: number; deadLettered: number };
   streams: ActivityLogStreams;
   close(): Promise<void>;
 }
@@ -45,14 +47,25 @@ export async function startWorker(
   const applied = { NODE_ENV: 'test', DB_MIGRATE_ON_START: 'false', ...env };
   Object.assign(process.env, applied);
   Object.keys(applied).forEach((k) => appliedEnv.add(k));
-  const ctx = await NestFactory.createApplicationContext(workerModule(activityLogWorker(roles)), { logger: ['error'] });
+  // As runWorker boots it: a hybrid app (no HTTP server) with the writer's transport connected.
+  const ctx = await NestFactory.create(workerModule(activityLogWorker(roles)), { logger: ['error'], bodyParser: false });
+  const transport = await startActivityLogWriter(ctx);
   ctx.enableShutdownHooks();
+  await ctx.init();
   await ctx.get(ActivityLogRunner).ready();
+  await transport?.ready();
   let closed = false;
   return {
     ctx,
     relay: ctx.get(OutboxRelayService),
-    writer: ctx.get(ActivityLogWriter),
+    writer: {
+      get processed() {
+        return transport?.stats(ACTIVITY_LOG_CONSUMER.durable).processed ?? 0;
+      },
+      get deadLettered() {
+        return transport?.stats(ACTIVITY_LOG_CONSUMER.durable).deadLettered ?? 0;
+      },
+    },
     streams: ctx.get(ActivityLogStreams),
     close: async () => {
       if (closed) return;

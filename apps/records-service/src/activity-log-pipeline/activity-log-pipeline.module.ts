@@ -17,9 +17,9 @@ const rolesFromEnv = (env: ActivityLogEnv): ActivityLogRoles => ({
 
 /**
  * The pipeline that fills the activity log: the outbox relay (events/) publishes
- * committed events to JetStream, the writer consumes them into log rows (no HTTP). Needs the NATS connection and
- * the TypeORM data source of the hosting module. `roles` overrides the env
- * settings (the separate worker processes).
+ * committed events to JetStream, the writer (a JetStream transport handler, no HTTP)
+ * consumes them into log rows. Needs the NATS connection and the TypeORM data source
+ * of the hosting module. `roles` overrides the env settings (the separate worker processes).
  */
 @Module({})
 export class ActivityLogPipelineModule {
@@ -38,10 +38,11 @@ export class ActivityLogPipelineModule {
           useFactory: (e: ActivityLogEnv) => roles ?? rolesFromEnv(e),
         },
         OutboxRelayService,
-        ActivityLogWriter,
         ActivityLogRunner,
       ],
-      exports: [ActivityLogEnv, ActivityLogStreams, OutboxRelayService, ActivityLogWriter, ActivityLogRunner],
+      // The writer: a handler on the JetStream transport (startActivityLogWriter connects it).
+      controllers: [ActivityLogWriter],
+      exports: [ActivityLogEnv, ActivityLogStreams, OutboxRelayService, ActivityLogRunner, ACTIVITY_LOG_ROLES],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { EnvValidationError, loadEnv } from '@vault/platform';
 import { ActivityLogEnv } from './activity-log.env';
 import { ActivityLogStreams } from './activity-log.streams';
+import { ACTIVITY_LOG_CONSUMER } from './activity-log.writer';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
 
@@ -15,21 +16,26 @@ describe('ActivityLogEnv', () => {
       ACTIVITY_LOG_MAX_DELIVER: 10,
     });
     const streams = new ActivityLogStreams(env);
-    expect([streams.events.name, streams.events.subjects, streams.deadLetter.stream.name, streams.deadLetter.subject]).toEqual([
+    expect([streams.events.name, streams.events.subjects, streams.deadLetterStream]).toEqual([
       'VAULT_EVENTS',
       ['vault.>'],
       'VAULT_EVENTS_DLQ',
-      'deadletter.vault.activity_log_writer',
     ]);
+    // The names deployed dead-letter streams already carry (the transport adds the namespace).
+    expect(ACTIVITY_LOG_CONSUMER).toMatchObject({
+      durable: 'activity_log_writer',
+      stream: 'VAULT_EVENTS',
+      batch: true,
+      deadLetter: { stream: 'VAULT_EVENTS_DLQ', subjects: ['deadletter.vault.>'], subject: 'deadletter.vault.activity_log_writer' },
+    });
   });
 
   it('namespaces streams and subjects', () => {
     const streams = new ActivityLogStreams(loadEnv(ActivityLogEnv, { ...base, EVENTS_NAMESPACE: 'ci7' }));
-    expect([streams.events.name, streams.events.subjects, streams.consumer.filterSubject, streams.deadLetter.subject]).toEqual([
+    expect([streams.events.name, streams.events.subjects, streams.deadLetterStream]).toEqual([
       'ci7_VAULT_EVENTS',
       ['ci7.vault.>'],
-      'ci7.vault.>',
-      'ci7.deadletter.vault.activity_log_writer',
+      'ci7_VAULT_EVENTS_DLQ',
     ]);
   });
 

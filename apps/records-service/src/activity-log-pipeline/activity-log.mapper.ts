@@ -28,7 +28,7 @@ const KINDS: Record<string, { entity: string; eventType: string }> = {
 };
 
 /** Contract class of each logged subject; payloads are validated against it on receipt. */
-const PAYLOADS: Record<string, new () => VaultEventBase> = {
+export const LOGGED_EVENT_PAYLOADS: Record<string, new () => VaultEventBase> = {
   ...RECORDS_EVENT_PAYLOADS,
   [SUBJECTS.fileUploaded]: FileChangedEvent,
   [SUBJECTS.fileUpdated]: FileChangedEvent,
@@ -43,7 +43,7 @@ const VERBS: Record<string, string> = {
 
 /** Parses and validates an event body against its contract class. */
 export function parseEvent(subject: string, body: unknown): VaultEventBase {
-  const cls = PAYLOADS[subject];
+  const cls = LOGGED_EVENT_PAYLOADS[subject];
   if (!cls) throw new InvalidEventError(`no activity log mapping for subject ${subject}`);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidEventError('payload is not a JSON object');

@@ -4,6 +4,7 @@ import { OutboxEventEntity } from '../persistence/outbox-event.entity';
 import { ActivityLogEnv } from './activity-log.env';
 import { ActivityLogPipelineModule } from './activity-log-pipeline.module';
 import type { ActivityLogRoles } from './activity-log.runner';
+import { startActivityLogWriter } from './activity-log.transport';
 
 /** Process modes: `node main.js activity-log-writer` / `node main.js activity-log-relay`. */
 const WORKER_MODES: Record<string, ActivityLogRoles> = {
@@ -20,6 +21,7 @@ export function activityLogWorker(roles: ActivityLogRoles): WorkerOptions {
     env: ActivityLogEnv,
     database: { entities: [ActivityLogEntryEntity, OutboxEventEntity], migrations: [] },
     imports: [ActivityLogPipelineModule.forRoot(roles)],
+    connect: roles.writer ? startActivityLogWriter : undefined,
   };
 }
 

@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Logger, Module, Type } from '@nestjs/common';
+import { DynamicModule, Global, INestApplication, Logger, Module, Type } from '@nestjs/common';
 import { APP_FILTER, NestFactory } from '@nestjs/core';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv, ToInt } from '../config/env';
@@ -36,6 +36,8 @@ export interface WorkerOptions {
   database: DatabaseOptions;
   /** The modules that do the worker's work. */
   imports: (Type | DynamicModule)[];
+  /** Connects the worker's transports (e.g. connectJetStream) before the app starts. */
+  connect?: (app: INestApplication) => Promise<unknown>;
 }
 
 /**
@@ -78,6 +80,15 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   try {
     const env = loadEnv(options.env);
     const logger = appLogger(env);
+    if (env.WORKER_HEALTH_PORT === undefined && options.connect) {
+      // A hybrid app without HTTP server: its transports are microservices of the app.
+      const app = await NestFactory.create(workerModule(options), { logger, bodyParser: false });
+      await options.connect(app);
+      app.enableShutdownHooks([], { useProcessExit: true });
+      await app.init();
+      Logger.log(`${options.name} running`, 'Bootstrap');
+      return;
+    }
     if (env.WORKER_HEALTH_PORT === undefined) {
       const ctx = await NestFactory.createApplicationContext(workerModule(options), { logger });
       ctx.enableShutdownHooks([], { useProcessExit: true });
