@@ -3,7 +3,7 @@ import '@vault/platform/tracing';
 import { fixHeapGrowingFactor, runService } from '@vault/platform';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
-import { startActivityLogWriter } from './activity-log-pipeline/activity-log.transport';
+import { startJetStreamConsumers } from './app/jetstream-consumers';
 import { isWorkerMode, runActivityLogWorker } from './activity-log-pipeline/activity-log.worker';
 import { ENTITIES } from './persistence/entities';
 import { MIGRATIONS } from './migrations';
@@ -17,9 +17,9 @@ if (isWorkerMode(process.argv[2])) {
 } else {
   void runService(AppModule, APP_DESCRIPTION, {
     database: { entities: ENTITIES, migrations: MIGRATIONS },
-    // ACTIVITY_LOG_WRITER=inline: the writer's JetStream transport runs in this app (hybrid).
+    // The JetStream consumers of the service (the writer with ACTIVITY_LOG_WRITER=inline).
     configure: async (app) => {
-      await startActivityLogWriter(app);
+      await startJetStreamConsumers(app);
     },
   });
 }

@@ -10,8 +10,8 @@ import {
 } from '@vault/platform/testing';
 import { SUBJECTS, type VaultEventBase } from '@vault/contracts';
 import { DataSource } from 'typeorm';
-import { startActivityLogWriter } from '../src/activity-log-pipeline/activity-log.transport';
 import { AppModule } from '../src/app/app.module';
+import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { OutboxEventPublisher } from '../src/events/outbox.publisher';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { recordBody } from './support';
@@ -84,8 +84,8 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
       VAULT_BRANDING_FILE: '',
       ...idp.env(),
     });
-    // As main.ts does: the writer's JetStream transport on the service (hybrid app).
-    await startActivityLogWriter(app);
+    // As main.ts does: the service's JetStream consumers (hybrid app), the writer among them.
+    await startJetStreamConsumers(app);
     ds = app.get(DataSource);
     owner = await caller('Olga <Admin>');
     home = (await send(owner, 'post', '/vault', { name: 'Home & Garden' }).expect(201)).body.id;

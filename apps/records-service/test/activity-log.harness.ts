@@ -49,7 +49,7 @@ export async function startWorker(
   Object.keys(applied).forEach((k) => appliedEnv.add(k));
   // As runWorker boots it: a hybrid app (no HTTP server) with the writer's transport connected.
   const ctx = await NestFactory.create(workerModule(activityLogWorker(roles)), { logger: ['error'], bodyParser: false });
-  const transport = await startActivityLogWriter(ctx);
+  const transport = roles.writer ? await startActivityLogWriter(ctx) : undefined;
   ctx.enableShutdownHooks();
   await ctx.init();
   await ctx.get(ActivityLogRunner).ready();

@@ -16,6 +16,7 @@ import {
   jetStreamConsumer,
   JetStreamEvent,
   JetStreamServer,
+  JetStreamServerOptions,
 } from '../src/jetstream';
 import { createTestDatabase, TestDatabase, TestNatsServer } from '../src/testing';
 
@@ -126,7 +127,7 @@ describe('JetStreamServer (Nest transport, real NATS and PostgreSQL)', () => {
   const apps: { app: INestApplication; nc: NatsConnection; server: JetStreamServer; store: OrderStore }[] = [];
 
   /** A consumer "process": a Nest app with its own NATS connection and the transport connected. */
-  const startConsumer = async (settings: Partial<OrderStore> = {}) => {
+  const startConsumer = async (settings: Partial<OrderStore> = {}, consumers?: JetStreamServerOptions['consumers']) => {
     const store = Object.assign(new OrderStore(pool), settings);
     stores.push(store);
     const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
@@ -135,9 +136,15 @@ describe('JetStreamServer (Nest transport, real NATS and PostgreSQL)', () => {
       providers: [{ provide: OrderStore, useValue: store }],
     }).compile();
     const app = ref.createNestApplication({ logger: false });
-    const server = await connectJetStream(app, { connection: nc, namespace, streams: [ordersStream()], restartDelayMs: 200 });
+    const server = await connectJetStream(app, {
+      connection: nc,
+      namespace,
+      streams: [ordersStream()],
+      consumers,
+      restartDelayMs: 200,
+    });
     await app.init();
-    await server.ready();
+    if (!consumers) await server.ready();
     const entry = { app, nc, server, store };
     apps.push(entry);
     return entry;
@@ -308,6 +315,25 @@ describe('JetStreamServer (Nest transport, real NATS and PostgreSQL)', () => {
     expect(Math.max(...store.batches)).toBeGreaterThan(1);
     expect(Math.max(...store.batches)).toBeLessThanOrEqual(50);
     expect(store.batches.length).toBeLessThan(200);
+  });
+
+  it('runs each consumer on its own: one left off by settings, one whose stream is missing holds back no other', async () => {
+    const shipped = order();
+    await publish('orders.shipped', shipped, shipped.orderId);
+    const o = order();
+    const off = await startConsumer({}, { shipments: false });
+    expect(off.server.durables()).toEqual(['orders']);
+    await publish('orders.placed', o, o.orderId);
+    await expectExactlyOnce('orders', [o.orderId]);
+    await expect(consumerInfo('shipments')).rejects.toThrow(/not found/);
+    await stopConsumer(off);
+    // Settings override the decorator: this one reads a stream nobody created.
+    const missing = await startConsumer({}, { shipments: { stream: 'MISSING' } });
+    const p = order();
+    await publish('orders.placed', p, p.orderId);
+    await expectExactlyOnce('orders', [o.orderId, p.orderId]);
+    expect(await rows('shipments')).toEqual([]);
+    expect(missing.server.stats('shipments')).toEqual({ processed: 0, deadLettered: 0 });
   });
 
   it.each([['SIGTERM' as const], ['SIGKILL' as const]])(

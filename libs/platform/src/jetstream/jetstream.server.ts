@@ -153,19 +153,22 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     return this.options.connection as T;
   }
 
+  /** Starts the consumers independently: one whose stream is missing does not hold back the others. */
   private async startAll(): Promise<void> {
-    for (const consumer of this.consumers.values()) {
-      for (let attempt = 1; !this.closing; attempt++) {
-        try {
-          await this.start(consumer);
-          this.logger.log(`consumer ${consumer.options.durable} started on ${consumer.pattern}`);
-          break;
-        } catch (err) {
-          if (attempt === 1 || attempt % 30 === 0) {
-            this.logger.warn(`consumer ${consumer.options.durable} cannot start yet: ${err}`);
-          }
-          await new Promise((r) => setTimeout(r, this.options.restartDelayMs ?? 1000));
+    await Promise.all([...this.consumers.values()].map((c) => this.startRetrying(c)));
+  }
+
+  private async startRetrying(consumer: Consumer): Promise<void> {
+    for (let attempt = 1; !this.closing; attempt++) {
+      try {
+        await this.start(consumer);
+        this.logger.log(`consumer ${consumer.options.durable} started on ${consumer.pattern}`);
+        return;
+      } catch (err) {
+        if (attempt === 1 || attempt % 30 === 0) {
+          this.logger.warn(`consumer ${consumer.options.durable} cannot start yet: ${err}`);
         }
+        await new Promise((r) => setTimeout(r, this.options.restartDelayMs ?? 1000));
       }
     }
   }

@@ -1,0 +1,14 @@
+import { INestApplication } from '@nestjs/common';
+import { connectJetStream, JetStreamServer } from '@vault/platform';
+import { activityLogTransport } from '../activity-log-pipeline/activity-log.transport';
+
+/**
+ * The one JetStream transport of the service (a hybrid app): it runs every
+ * `@EventPattern` handler with `jetStreamConsumer(...)` options in the app's modules,
+ * each with its decorator's options unless `consumers` holds settings for its durable
+ * (from the env; `false` leaves it to other processes). A consumer with such settings
+ * adds them to `consumers` here, beside the activity-log writer's.
+ */
+export function startJetStreamConsumers(app: INestApplication): Promise<JetStreamServer> {
+  return connectJetStream(app, activityLogTransport(app));
+}
