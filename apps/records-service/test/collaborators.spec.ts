@@ -296,6 +296,24 @@ describe('collaborators: sharing vaults and records', () => {
     ]);
   });
 
+  it('a member removed from a vault loses the records it created there too', async () => {
+    const { owner, vaultId } = await sharedVault();
+    const editor = await account();
+    const { id } = await share(owner, vaultId, editor, 'vault_editor');
+    const own = await t.createRecord(editor, vaultId, { name: 'Lease' });
+    await t.delete(owner, member(vaultId, id)).expect(200);
+    await t.get(editor, vaultPath(vaultId)).expect(404);
+    await t.get(editor, `${vaultPath(vaultId)}/records/record-id/${own}`).expect(404);
+    expect(await t.sql('SELECT * FROM record_memberships WHERE open_id = $1', [editor.openId])).toEqual([]);
+    const ended = (await t.outbox('vault.collaborator.deleted.v1')).filter((e) => e.payload.collaborator.openId === editor.openId);
+    expect(ended.map((e) => [e.payload.record?.id ?? null, e.payload.collaborator.role])).toEqual([
+      [null, 'vault_editor'],
+      [own, 'rec_owner'],
+    ]);
+    // the record stays in the vault, for the owner
+    await t.get(owner, `${vaultPath(vaultId)}/records/record-id/${own}`).expect(200);
+  });
+
   it('transfers the ownership to a collaborator within the plan; the former owner becomes editor', async () => {
     const free = await sharedVault('');
     await t

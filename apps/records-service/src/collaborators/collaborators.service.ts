@@ -17,6 +17,7 @@ import { AccountDirectoryService } from '../directory/account-directory.service'
 import { eventBase } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
 import { CollaboratorRepository, MemberRow, MembershipScope } from '../persistence/collaborator.repository';
+import type { RecordEntity } from '../persistence/record.entity';
 import { Transactions, Tx } from '../persistence/transactions';
 import { VaultRepository } from '../persistence/vault.repository';
 import { LicensesService } from '../plans/licenses.service';
@@ -145,7 +146,11 @@ export class CollaboratorsService {
     });
   }
 
-  /** The owner removes anyone but itself; any other member may remove itself (leave). */
+  /**
+   * The owner removes anyone but itself; any other member may remove itself (leave).
+   * Leaving a vault ends the member's roles on its records too (those of the records
+   * it created included): nothing of the vault stays visible to it.
+   */
   async remove(scope: MembershipScope, access: VaultAccess, principal: Principal, id: string): Promise<void> {
     const target = targetOf(scope, access);
     await this.tx.run(async (tx) => {
@@ -155,6 +160,18 @@ export class CollaboratorsService {
       if (OWNER_ROLES.includes(member.role)) throw ownerCannotBeRemoved();
       await this.members.remove(tx, scope, member.id);
       await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, target, member);
+      if (scope !== 'vault') return;
+      for (const ended of await this.members.removeRecordRoles(tx, access.vault.id, member.openId)) {
+        const onRecord: Target = {
+          scope: 'record',
+          id: ended.recordId,
+          access: { ...access, record: { id: ended.recordId, name: ended.recordName } as RecordEntity },
+        };
+        await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, onRecord, {
+          ...ended,
+          username: member.username,
+        });
+      }
     });
   }
 

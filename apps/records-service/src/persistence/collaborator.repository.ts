@@ -103,6 +103,23 @@ export class CollaboratorRepository {
     await tx.query(`DELETE FROM ${TABLES[scope].table} WHERE id = $1`, [id]);
   }
 
+  /** Ends the account's roles on the records of a vault; answers them with the record names. */
+  async removeRecordRoles(
+    tx: Tx,
+    vaultId: string,
+    openId: string,
+  ): Promise<(MemberRow & { recordId: string; recordName: string })[]> {
+    // DELETE … RETURNING answers [rows, count] through TypeORM
+    const [rows]: [(MemberRow & { recordId: string; recordName: string })[], number] = await tx.query(
+      `DELETE FROM record_memberships m USING records r
+       WHERE m.record_id = r.id AND r.vault_id = $1 AND m.open_id = $2
+       RETURNING m.id, m.open_id AS "openId", m.role, m.created_at AS "createdAt", NULL AS username,
+                 NULL AS "firstName", NULL AS "lastName", r.id AS "recordId", r.name AS "recordName"`,
+      [vaultId, openId],
+    );
+    return rows;
+  }
+
   /**
    * Ends every membership of an account in its tenant except vault ownerships (a vault
    * is never left without its owner), and answers what it ended with the vault and
