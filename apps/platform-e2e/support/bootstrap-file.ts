@@ -20,6 +20,9 @@ export const E2E_BOOTSTRAP = {
         // the Idempotency-Key suite's own accounts
         { username: 'ida@alpha.example', password: 'ida-password-1' },
         { username: 'ivo@alpha.example', password: 'ivo-password-1' },
+        // the sharing suite's own accounts
+        { username: 'sam@alpha.example', password: 'sam-password-1' },
+        { username: 'sue@alpha.example', password: 'sue-password-1' },
       ],
     },
     {
