@@ -40,7 +40,7 @@ export class ActivityLogPipelineModule {
         OutboxRelayService,
         ActivityLogRunner,
       ],
-      // The writer: a handler on the JetStream transport (startActivityLogWriter connects it).
+      // The writer: a handler on the JetStream transport (see activity-log.transport.ts).
       controllers: [ActivityLogWriter],
       exports: [ActivityLogEnv, ActivityLogStreams, OutboxRelayService, ActivityLogRunner, ACTIVITY_LOG_ROLES],
     };

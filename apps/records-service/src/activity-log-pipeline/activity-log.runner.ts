@@ -9,7 +9,7 @@ import { OutboxRelayService } from '../events/outbox-relay.service';
 
 export const ACTIVITY_LOG_ROLES = Symbol('ACTIVITY_LOG_ROLES');
 
-/** Which parts of the pipeline this process runs (the writer: see startActivityLogWriter). */
+/** Which parts of the pipeline this process runs (the writer: see activity-log.transport.ts). */
 export interface ActivityLogRoles {
   relay: boolean;
   writer: boolean;
