@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ProblemException } from '@vault/platform';
+import { loginThrottleRefusals, ProblemException } from '@vault/platform';
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
@@ -111,7 +111,8 @@ export class LoginThrottle implements OnModuleInit {
   async begin(attempt: LoginAttempt): Promise<void> {
     const pair = pairKey(attempt);
     const undo: Array<() => Promise<unknown>> = [];
-    const refuse = async (res: RateLimiterRes): Promise<never> => {
+    const refuse = async (res: RateLimiterRes, limit: 'ip' | 'pair' | 'user'): Promise<never> => {
+      loginThrottleRefusals.inc({ limit });
       for (const step of undo.reverse()) await step();
       throw ProblemException.tooManyRequests(
         res.msBeforeNext / 1000,
@@ -122,7 +123,7 @@ export class LoginThrottle implements OnModuleInit {
     // 1. The address, across users: refused here, nothing of the user is spent.
     const ip = await outcome(this.perIp.consume(attempt.ip));
     undo.push(() => this.perIp.reward(attempt.ip, 1));
-    if (!ip.allowed) return refuse(ip.res);
+    if (!ip.allowed) return refuse(ip.res, 'ip');
 
     // 2. The pair: its n-th attempt holds the gate for the delay owed after it.
     const n = (await this.pairAttempts.penalty(pair, 1)).consumedPoints;
@@ -132,19 +133,19 @@ export class LoginThrottle implements OnModuleInit {
       const gate = await outcome(
         this.pairGate.consume(pair, 1, { customDuration: delay }),
       );
-      if (!gate.allowed) return refuse(gate.res);
+      if (!gate.allowed) return refuse(gate.res, 'pair');
       undo.push(() => this.pairGate.delete(pair));
     } else {
       const held = await this.pairGate.get(pair);
       if (held && held.consumedPoints > 0 && held.msBeforeNext > 0) {
-        return refuse(held);
+        return refuse(held, 'pair');
       }
     }
 
     // 3. The user across all addresses, the last resort.
     const user = await outcome(this.perUser.consume(attempt.userKey));
     undo.push(() => this.perUser.reward(attempt.userKey, 1));
-    if (!user.allowed) return refuse(user.res);
+    if (!user.allowed) return refuse(user.res, 'user');
   }
 
   /** A success: the pair starts afresh; the address and the user keep only their failures. */

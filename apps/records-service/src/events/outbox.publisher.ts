@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Subject, VaultEventBase } from '@vault/contracts';
+import { currentTraceContext } from '@vault/platform';
 import type { EntityManager } from 'typeorm';
 import { EventPublisher } from './event-publisher';
 import { OutboxEventEntity } from '../persistence/outbox-event.entity';
@@ -18,6 +19,7 @@ export class OutboxEventPublisher extends EventPublisher {
       payload: { ...payload },
       occurredAt: new Date(payload.occurredAt),
       publishedAt: null,
+      traceContext: currentTraceContext(),
     });
     return id;
   }

@@ -27,4 +27,8 @@ export class OutboxEventEntity {
 
   @Column({ name: 'published_at', type: 'timestamptz', nullable: true })
   publishedAt!: Date | null;
+
+  /** W3C trace context of the change (JSON of traceparent/tracestate); null while tracing is off. */
+  @Column({ name: 'trace_context', type: 'text', nullable: true })
+  traceContext!: string | null;
 }

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { Transform } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
 import { createSHA256 } from 'hash-wasm';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { fileBytes } from '@vault/platform';
 import { PurgeQueueRepository } from '../persistence/purge-queue.repository';
 import { Transactions } from '../persistence/transactions';
 import { AppendState, ByteRange, FileStorage } from './file-storage';
@@ -84,7 +85,9 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
       await this.discard(storageKey);
       throw meter.errored ?? err;
     }
-    return { storageKey, ...meter.result() };
+    const stored = meter.result();
+    fileBytes.inc({ direction: 'in' }, stored.size);
+    return { storageKey, ...stored };
   }
 
   /** Removes uncommitted bytes at once (a refused or failed upload). */
@@ -150,6 +153,7 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
       at.length,
       source.pipe(meter),
     );
+    fileBytes.inc({ direction: 'in' }, written);
     const offset = at.offset + written;
     const next: AppendProgress = {
       ...at,
@@ -185,8 +189,19 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
     return this.storage.finishAppend(at.storageKey, at.state, at.length);
   }
 
-  open(storageKey: string, range?: ByteRange): Promise<Readable> {
-    return this.storage.read(storageKey, range);
+  /** The stored bytes (or a range of them) for a download, counted out as they are read (file_bytes_total). */
+  async open(storageKey: string, range?: ByteRange): Promise<Readable> {
+    const source = await this.storage.read(storageKey, range);
+    const counted = new Transform({
+      highWaterMark: 1 << 20,
+      transform(chunk: Buffer, _enc, cb) {
+        fileBytes.inc({ direction: 'out' }, chunk.length);
+        cb(null, chunk);
+      },
+    });
+    // Errors of either side reach the other: a failed read fails the download, a dropped download stops the read.
+    pipeline(source, counted, () => undefined);
+    return counted;
   }
 
   /** Runs a purge of every due removal now (and waits for it). */

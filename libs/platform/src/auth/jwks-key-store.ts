@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { TOKEN_SIGNING_ALGORITHM } from '@vault/contracts';
+import { jwksRefreshFailures, watchJwksCache } from '../observability/metrics';
 
 /** Background refresh of the key set (the JWKS is served with `max-age=300`). */
 export const JWKS_REFRESH_INTERVAL_MS = 5 * 60 * 1000;
@@ -59,6 +60,8 @@ export class JwksKeyStore {
   private timerDue = Number.POSITIVE_INFINITY;
   private stopped = false;
   private abort?: AbortController;
+  private lastRefreshAt?: number;
+  private unwatch?: () => void;
 
   constructor(
     private readonly url: string,
@@ -70,11 +73,14 @@ export class JwksKeyStore {
   /** Starts the first fetch (not awaited: tokens arriving meanwhile wait on it) and the timer. */
   start(): void {
     this.stopped = false;
+    this.unwatch ??= watchJwksCache(() => ({ keys: this.keys.size, lastRefreshAt: this.lastRefreshAt }));
     void this.refresh();
   }
 
   stop(): void {
     this.stopped = true;
+    this.unwatch?.();
+    this.unwatch = undefined;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.abort?.abort();
@@ -119,9 +125,11 @@ export class JwksKeyStore {
     const run = this.load().then(
       () => {
         this.loaded = true;
+        this.lastRefreshAt = Date.now();
         return this.options.refreshIntervalMs;
       },
       (err: unknown) => {
+        jwksRefreshFailures.inc();
         this.logger.warn(`JWKS refresh from ${this.url} failed, keeping ${this.keys.size} key(s): ${String(err)}`);
         return this.loaded ? this.options.cooldownMs : this.options.initialRetryMs;
       },

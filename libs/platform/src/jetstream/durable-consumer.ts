@@ -5,7 +5,7 @@ import type {
   JsMsg,
 } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
-import { consumerDeadLettered, consumerProcessed } from '../observability/metrics';
+import { consumerDeadLettered, consumerProcessed, consumerRedelivered, watchConsumerPending } from '../observability/metrics';
 import type { RelayLogger } from './outbox-relay';
 import { DurableConsumerSpec, ensureDurableConsumer, ensureStream, StreamSpec } from './streams';
 
@@ -65,6 +65,7 @@ export class DurableConsumerRunner<T> {
   private messages?: ConsumerMessages;
   private buffer: JsMsg[] = [];
   private processing?: Promise<void>;
+  private unwatchPending?: () => void;
   /** Messages committed and acknowledged since start. */
   processed = 0;
   /** Messages dead-lettered since start. */
@@ -77,6 +78,11 @@ export class DurableConsumerRunner<T> {
     await ensureStream(this.opts.jsm, this.opts.deadLetter.stream);
     await ensureDurableConsumer(this.opts.jsm, this.opts.consumer);
     this.running = true;
+    const { jsm, consumer } = this.opts;
+    this.unwatchPending = watchConsumerPending(consumer.durable, async () => {
+      const info = await jsm.consumers.info(consumer.stream, consumer.durable);
+      return { pending: info.num_pending, ackPending: info.num_ack_pending };
+    });
     this.loop = this.run();
   }
 
@@ -84,6 +90,7 @@ export class DurableConsumerRunner<T> {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.unwatchPending?.();
     await this.messages?.close().catch(() => undefined);
     await this.loop;
     await this.processing;
@@ -129,6 +136,7 @@ export class DurableConsumerRunner<T> {
   private async processBatch(msgs: JsMsg[]): Promise<void> {
     const good: { msg: JsMsg; value: T }[] = [];
     for (const msg of msgs) {
+      if (msg.info.deliveryCount > 1) consumerRedelivered.inc({ consumer: this.opts.consumer.durable });
       try {
         good.push({ msg, value: await this.opts.handler.decode(msg) });
       } catch (err) {

@@ -10,6 +10,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { lastValueFrom } from 'rxjs';
+import { consumeInTrace } from '../observability/trace-context';
 import { DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
 import {
   JETSTREAM_CONSUMER,
@@ -226,8 +227,15 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     return { msg, event: { id, subject, data, sequence: msg.seq, deliveryCount: msg.info.deliveryCount } };
   }
 
-  /** Calls the handler; resolves once its promise (or observable) completes, rejects with its error. */
-  private async dispatch(c: Consumer, deliveries: Delivery[]): Promise<void> {
+  /**
+   * Calls the handler in the trace of the producer (traceparent header), when there is
+   * one; resolves once its promise (or observable) completes, rejects with its error.
+   */
+  private dispatch(c: Consumer, deliveries: Delivery[]): Promise<void> {
+    return consumeInTrace(c.options.durable, deliveries.map((d) => d.msg), () => this.handle(c, deliveries));
+  }
+
+  private async handle(c: Consumer, deliveries: Delivery[]): Promise<void> {
     const events = deliveries.map((d) => d.event);
     const ctx = new JetStreamContext([events, deliveries.map((d) => d.msg), c.options.durable]);
     try {

@@ -1,7 +1,9 @@
 import type { JetStreamClient } from '@nats-io/jetstream';
+import { headers } from '@nats-io/nats-core';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { outboxPublished, watchOutboxBacklog } from '../observability/metrics';
+import { outboxPublished, watchOutboxBacklog, watchOutboxOldest } from '../observability/metrics';
+import { publishInTrace } from '../observability/trace-context';
 import { EventNamespace } from './namespace';
 
 export interface RelayLogger {
@@ -48,6 +50,8 @@ interface OutboxRow {
   id: string;
   subject: string;
   payload: unknown;
+  /** W3C trace context of the change (JSON), null when written with tracing off or without the column. */
+  trace_context: string | null;
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
@@ -71,6 +75,7 @@ export class OutboxRelay {
   private listenRetry?: NodeJS.Timeout;
   private lastPrune = 0;
   private unwatchBacklog?: () => void;
+  private unwatchOldest?: () => void;
   /** Rows published since start (for tests and benchmarks). */
   published = 0;
 
@@ -84,6 +89,7 @@ export class OutboxRelay {
     if (this.running) return;
     this.running = true;
     this.unwatchBacklog = watchOutboxBacklog({ table: this.opts.table, backlog: () => this.backlog() });
+    this.unwatchOldest = watchOutboxOldest(this.opts.table, () => this.oldestAgeSeconds());
     await this.listen();
     this.loop = this.run();
   }
@@ -92,6 +98,7 @@ export class OutboxRelay {
     if (!this.running) return;
     this.running = false;
     this.unwatchBacklog?.();
+    this.unwatchOldest?.();
     clearTimeout(this.listenRetry);
     this.wake?.();
     await this.loop;
@@ -108,7 +115,8 @@ export class OutboxRelay {
     try {
       await qr.startTransaction();
       const rows: OutboxRow[] = await qr.query(
-        `SELECT id, subject, payload FROM ${table}
+        // trace_context through to_jsonb: an outbox table without the column reads null.
+        `SELECT id, subject, payload, to_jsonb(${table}) ->> 'trace_context' AS trace_context FROM ${table}
           WHERE published_at IS NULL
           ORDER BY occurred_at, id
           LIMIT $1
@@ -120,12 +128,16 @@ export class OutboxRelay {
         return 0;
       }
       await Promise.all(
-        rows.map((r) =>
-          js.publish(namespace.subject(r.subject), JSON.stringify(r.payload), {
-            msgID: r.id,
-            timeout: publishTimeoutMs,
-          }),
-        ),
+        rows.map((r) => {
+          const h = headers();
+          return publishInTrace(r.trace_context, r.subject, r.id, h, () =>
+            js.publish(namespace.subject(r.subject), JSON.stringify(r.payload), {
+              msgID: r.id,
+              timeout: publishTimeoutMs,
+              headers: h,
+            }),
+          );
+        }),
       );
       const ids = rows.map((r) => r.id);
       await this.opts.onPublished?.(ids);
@@ -146,6 +158,14 @@ export class OutboxRelay {
   async backlog(): Promise<number> {
     const [row] = await this.opts.dataSource.query(`SELECT count(*)::int AS n FROM ${this.opts.table} WHERE published_at IS NULL`);
     return Number(row?.n ?? 0);
+  }
+
+  /** Seconds since the oldest unpublished row occurred, 0 when none (outbox_oldest_unpublished_age_seconds). */
+  async oldestAgeSeconds(): Promise<number> {
+    const [row] = await this.opts.dataSource.query(
+      `SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at)), 0)::float8 AS age FROM ${this.opts.table} WHERE published_at IS NULL`,
+    );
+    return Math.max(0, Number(row?.age ?? 0));
   }
 
   /** Deletes published rows older than the retention; returns how many. */

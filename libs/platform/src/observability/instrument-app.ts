@@ -1,6 +1,7 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { NatsConnectionState } from '../nats/nats-connection-state';
-import { watchNatsConnection } from './metrics';
+import { PgPoolCounts, watchDbPool, watchNatsConnection } from './metrics';
 import { listeningPort, startMetricsServer, whenAppStops } from './metrics-server';
 import { stopTracing } from './tracing';
 
@@ -23,9 +24,11 @@ export interface InstrumentOptions {
 export async function instrumentApp(app: INestApplicationContext, opts: InstrumentOptions): Promise<number | undefined> {
   let unwatch: (() => void) | undefined;
   if (opts.nats) unwatch = watchNatsConnection(opts.name, app.get(NatsConnectionState, { strict: false }));
+  const unwatchPool = watchAppDbPool(app, opts.name);
   const server = opts.metricsPort === undefined ? undefined : await startMetricsServer(opts.metricsPort, opts.host);
   whenAppStops(app, async () => {
     unwatch?.();
+    unwatchPool?.();
     if (server) await new Promise((r) => server.close(r));
     await stopTracing();
   });
@@ -33,4 +36,20 @@ export async function instrumentApp(app: INestApplicationContext, opts: Instrume
   const port = listeningPort(server);
   Logger.log(`metrics on http://${opts.host}:${port}/metrics`, 'Metrics');
   return port;
+}
+
+/** The app's TypeORM DataSource, when it has one (not the gateway). */
+function appDataSource(app: INestApplicationContext): DataSource | undefined {
+  try {
+    return app.get(DataSource, { strict: false });
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reports the pg pool of the app's DataSource (TypeORM's PostgreSQL driver keeps it as `master`) at each scrape. */
+function watchAppDbPool(app: INestApplicationContext, name: string): (() => void) | undefined {
+  const ds = appDataSource(app);
+  if (!ds) return undefined;
+  return watchDbPool(name, () => (ds.isInitialized ? (ds.driver as unknown as { master?: PgPoolCounts }).master : undefined));
 }

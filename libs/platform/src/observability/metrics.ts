@@ -116,6 +116,138 @@ export function watchNatsConnection(name: string, source: ConnectionSource): () 
   };
 }
 
+/** Messages a durable consumer received again (delivery count above 1: nak'ed, timed out or handed back). */
+export const consumerRedelivered = new Counter({
+  name: 'jetstream_consumer_redelivered_total',
+  help: 'Messages a durable JetStream consumer of this process received on a second or later delivery.',
+  labelNames: ['consumer'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Sign-in attempts the developer-service throttle refused with 429, by the limit that refused. */
+export const loginThrottleRefusals = new Counter({
+  name: 'login_throttle_refusals_total',
+  help: 'Sign-in attempts refused with 429 by the login throttle, by limit (ip, pair, user).',
+  labelNames: ['limit'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Bytes of record files received (uploads, resumable chunks) and sent (downloads). */
+export const fileBytes = new Counter({
+  name: 'file_bytes_total',
+  help: 'Bytes of record files received from clients (direction="in") and sent to them (direction="out").',
+  labelNames: ['direction'] as const,
+  registers: [metricsRegistry],
+});
+
+/** JWKS refreshes that failed (the last good key set is kept). */
+export const jwksRefreshFailures = new Counter({
+  name: 'jwks_refresh_failures_total',
+  help: 'Refreshes of the token signing key set (JWKS) that failed.',
+  registers: [metricsRegistry],
+});
+
+/** Something that reads a value (or values by label) at scrape time. */
+type Reading<L extends string> = () => Promise<Array<{ labels: Partial<Record<L, string>>; value: number }>> | Array<{ labels: Partial<Record<L, string>>; value: number }>;
+
+/**
+ * A gauge read at scrape time from the sources registered with the returned `watch`
+ * (each until the function it returns is called). A source that fails (database or
+ * NATS outage) is left out of that scrape instead of failing it.
+ */
+function scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[]) {
+  const sources = new Set<Reading<L>>();
+  const gauge = new Gauge<L>({
+    name,
+    help,
+    labelNames,
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      const readings = await Promise.all([...sources].map(async (read) => (await Promise.resolve().then(read).catch(() => [])) ?? []));
+      for (const r of readings.flat()) this.set(r.labels, r.value);
+    },
+  });
+  const watch = (read: Reading<L>): (() => void) => {
+    sources.add(read);
+    return () => sources.delete(read);
+  };
+  return { gauge, watch };
+}
+
+const dbPool = scrapedGauge('db_pool_connections', 'Connections of the PostgreSQL pool by state: total (open), idle, waiting (clients queued for one).', ['pool', 'state'] as const);
+
+/** What a pg Pool tells of itself. */
+export interface PgPoolCounts {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** Reports the pool `pool()` returns (TypeORM's driver pool) at each scrape until the returned function is called. */
+export function watchDbPool(name: string, pool: () => PgPoolCounts | undefined): () => void {
+  return dbPool.watch(() => {
+    const p = pool();
+    if (!p) return [];
+    return [
+      { labels: { pool: name, state: 'total' }, value: p.totalCount },
+      { labels: { pool: name, state: 'idle' }, value: p.idleCount },
+      { labels: { pool: name, state: 'waiting' }, value: p.waitingCount },
+    ];
+  });
+}
+
+const outboxOldest = scrapedGauge('outbox_oldest_unpublished_age_seconds', 'Age in seconds of the oldest outbox row not yet published (0 when none; read at scrape time).', ['table'] as const);
+
+/** Reports the age of `table`'s oldest unpublished row (seconds) at each scrape until the returned function is called. */
+export function watchOutboxOldest(table: string, ageSeconds: () => Promise<number>): () => void {
+  return outboxOldest.watch(async () => [{ labels: { table }, value: await ageSeconds() }]);
+}
+
+/** Pending counts of a durable consumer, as JetStream's consumer info tells them. */
+export interface ConsumerPending {
+  /** Messages of the stream not yet delivered to the consumer (num_pending). */
+  pending: number;
+  /** Messages delivered and not yet acknowledged (num_ack_pending). */
+  ackPending: number;
+}
+
+const consumerPending = scrapedGauge('jetstream_consumer_pending_messages', 'Messages waiting for a durable JetStream consumer: state="undelivered" (num_pending) or "unacknowledged" (num_ack_pending); read at scrape time.', ['consumer', 'state'] as const);
+
+/** Reports `consumer`'s pending counts (consumer info) at each scrape until the returned function is called. */
+export function watchConsumerPending(consumer: string, info: () => Promise<ConsumerPending>): () => void {
+  return consumerPending.watch(async () => {
+    const i = await info();
+    return [
+      { labels: { consumer, state: 'undelivered' }, value: i.pending },
+      { labels: { consumer, state: 'unacknowledged' }, value: i.ackPending },
+    ];
+  });
+}
+
+/** What a JWKS key store tells of its cache. */
+export interface JwksCacheState {
+  keys: number;
+  /** Date.now() of the last successful refresh; undefined before the first. */
+  lastRefreshAt?: number;
+}
+
+const jwksKeys = scrapedGauge('jwks_keys_cached', 'Token signing keys held by the JWKS cache.', [] as const);
+const jwksAge = scrapedGauge('jwks_last_refresh_age_seconds', 'Seconds since the JWKS cache last refreshed successfully (absent before the first refresh).', [] as const);
+
+/** Reports a JWKS key store's cache at each scrape until the returned function is called. */
+export function watchJwksCache(state: () => JwksCacheState): () => void {
+  const unwatchKeys = jwksKeys.watch(() => [{ labels: {}, value: state().keys }]);
+  const unwatchAge = jwksAge.watch(() => {
+    const at = state().lastRefreshAt;
+    return at === undefined ? [] : [{ labels: {}, value: (Date.now() - at) / 1000 }];
+  });
+  return () => {
+    unwatchKeys();
+    unwatchAge();
+  };
+}
+
 /** The registry in the Prometheus text format, with its content type. */
 export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
   return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };

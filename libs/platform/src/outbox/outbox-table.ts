@@ -1,4 +1,5 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
+import { currentTraceContext } from '../observability/trace-context';
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 
@@ -36,6 +37,20 @@ export async function createOutboxTable(q: QueryRunner, table: string): Promise<
     FOR EACH STATEMENT EXECUTE FUNCTION ${t}_notify()`);
 }
 
+/**
+ * Adds the nullable `trace_context` column: the W3C trace context of the change that
+ * wrote the row (JSON of `traceparent`/`tracestate`), null while tracing is off. The
+ * relay sends it on as NATS headers.
+ */
+export async function addOutboxTraceContext(q: QueryRunner, table: string): Promise<void> {
+  await q.query(`ALTER TABLE ${checked(table)} ADD COLUMN IF NOT EXISTS trace_context text`);
+}
+
+/** Drops what addOutboxTraceContext added. */
+export async function dropOutboxTraceContext(q: QueryRunner, table: string): Promise<void> {
+  await q.query(`ALTER TABLE ${checked(table)} DROP COLUMN IF EXISTS trace_context`);
+}
+
 /** Drops what createOutboxTable made. */
 export async function dropOutboxTable(q: QueryRunner, table: string): Promise<void> {
   const t = checked(table);
@@ -60,11 +75,16 @@ export interface OutboxEvent {
 export async function insertOutboxEvents(manager: EntityManager, table: string, events: OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
   const t = checked(table);
+  // Written only when tracing is on (the table then has the column: addOutboxTraceContext).
+  const trace = currentTraceContext();
   const params: unknown[] = [];
   const rows = events.map((e) => {
     params.push(e.id, e.subject, JSON.stringify(e.payload), e.occurredAt);
     const n = params.length;
-    return `($${n - 3}, $${n - 2}, $${n - 1}::jsonb, $${n})`;
+    if (trace === null) return `($${n - 3}, $${n - 2}, $${n - 1}::jsonb, $${n})`;
+    params.push(trace);
+    return `($${n - 3}, $${n - 2}, $${n - 1}::jsonb, $${n}, $${n + 1})`;
   });
-  await manager.query(`INSERT INTO ${t} (id, subject, payload, occurred_at) VALUES ${rows.join(', ')}`, params);
+  const columns = trace === null ? 'id, subject, payload, occurred_at' : 'id, subject, payload, occurred_at, trace_context';
+  await manager.query(`INSERT INTO ${t} (${columns}) VALUES ${rows.join(', ')}`, params);
 }
