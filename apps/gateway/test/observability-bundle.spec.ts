@@ -1,9 +1,8 @@
-import { createTestDatabase, freePort, TestDatabase } from '@vault/platform/testing';
+import { createTestDatabase, freePort, OtlpReceiver, TestDatabase } from '@vault/platform/testing';
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { call } from './support/client';
 import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
-import { OtlpReceiver } from './support/otlp-receiver';
 
 const ROOT = join(__dirname, '../../..');
 const bundle = (app: string) => join(ROOT, 'dist/apps', app, 'main.js');

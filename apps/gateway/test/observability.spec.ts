@@ -1,7 +1,6 @@
-import { createTestDatabase, freePort, ServiceProcess, startServiceProcess, TestDatabase } from '@vault/platform/testing';
+import { createTestDatabase, freePort, OtlpReceiver, ReceivedSpan, ServiceProcess, startServiceProcess, TestDatabase } from '@vault/platform/testing';
 import { call } from './support/client';
 import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
-import { OtlpReceiver, ReceivedSpan } from './support/otlp-receiver';
 
 const DOMAIN = 'localhost';
 const DEV_HOST = `developer-api.${DOMAIN}`;

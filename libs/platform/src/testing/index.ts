@@ -4,3 +4,4 @@ export * from './test-app';
 export * from './nats-server';
 export * from './raw-request';
 export * from './service-process';
+export * from './otlp-receiver';
