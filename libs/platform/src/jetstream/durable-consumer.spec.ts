@@ -1,6 +1,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
+import { metricsRegistry } from '../observability/metrics';
 import { TestNatsServer } from '../testing/nats-server';
 import { DEAD_LETTER_HEADERS, DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
 import { ensureStream } from './streams';
@@ -26,11 +27,11 @@ describe('DurableConsumerRunner (real nats-server)', () => {
     await server?.dispose();
   });
 
-  const runner = (stored: string[], opts: { failOn?: string; durable: string }) =>
+  const runner = (stored: string[], opts: { failOn?: string; durable: string; gate?: Promise<void>; filterSubject?: string }) =>
     new DurableConsumerRunner<string>({
       js,
       jsm,
-      consumer: { stream: 'EV', durable: opts.durable, filterSubject: 'ev.>', ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
+      consumer: { stream: 'EV', durable: opts.durable, filterSubject: opts.filterSubject ?? 'ev.>', ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
       deadLetter: {
         stream: { name: 'EV_DLQ', subjects: ['dead.>'], replicas: 1, duplicateWindowMs: 60_000 },
         subject: `dead.${opts.durable}`,
@@ -45,6 +46,7 @@ describe('DurableConsumerRunner (real nats-server)', () => {
           return body;
         },
         commit: async (items) => {
+          await opts.gate;
           if (opts.failOn && items.includes(opts.failOn)) throw new Error('constraint violated');
           stored.push(...items);
         },
@@ -67,6 +69,12 @@ describe('DurableConsumerRunner (real nats-server)', () => {
     return out;
   };
 
+  /** A sample of the registry (as GET /metrics renders it), undefined when absent. */
+  const series = async (name: string, labels: Record<string, string>) => {
+    const metric = await metricsRegistry.getSingleMetric(name)?.get();
+    return metric?.values.find((v) => Object.entries(labels).every(([k, val]) => v.labels[k] === val))?.value;
+  };
+
   const until = async (cond: () => boolean | Promise<boolean>, what: string) => {
     const end = Date.now() + 20_000;
     while (Date.now() < end) {
@@ -84,9 +92,34 @@ describe('DurableConsumerRunner (real nats-server)', () => {
     await until(() => r.deadLettered === 1 && stored.length === 3, 'poison dead-lettered');
     await r.stop();
     expect(stored.sort()).toEqual(['a', 'b', 'c']);
+    // only the poison message came back: its 2nd and 3rd deliveries
+    expect(await series('jetstream_consumer_redelivered_total', { consumer: 'maxdeliver' })).toBe(2);
     expect(await deadLetters('dead.maxdeliver')).toEqual([
       { body: 'poison', reason: expect.stringContaining('failed 3 deliveries'), deliveries: '3' },
     ]);
+  });
+
+  it('reports its pending counts from the consumer info at each scrape, while it runs', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const stored: string[] = [];
+    // only this test's subject: the stream holds the other tests' messages too
+    const r = runner(stored, { durable: 'pending', gate, filterSubject: 'ev.p' });
+    await r.start();
+    for (const body of ['p1', 'p2', 'p3']) await js.publish('ev.p', body, { msgID: `m3-${body}` });
+    const pending = (state: string) => series('jetstream_consumer_pending_messages', { consumer: 'pending', state });
+    // delivered to the runner, its batch held in the handler: none left undelivered, three unacknowledged
+    try {
+      await until(async () => (await pending('unacknowledged')) === 3, 'three messages awaiting their ack');
+      expect(await pending('undelivered')).toBe(0);
+    } finally {
+      release();
+    }
+    await until(() => stored.length === 3, 'the batch stored');
+    await until(async () => (await pending('unacknowledged')) === 0, 'the batch acknowledged');
+    await r.stop();
+    expect(await pending('undelivered')).toBeUndefined();
+    expect(await series('jetstream_consumer_redelivered_total', { consumer: 'pending' })).toBeUndefined();
   });
 
   it('dead-letters an undecodable message at once and survives a broker restart', async () => {
