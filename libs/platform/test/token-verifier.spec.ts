@@ -5,6 +5,7 @@ import { DEFAULT_TOKEN_AUDIENCE } from '@vault/contracts';
 import { JwksKeyStore, JwksKeyStoreOptions } from '../src/auth/jwks-key-store';
 import { TokenVerifier } from '../src/auth/jwt.strategy';
 import { ProblemException } from '../src/errors/problem.exception';
+import { metricsRegistry } from '../src/observability/metrics';
 import { badTokens, TEST_ISSUER, TestIdentityProvider } from '../src/testing';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -210,6 +211,35 @@ describe('TokenVerifier with JwksKeyStore', () => {
     expect(idp.jwksFetches).toBe(4);
     expect(v.keys.kids()).toEqual([idp.kid]);
     expect(await outcome(v, token)).toMatch(/^vault\|/);
+  });
+
+  it('reports its cache in the metrics: keys held, age of the last good refresh, failed refreshes', async () => {
+    /** A label-less series of the registry (as GET /metrics renders it), undefined when absent. */
+    const sample = async (series: string) => {
+      const line = (await metricsRegistry.metrics()).split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.slice(series.length + 1));
+    };
+    const failedBefore = (await sample('jwks_refresh_failures_total')) ?? 0;
+    idp.failWith = 503;
+    const v = verifier({ initialRetryMs: 100, cooldownMs: 100, refreshIntervalMs: 60_000 });
+    // the first fetch and a retry 100 ms later both failed
+    await until(async () => ((await sample('jwks_refresh_failures_total')) ?? 0) >= failedBefore + 2, 1000);
+    expect(await sample('jwks_keys_cached')).toBe(0);
+    // stale since the store started
+    expect(await sample('jwks_last_refresh_age_seconds')).toBeGreaterThan(0);
+
+    idp.failWith = undefined;
+    await until(() => v.keys.kids().length === 1, 1000);
+    await idp.rotate();
+    await sleep(150);
+    // the rotated key's token has the store refresh: both keys held, refreshed just now
+    expect(await outcome(v, await idp.token())).toMatch(/^vault\|/);
+    expect(await sample('jwks_keys_cached')).toBe(2);
+    const age = (await sample('jwks_last_refresh_age_seconds')) ?? -1;
+    expect(age).toBeGreaterThanOrEqual(0);
+    expect(age).toBeLessThan(1);
+    await sleep(1000);
+    expect(await sample('jwks_last_refresh_age_seconds')).toBeGreaterThanOrEqual(age + 1);
   });
 
   it('retries the first key set quickly while the key server is down', async () => {

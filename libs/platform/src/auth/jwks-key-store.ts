@@ -73,7 +73,8 @@ export class JwksKeyStore {
   /** Starts the first fetch (not awaited: tokens arriving meanwhile wait on it) and the timer. */
   start(): void {
     this.stopped = false;
-    this.unwatch ??= watchJwksCache(() => ({ keys: this.keys.size, lastRefreshAt: this.lastRefreshAt }));
+    const started = Date.now();
+    this.unwatch ??= watchJwksCache(() => ({ keys: this.keys.size, lastRefreshAt: this.lastRefreshAt ?? started }));
     void this.refresh();
   }
 
