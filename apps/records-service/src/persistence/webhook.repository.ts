@@ -109,7 +109,8 @@ export class WebhookRepository {
    * delivery is attempted again) and its attempt counted.
    */
   async claimDue(limit: number, leaseMs: number): Promise<WebhookDeliveryEntity[]> {
-    const rows: { id: string }[] = await this.m.query(
+    // An UPDATE answers [rows, count].
+    const [rows]: [{ id: string }[], number] = await this.m.query(
       `UPDATE webhook_deliveries d
           SET attempts = d.attempts + 1,
               next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
@@ -168,7 +169,7 @@ export class WebhookRepository {
 
   /** Starts (or continues) a failing streak; returns when it started. */
   async markFailing(webhookId: string): Promise<Date> {
-    const rows: { since: Date }[] = await this.m.query(
+    const [rows]: [{ since: Date }[], number] = await this.m.query(
       `UPDATE webhooks SET failing_since = coalesce(failing_since, now()) WHERE id = $1
        RETURNING failing_since AS since`,
       [webhookId],

@@ -1,0 +1,372 @@
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { TestNatsServer } from '@vault/platform/testing';
+import { Webhook } from 'standardwebhooks';
+import { uniqueNamespace, waitFor } from './activity-log.harness';
+import { Caller, recordBody, RecordsTestApp } from './support';
+
+/** One request a receiver got, verified with the Standard Webhooks reference client. */
+interface Received {
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the envelope is read field by field
+  event: Record<string, any>;
+  answered: number;
+}
+
+/**
+ * A webhook receiver as its owner would write it: verifies each request with
+ * `standardwebhooks`, answers what the test says, and keeps each webhook-id once
+ * (its dedupe) in the order first accepted.
+ */
+class Receiver {
+  readonly requests: Received[] = [];
+  readonly accepted = new Map<string, Received>();
+  /** Status answered to the next requests (a function of the request count so far). */
+  answer: (n: number) => number = () => 200;
+  /** Secrets that must each verify every request (by vault id when `secretsByVault` names it). */
+  secrets: string[] = [];
+  secretsByVault = new Map<string, string[]>();
+  /** Requests that failed verification (answered 401). */
+  readonly rejected: string[] = [];
+  private server?: Server;
+
+  constructor(
+    readonly host: string,
+    public port = 0,
+  ) {}
+
+  get url(): string {
+    return `http://${this.host}:${this.port}/hooks`;
+  }
+
+  async listen(): Promise<void> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(this.port, this.host, resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise((r) => this.server?.close(r));
+    this.server = undefined;
+  }
+
+  /** The ids accepted, in order, for one vault. */
+  acceptedOf(vaultId: string): string[] {
+    return [...this.accepted.values()].filter((r) => r.event.vaultid === vaultId).map((r) => r.id);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const headers = {
+      'webhook-id': String(req.headers['webhook-id']),
+      'webhook-timestamp': String(req.headers['webhook-timestamp']),
+      'webhook-signature': String(req.headers['webhook-signature']),
+    };
+    // Every secret the test names must verify the request on its own.
+    const vaultId = String(JSON.parse(body).vaultid);
+    try {
+      for (const secret of this.secretsByVault.get(vaultId) ?? this.secrets) new Webhook(secret).verify(body, headers);
+    } catch (err) {
+      this.rejected.push(`${headers['webhook-id']}: ${err}`);
+      res.writeHead(401).end();
+      return;
+    }
+    const answered = this.answer(this.requests.length);
+    const r: Received = {
+      id: headers['webhook-id'],
+      timestamp: headers['webhook-timestamp'],
+      signature: headers['webhook-signature'],
+      body,
+      event: JSON.parse(body),
+      answered,
+    };
+    this.requests.push(r);
+    if (answered >= 200 && answered < 300 && !this.accepted.has(r.id)) this.accepted.set(r.id, r);
+    res.writeHead(answered, { 'content-type': 'text/plain' }).end(answered === 500 ? 'x'.repeat(5000) : 'ok');
+  }
+}
+
+describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
+  jest.setTimeout(120_000);
+  let nats: TestNatsServer;
+  let t: RecordsTestApp;
+  let owner: Caller;
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    t = await RecordsTestApp.start('records_webhook_delivery', {
+      NATS_URL: nats.url,
+      EVENTS_NAMESPACE: uniqueNamespace('hooks'),
+      OUTBOX_RELAY_POLL_MS: '100',
+      ACTIVITY_LOG_RELAY: 'inline',
+      WEBHOOK_DISPATCHER: 'inline',
+      WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE_MS: '300,300,600,900,1200,1500,2000,2000,2000,2000',
+      WEBHOOK_POLL_MS: '100',
+      WEBHOOK_CONNECT_TIMEOUT_MS: '1000',
+      WEBHOOK_RESPONSE_TIMEOUT_MS: '2000',
+    });
+  });
+  // Each case has its own owner (the default plan limits the vaults one account owns).
+  beforeEach(async () => {
+    owner = await t.caller();
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await nats?.dispose();
+  });
+
+  const hooks = (v: string) => `/vault/vault-id/${v}/webhooks`;
+  const subscribe = async (vaultId: string, url: string, events: string[] = ['*']) =>
+    (await t.post(owner, hooks(vaultId), { url, events }).expect(201)).body as { id: string; secret: string };
+  const deliveries = (webhookId: string) =>
+    t.sql<{ event_id: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null; last_response_excerpt: string | null }>(
+      `SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY stream_seq`,
+      [webhookId],
+    );
+  const settled = (webhookId: string, n: number, ms = 60_000) =>
+    waitFor(
+      async () => {
+        const rows = await deliveries(webhookId);
+        return rows.length === n && rows.every((d) => d.status !== 'pending');
+      },
+      ms,
+      `${n} settled deliveries`,
+    );
+  /** Event ids of a vault's outbox, in the order they were written, for the given subjects. */
+  const outboxIds = async (vaultId: string, subjects: string[]) =>
+    (await t.outbox()).filter((e) => e.vault_id === vaultId && subjects.includes(e.subject)).map((e) => e.id);
+
+  it('delivers every event exactly once to a receiver that is down, then fails, then answers, in order per vault', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    await receiver.close(); // the port is known and refuses connections: the receiver is down
+    const vaultA = await t.createVault(owner, { name: 'Alpha' });
+    const vaultB = await t.createVault(owner, { name: 'Beta' });
+    const subA = await subscribe(vaultA, receiver.url, ['record.created', 'record.updated', 'record.deleted']);
+    const subB = await subscribe(vaultB, receiver.url, ['record.created', 'record.updated', 'record.deleted']);
+
+    const a1 = await t.createRecord(owner, vaultA, recordBody({ name: 'A1' }));
+    const b1 = await t.createRecord(owner, vaultB, recordBody({ name: 'B1' }));
+    await t.createRecord(owner, vaultA, recordBody({ name: 'A2' }));
+    await t.put(owner, `/vault/vault-id/${vaultA}/records/record-id/${a1}`, recordBody({ name: 'A1 renamed' })).expect(200);
+    await t.createRecord(owner, vaultB, recordBody({ name: 'B2' }));
+    await t.delete(owner, `/vault/vault-id/${vaultB}/records/record-id/${b1}`).expect(200);
+    await t.createRecord(owner, vaultA, recordBody({ name: 'A3' }));
+    const subjects = ['vault.record.created.v1', 'vault.record.updated.v1', 'vault.record.deleted.v1'];
+    const expectedA = await outboxIds(vaultA, subjects);
+    const expectedB = await outboxIds(vaultB, subjects);
+    expect(expectedA).toHaveLength(4);
+    expect(expectedB).toHaveLength(3);
+
+    // While it is down, the first event of each vault fails (connection refused) and holds the others back.
+    await waitFor(
+      async () => (await deliveries(subA.id)).some((d) => d.attempts >= 2 && /ECONNREFUSED/.test(d.last_error ?? '')),
+      30_000,
+      'failed attempts while the receiver is down',
+    );
+    const held = await deliveries(subA.id);
+    expect(held.filter((d) => d.attempts > 0)).toHaveLength(1);
+    expect(held.every((d) => d.status === 'pending')).toBe(true);
+
+    // Back up: the next four requests get 500, then 200.
+    receiver.answer = (n) => (n < 4 ? 500 : 200);
+    receiver.secretsByVault.set(vaultA, [subA.secret]).set(vaultB, [subB.secret]);
+    await receiver.listen();
+    await settled(subA.id, 4);
+    await settled(subB.id, 3);
+
+    // Each event accepted once, the order of each vault kept, nothing else delivered.
+    expect(receiver.acceptedOf(vaultA)).toEqual(expectedA);
+    expect(receiver.acceptedOf(vaultB)).toEqual(expectedB);
+    expect(receiver.accepted.size).toBe(7);
+    expect(receiver.requests.filter((r) => r.answered === 500).length).toBe(4);
+    // Retries carry the same webhook-id and body.
+    for (const r of receiver.requests.filter((x) => x.answered === 500)) {
+      expect(receiver.accepted.get(r.id)?.body).toBe(r.body);
+    }
+    // Both subscriptions' signatures verify with their own secret (and not with the other's).
+    for (const r of receiver.accepted.values()) {
+      const headers = { 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature };
+      const [mine, other] = r.event.vaultid === vaultA ? [subA, subB] : [subB, subA];
+      expect(() => new Webhook(mine.secret).verify(r.body, headers)).not.toThrow();
+      expect(() => new Webhook(other.secret).verify(r.body, headers)).toThrow();
+    }
+    expect(receiver.rejected).toEqual([]);
+
+    // The delivery log tells the story.
+    const log = await t.get(owner, `${hooks(vaultA)}/webhook-id/${subA.id}/deliveries`).expect(200);
+    expect(log.body.items).toHaveLength(4);
+    for (const d of log.body.items) {
+      expect(d).toMatchObject({ status: 'delivered', lastStatusCode: 200, lastError: null, nextAttemptAt: null });
+      expect(d.deliveredAt).not.toBeNull();
+    }
+    const first = log.body.items.find((d: { eventId: string }) => d.eventId === expectedA[0]);
+    expect(first.attempts).toBeGreaterThanOrEqual(3);
+    // Response bodies are kept only as a short excerpt.
+    const failed = (await deliveries(subA.id)).concat(await deliveries(subB.id));
+    expect(failed.every((d) => (d.last_response_excerpt ?? '').length <= 256)).toBe(true);
+    const sub = await t.get(owner, `${hooks(vaultA)}/webhook-id/${subA.id}`).expect(200);
+    expect(sub.body).toMatchObject({ enabled: true, failingSince: null });
+    expect(receiver.rejected).toEqual([]);
+    await receiver.close();
+  });
+
+  it('sends a CloudEvents envelope whose data is the resource as the API shows it', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    const vaultId = await t.createVault(owner, { name: 'Envelope' });
+    const sub = await subscribe(vaultId, receiver.url);
+    receiver.secrets = [sub.secret];
+    const recordId = await t.createRecord(owner, vaultId, recordBody({ name: 'Passport' }));
+    await t.put(owner, `/vault/vault-id/${vaultId}`, { name: 'Envelope 2' }).expect(201);
+    await t.delete(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).expect(200);
+    await settled(sub.id, 3);
+
+    const byType = new Map([...receiver.accepted.values()].map((r) => [r.event.type, r]));
+    const created = byType.get('record.created');
+    const api = await t.get(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`);
+    expect(created?.event).toMatchObject({
+      specversion: '1.0',
+      id: created?.id,
+      source: `/vault/vault-id/${vaultId}`,
+      type: 'record.created',
+      datacontenttype: 'application/json',
+      vaultid: vaultId,
+    });
+    expect(Date.parse(created?.event.time)).not.toBeNaN();
+    expect(created?.event.data).toMatchObject({
+      id: recordId,
+      name: 'Passport',
+      recordType: { name: 'identityDocs' },
+      recordSubtype: { name: 'passport' },
+      vaultId,
+    });
+    // The record was deleted before the API could be asked; the envelope holds what the lookup showed.
+    expect(api.status).toBe(404);
+    expect(byType.get('vault.updated')?.event.data).toMatchObject({ id: vaultId, name: 'Envelope 2' });
+    expect(byType.get('record.deleted')?.event.data).toEqual({
+      id: recordId,
+      name: 'Passport',
+      recordTypeName: 'identityDocs',
+    });
+    expect(receiver.rejected).toEqual([]);
+    await receiver.close();
+  });
+
+  it('signs with both secrets while a rotation overlaps', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    const vaultId = await t.createVault(owner, { name: 'Rotation' });
+    const sub = await subscribe(vaultId, receiver.url, ['record.created']);
+    const rotated = (await t.post(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/rotate-secret`).expect(200)).body;
+    receiver.secrets = [sub.secret, rotated.secret];
+    await t.createRecord(owner, vaultId, recordBody({ name: 'Rotated' }));
+    await settled(sub.id, 1);
+    const [r] = receiver.accepted.values();
+    expect(r.signature.split(' ')).toHaveLength(2);
+    expect(r.signature).toMatch(/^v1,[A-Za-z0-9+/=]+ v1,[A-Za-z0-9+/=]+$/);
+
+    // Once the overlap is over only the new secret signs.
+    await t.sql(`UPDATE webhooks SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1`, [sub.id]);
+    receiver.secrets = [rotated.secret];
+    await t.createRecord(owner, vaultId, recordBody({ name: 'After overlap' }));
+    await settled(sub.id, 2);
+    const last = receiver.requests[receiver.requests.length - 1];
+    const headers = { 'webhook-id': last.id, 'webhook-timestamp': last.timestamp, 'webhook-signature': last.signature };
+    expect(() => new Webhook(sub.secret).verify(last.body, headers)).toThrow();
+    expect(last.signature.split(' ')).toHaveLength(1);
+    expect(receiver.rejected).toEqual([]);
+    await receiver.close();
+  });
+
+  it('disables a subscription whose receiver answers 410 Gone; later events are not sent to it', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    receiver.answer = () => 410;
+    await receiver.listen();
+    const vaultId = await t.createVault(owner, { name: 'Gone' });
+    const sub = await subscribe(vaultId, receiver.url, ['record.created']);
+    await t.createRecord(owner, vaultId, recordBody({ name: 'One' }));
+    await settled(sub.id, 1);
+    const w = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
+    expect(w.body).toMatchObject({ enabled: false, disabledReason: expect.stringMatching(/410 Gone/) });
+    const [d] = await deliveries(sub.id);
+    expect(d).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 410 });
+
+    await t.createRecord(owner, vaultId, recordBody({ name: 'Two' }));
+    await waitFor(async () => (await t.outbox()).every((e) => e.published_at !== null), 15_000, 'the outbox relayed');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(await deliveries(sub.id)).toHaveLength(1);
+    expect(receiver.requests).toHaveLength(1);
+    expect(receiver.rejected).toEqual([]);
+    await receiver.close();
+  });
+
+  it('gives up after the schedule, and disables a subscription failing for days with its reason', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    receiver.answer = () => 500;
+    await receiver.listen();
+    const vaultId = await t.createVault(owner, { name: 'Failing' });
+    const sub = await subscribe(vaultId, receiver.url, ['record.created']);
+    await t.createRecord(owner, vaultId, recordBody({ name: 'Never' }));
+    await settled(sub.id, 1);
+    const [d] = await deliveries(sub.id);
+    // The first attempt and one per delay of the schedule.
+    expect(d).toMatchObject({ status: 'failed', attempts: 11, last_status_code: 500, last_error: 'HTTP 500' });
+    const still = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
+    expect(still.body.enabled).toBe(true);
+    expect(still.body.failingSince).not.toBeNull();
+
+    // The streak began six days ago: the next failure disables the subscription.
+    await t.sql(`UPDATE webhooks SET failing_since = now() - interval '6 days' WHERE id = $1`, [sub.id]);
+    await t.createRecord(owner, vaultId, recordBody({ name: 'Last straw' }));
+    await waitFor(
+      async () => !(await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`)).body.enabled,
+      30_000,
+      'the subscription to be disabled',
+    );
+    const off = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
+    expect(off.body.disabledReason).toMatch(/^deliveries failing since .*; last error: HTTP 500$/);
+
+    // The owner fixes the receiver and resumes: the pending delivery goes out.
+    receiver.answer = () => 200;
+    await t.put(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`, { url: receiver.url, events: ['record.created'], enabled: true }).expect(200);
+    await settled(sub.id, 2);
+    const rows = await deliveries(sub.id);
+    expect(rows.map((r) => r.status)).toEqual(['failed', 'delivered']);
+
+    // Redelivering the given-up one sends it again with the same webhook-id.
+    const before = receiver.requests.length;
+    const log = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/deliveries`).expect(200);
+    const gaveUp = log.body.items.find((x: { status: string }) => x.status === 'failed');
+    await t.post(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/deliveries/delivery-id/${gaveUp.id}/redeliver`).expect(202);
+    await settled(sub.id, 2);
+    expect(receiver.requests.slice(before).map((r) => r.id)).toEqual([gaveUp.eventId]);
+    expect((await deliveries(sub.id)).map((r) => r.status)).toEqual(['delivered', 'delivered']);
+    expect(receiver.rejected).toEqual([]);
+    await receiver.close();
+  });
+
+  it('checks the target again at each delivery: a loopback address not allowed is never connected to', async () => {
+    // 127.0.0.2 is loopback and WEBHOOK_ALLOWED_TARGETS names only 127.0.0.1; the row stands for a
+    // subscription whose name resolved to a public address when it was made.
+    const receiver = new Receiver('127.0.0.2');
+    await receiver.listen();
+    const vaultId = await t.createVault(owner, { name: 'Rebound' });
+    const sub = await subscribe(vaultId, 'http://127.0.0.1:9/never', ['record.created']);
+    await t.sql(`UPDATE webhooks SET url = $2 WHERE id = $1`, [sub.id, receiver.url]);
+    await t.createRecord(owner, vaultId, recordBody({ name: 'Blocked' }));
+    await waitFor(async () => (await deliveries(sub.id)).some((d) => d.attempts >= 2), 30_000, 'two attempts');
+    const [d] = await deliveries(sub.id);
+    expect(d.last_error).toMatch(/127\.0\.0\.2.*loopback/);
+    expect(d.last_status_code).toBeNull();
+    expect(receiver.requests).toHaveLength(0);
+    expect(receiver.rejected).toEqual([]);
+    await receiver.close();
+  });
+});
