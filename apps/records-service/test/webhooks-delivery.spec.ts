@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { TestNatsServer } from '@vault/platform/testing';
+import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { Webhook } from 'standardwebhooks';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { Caller, recordBody, RecordsTestApp } from './support';
@@ -111,6 +112,8 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
       WEBHOOK_CONNECT_TIMEOUT_MS: '1000',
       WEBHOOK_RESPONSE_TIMEOUT_MS: '2000',
     });
+    // The webhook consumer runs on the service's JetStream transport (as main.ts connects it).
+    await startJetStreamConsumers(t.app);
   });
   // Each case has its own owner (the default plan limits the vaults one account owns).
   beforeEach(async () => {

@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { connectJetStream, JetStreamServer } from '@vault/platform';
 import { activityLogTransport } from '../activity-log-pipeline/activity-log.transport';
+import { webhookConsumers } from '../webhooks/webhook-fanout';
 
 /**
  * The one JetStream transport of the service (a hybrid app): it runs every
@@ -10,5 +11,6 @@ import { activityLogTransport } from '../activity-log-pipeline/activity-log.tran
  * adds them to `consumers` here, beside the activity-log writer's.
  */
 export function startJetStreamConsumers(app: INestApplication): Promise<JetStreamServer> {
-  return connectJetStream(app, activityLogTransport(app));
+  const options = activityLogTransport(app);
+  return connectJetStream(app, { ...options, consumers: { ...options.consumers, ...webhookConsumers(app) } });
 }

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { loadEnv } from '@vault/platform';
 import { AccessModule } from '../access/access.module';
 import { CatalogueModule } from '../catalogue/catalogue.module';
-import { EventStreams } from '../events/event-streams';
 import { PersistenceModule } from '../persistence/persistence.module';
 import { PlansModule } from '../plans/plans.module';
 import { TargetGuard } from './target-guard';
@@ -17,17 +16,15 @@ import { WebhooksService } from './webhooks.service';
 /** Webhook subscriptions of vaults and their signed, at-least-once delivery (docs/webhooks.md). */
 @Module({
   imports: [AccessModule, CatalogueModule, PersistenceModule, PlansModule],
-  controllers: [WebhooksController],
+  controllers: [WebhooksController, WebhookFanout],
   providers: [
     { provide: WebhooksEnv, useFactory: () => loadEnv(WebhooksEnv) },
-    { provide: EventStreams, inject: [WebhooksEnv], useFactory: (e: WebhooksEnv) => new EventStreams(e) },
     { provide: TargetGuard, inject: [WebhooksEnv], useFactory: (e: WebhooksEnv) => new TargetGuard(e.WEBHOOK_ALLOWED_TARGETS) },
     WebhookResources,
-    WebhookFanout,
     WebhookDispatcher,
     WebhooksService,
     WebhooksRunner,
   ],
-  exports: [WebhooksRunner, WebhookDispatcher, WebhookFanout],
+  exports: [WebhooksEnv, WebhookDispatcher],
 })
 export class WebhooksModule {}
