@@ -30,6 +30,8 @@ class Receiver {
   /** Secrets that must each verify every request (by vault id when `secretsByVault` names it). */
   secrets: string[] = [];
   secretsByVault = new Map<string, string[]>();
+  /** Location sent with every answer (a redirecting receiver). */
+  redirectTo?: string;
   /** Requests that failed verification (answered 401). */
   readonly rejected: string[] = [];
   private server?: Server;
@@ -88,7 +90,10 @@ class Receiver {
     };
     this.requests.push(r);
     if (answered >= 200 && answered < 300 && !this.accepted.has(r.id)) this.accepted.set(r.id, r);
-    res.writeHead(answered, { 'content-type': 'text/plain' }).end(answered === 500 ? 'x'.repeat(5000) : 'ok');
+    const headers302 = this.redirectTo ? { location: this.redirectTo } : {};
+    res
+      .writeHead(answered, { 'content-type': 'text/plain', ...headers302 })
+      .end(answered === 500 ? 'x'.repeat(5000) : 'ok');
   }
 }
 
@@ -353,6 +358,26 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     expect((await deliveries(sub.id)).map((r) => r.status)).toEqual(['delivered', 'delivered']);
     expect(receiver.rejected).toEqual([]);
     await receiver.close();
+  });
+
+  it('does not follow redirects: a 3xx is a failed attempt and its Location is never requested', async () => {
+    const target = new Receiver('127.0.0.1');
+    await target.listen();
+    const redirecting = new Receiver('127.0.0.1');
+    redirecting.answer = () => 307;
+    redirecting.redirectTo = target.url;
+    await redirecting.listen();
+    const vaultId = await t.createVault(owner, { name: 'Redirect' });
+    const sub = await subscribe(vaultId, redirecting.url, ['record.created']);
+    await t.createRecord(owner, vaultId, recordBody({ name: 'Moved' }));
+    await waitFor(async () => (await deliveries(sub.id)).some((d) => d.attempts >= 2), 30_000, 'two attempts');
+    const [d] = await deliveries(sub.id);
+    expect(d).toMatchObject({ status: 'pending', last_status_code: 307, last_error: 'HTTP 307' });
+    expect(redirecting.requests.length).toBeGreaterThanOrEqual(2);
+    expect(target.requests).toHaveLength(0);
+    await t.delete(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
+    await redirecting.close();
+    await target.close();
   });
 
   it('checks the target again at each delivery: a loopback address not allowed is never connected to', async () => {
