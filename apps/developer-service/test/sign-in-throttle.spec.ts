@@ -1,4 +1,5 @@
 import { INestApplication } from '@nestjs/common';
+import { metricsRegistry } from '@vault/platform';
 import {
   bootTestApp,
   createTestDatabase,
@@ -40,6 +41,13 @@ const right = (name: string) => ({
 });
 const wrong = (name: string) => ({ ...right(name), password: 'not-the-password' });
 const userKey = (name: string) => loginKey('tenant-t', 'app-t', `${name}@t.test`);
+/** login_throttle_refusals_total of one limit in the registry GET /metrics serves. */
+const refusals = async (limit: string): Promise<number> => {
+  const line = (await metricsRegistry.metrics())
+    .split('\n')
+    .find((l) => l.startsWith(`login_throttle_refusals_total{limit="${limit}"} `));
+  return line === undefined ? 0 : Number(line.split(' ')[1]);
+};
 
 async function boot(db: TestDatabase, extra: Record<string, string> = {}) {
   return bootTestApp(AppModule, {
@@ -112,6 +120,7 @@ describe('sign-in throttling', () => {
 
   it('spends none of the user budget on attempts the address block refuses', async () => {
     const stuffer = '198.51.100.7';
+    const [ipBefore, userBefore] = [await refusals('ip'), await refusals('user')];
     for (let i = 0; i < PER_IP; i++) {
       await signIn(stuffer, wrong(`nobody-${i}`)).expect(401);
     }
@@ -121,6 +130,9 @@ describe('sign-in throttling', () => {
     }
     // The right password from the blocked address is refused too (no credential check there).
     await signIn(stuffer, right('heidi')).expect(429);
+    // every refusal counted under the limit that refused it
+    expect(await refusals('ip')).toBe(ipBefore + 151);
+    expect(await refusals('user')).toBe(userBefore);
     expect(await points(`user-ceiling:${userKey('heidi')}`)).toBe(0);
     expect(await points(`pair:${pairKey({ userKey: userKey('heidi'), ip: stuffer })}`)).toBe(0);
 
