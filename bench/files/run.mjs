@@ -34,6 +34,8 @@ import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { startNginx } from './nginx.mjs';
+import { measureChunkFsync, tusUpload } from './resumable.mjs';
 import { tlsPipe } from './tls-pipe.mjs';
 
 const require = createRequire(import.meta.url);
@@ -53,6 +55,8 @@ const SECRET = 'bench-secret-0123456789';
 const USER = { username: 'bench@vault.local', password: 'bench-password-0123' };
 const CLIENT_KIND = process.env.BENCH_CLIENT ?? (spawnSync('curl', ['--version']).status === 0 ? 'curl' : 'node');
 if (!['curl', 'node'].includes(CLIENT_KIND)) throw new Error(`BENCH_CLIENT must be curl or node, not ${CLIENT_KIND}`);
+const RESUMABLE = process.argv.includes('--resumable');
+const TUS_CHUNK_MB = Number(process.env.BENCH_TUS_CHUNK_MB ?? 8);
 
 const log = (msg) => console.log(`[bench:files] ${msg}`);
 const cleanups = [];
@@ -69,6 +73,11 @@ async function main() {
   const api = apiClient(p.gatewayUrl);
   const pids = { gateway: p.children.get('gateway').pid, 'records-service': p.children.get('records-service').pid };
   const files = await createRecord(api);
+  if (RESUMABLE) {
+    const port = p.ports['records-service'];
+    const resumable = await measureResumable({ api, pids, files, work, file, gatewayUrl: p.gatewayUrl, port });
+    return writeResumableReport({ work, file, disk, resumable });
+  }
   const tlsRuns = await measureTlsPipe(work, file);
   const runs = await measureThroughGateway({ api, pids, files, work, file });
   const directRuns = await measureDirect({ api, pids, files, work, file, port: p.ports['records-service'] });
@@ -277,6 +286,144 @@ async function measureDirect({ api, pids, files, work, file: { source, size, sha
     );
   }
   return directRuns;
+}
+
+/**
+ * Round by round on the same file: multipart and resumable uploads through the gateway and
+ * straight to records-service, and the nginx PUT reference (then `sync` of what it wrote).
+ */
+async function measureResumable({ api, pids, files, work, file: { source, size, sha256 }, gatewayUrl, port }) {
+  const certs = path.join(work, 'certs');
+  const nginx = await startNginx({
+    dir: path.join(work, 'nginx'),
+    port: await platform.freePort(),
+    certFile: path.join(certs, 'gateway.crt'),
+    keyFile: path.join(certs, 'gateway.key'),
+  });
+  if (nginx) cleanups.unshift(() => nginx.stop());
+  log(nginx ? `nginx ${nginx.version} on ${nginx.url}` : 'nginx is not installed (apt-get install nginx-light): its row is skipped');
+  const direct = apiClient(`http://127.0.0.1:${port}`);
+  direct.token = api.token;
+  const uploads = files.replace(/\/record-files$/, '/uploads');
+  const gatewayPort = new URL(gatewayUrl).port;
+  const endpoints = {
+    gateway: `https://records-api.localhost:${gatewayPort}${uploads}`,
+    direct: `http://127.0.0.1:${port}${uploads}`,
+  };
+  const chunkSize = TUS_CHUNK_MB * MiB;
+  const fsync = measureChunkFsync({ file: path.join(work, 'fsync.bin'), chunkSize, chunks: Math.ceil(size / chunkSize) });
+  log(`disk: ${TUS_CHUNK_MB} MiB writes ${fsync.writeMiBs} MiB/s, with fdatasync each ${fsync.writeFdatasyncMiBs} MiB/s (+${fsync.fdatasyncMsPerChunk} ms per chunk)`);
+  const variants = {
+    'multipart, gateway': (name) => api.upload(`${files}?${query(name)}`, source, size, sha256),
+    'resumable, gateway': (name) => tusUpload({ endpoint: endpoints.gateway, token: api.token, source, size, sha256, fileName: name, chunkSize }),
+    'multipart, direct': (name) => direct.upload(`${files}?${query(name)}`, source, size, sha256),
+    'resumable, direct': (name) => tusUpload({ endpoint: endpoints.direct, token: api.token, source, size, sha256, fileName: name, chunkSize }),
+  };
+  const runs = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [variant, send] of Object.entries(variants)) {
+      const name = `${variant.replace(/\W+/g, '-')}-${round}.bin`;
+      let result;
+      const s = await sampled(pids, async () => (result = await send(name)));
+      const del = await api.json('records-api', 'DELETE', `${files}/${encodeURIComponent(name)}`);
+      if (del.status !== 200) throw new Error(`delete answered ${del.status}`);
+      const run = { variant, round, ...summary(s, size) };
+      if (result?.timings) run.chunks = chunkTimings(result.timings);
+      runs.push(run);
+      log(
+        `${variant}, round ${round}: ${run.MiBs} MiB/s; RSS growth ${JSON.stringify(run.rssGrowthMiB)} MiB; CPU s/GiB ${JSON.stringify(run.cpuSecondsPerGiB)}` +
+          (run.chunks ? `; PATCH median ${run.chunks.patchMedianMs} ms, gaps ${run.chunks.gapMedianMs} ms` : ''),
+      );
+    }
+    if (nginx) {
+      const name = `nginx-${round}.bin`;
+      const s = await sampled(nginx.pids(), async () => {
+        const status = await curl(['-T', source, '-o', '/dev/null', '-w', '%{http_code}', `${nginx.url}${name}`]);
+        if (!['201', '204'].includes(status.trim())) throw new Error(`nginx PUT answered ${status}`);
+      });
+      const stored = path.join(nginx.root, name);
+      if (statSync(stored).size !== size) throw new Error('nginx stored a different size');
+      const syncStarted = process.hrtime.bigint();
+      spawnSync('sync', [stored]);
+      const syncSeconds = seconds(syncStarted);
+      rmSync(stored);
+      const run = { variant: 'nginx PUT', round, ...summary(s, size), syncSeconds: +syncSeconds.toFixed(2) };
+      run.withSyncMiBs = +(mib(size) / (s.seconds + syncSeconds)).toFixed(0);
+      runs.push(run);
+      log(`nginx PUT, round ${round}: ${run.MiBs} MiB/s (${run.withSyncMiBs} with sync); RSS growth ${JSON.stringify(run.rssGrowthMiB)} MiB; CPU s/GiB ${JSON.stringify(run.cpuSecondsPerGiB)}`);
+    }
+  }
+  return { runs, fsync, nginx: nginx ? { version: nginx.version } : null };
+}
+
+function chunkTimings({ post, patch, gaps }) {
+  const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+  return {
+    count: patch.length,
+    postMs: +post.toFixed(1),
+    patchMedianMs: +median(patch).toFixed(1),
+    patchMaxMs: +Math.max(...patch).toFixed(1),
+    lastPatchMs: +patch.at(-1).toFixed(1),
+    patchTotalSeconds: +(sum(patch) / 1000).toFixed(2),
+    gapMedianMs: +median(gaps).toFixed(2),
+    gapTotalSeconds: +(sum(gaps) / 1000).toFixed(2),
+  };
+}
+
+/** Writes .data/bench/files-resumable.json and prints the figures against the goals. */
+function writeResumableReport({ work, file: { size }, disk, resumable: { runs, fsync, nginx } }) {
+  const of = (variant) => runs.filter((r) => r.variant === variant);
+  const variants = [...new Set(runs.map((r) => r.variant))];
+  const medians = Object.fromEntries(variants.map((v) => [v, median(of(v).map((r) => r.MiBs))]));
+  const peak = Object.fromEntries(
+    variants.map((v) => {
+      const apps = Object.keys(of(v)[0].rssGrowthMiB);
+      return [v, Object.fromEntries(apps.map((app) => [app, Math.max(...of(v).map((r) => r.rssGrowthMiB[app]))]))];
+    }),
+  );
+  const ratio = (a, b) => (medians[a] && medians[b] ? +(medians[a] / medians[b]).toFixed(2) : null);
+  const goals = {
+    resumableToMultipart: { ratio: ratio('resumable, gateway', 'multipart, gateway'), goal: 0.9 },
+    multipartToNginx: { ratio: ratio('multipart, gateway', 'nginx PUT'), goal: 0.5 },
+    rssGrowthUnder128MiB: { peak: { gateway: 0, 'records-service': 0 }, goal: 128 },
+  };
+  for (const v of variants.filter((x) => x !== 'nginx PUT'))
+    for (const app of Object.keys(goals.rssGrowthUnder128MiB.peak))
+      goals.rssGrowthUnder128MiB.peak[app] = Math.max(goals.rssGrowthUnder128MiB.peak[app], peak[v][app]);
+  for (const g of Object.values(goals))
+    g.met = g.ratio !== undefined ? g.ratio !== null && g.ratio >= g.goal : Math.max(...Object.values(g.peak)) < g.goal;
+  const report = {
+    date: new Date().toISOString(),
+    fileMiB: mib(size),
+    chunkMiB: TUS_CHUNK_MB,
+    rounds: ROUNDS,
+    machine: {
+      loadAverage: loadavg().map((l) => +l.toFixed(2)),
+      disk: spawnSync('df', ['-h', work]).stdout.toString().trim().split('\n').pop(),
+      node: process.version,
+    },
+    nginx,
+    copy: { MiBs: +disk.copyMiBs.toFixed(0) },
+    copyWithSync: { MiBs: +disk.syncedMiBs.toFixed(0) },
+    chunkFsync: fsync,
+    medianMiBs: medians,
+    nginxWithSyncMiBs: nginx ? median(of('nginx PUT').map((r) => r.withSyncMiBs)) : null,
+    goals,
+    peakRssGrowthMiB: peak,
+    runs,
+  };
+  mkdirSync(path.join(ROOT, '.data/bench'), { recursive: true });
+  const out = path.join(ROOT, '.data/bench/files-resumable.json');
+  writeFileSync(out, JSON.stringify(report, null, 2));
+  console.log('');
+  console.log(`file ${report.fileMiB} MiB, resumable chunks ${TUS_CHUNK_MB} MiB, ${ROUNDS} rounds (medians)`);
+  for (const v of variants) console.log(`${v}: ${medians[v]} MiB/s; peak RSS growth ${JSON.stringify(peak[v])} MiB`);
+  if (!nginx) console.log('nginx PUT: skipped (nginx is not installed)');
+  const verdict = (g) => (g.met ? 'met' : 'NOT met');
+  console.log(`resumable / multipart: ${goals.resumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.resumableToMultipart)})`);
+  console.log(`multipart / nginx: ${goals.multipartToNginx.ratio} (goal >= 0.5: ${verdict(goals.multipartToNginx)})`);
+  console.log(`peak RSS growth: ${JSON.stringify(goals.rssGrowthUnder128MiB.peak)} MiB (goal < 128: ${verdict(goals.rssGrowthUnder128MiB)})`);
+  console.log(`written to ${path.relative(ROOT, out)}`);
 }
 
 /** Writes .data/bench/files.json and prints the summary. */
