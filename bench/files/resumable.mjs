@@ -89,3 +89,25 @@ export function measureChunkFsync({ file, chunkSize, chunks }) {
     fdatasyncMsPerChunk: +(((synced - plain) / chunks) * 1000).toFixed(1),
   };
 }
+
+/**
+ * CPU seconds per GiB of the whole-file SHA-256 in records-service, as each upload computes
+ * it: node:crypto (multipart; OpenSSL, SHA-NI where present) against hash-wasm (resumable,
+ * whose state is saved after every chunk), fed 64 KiB at a time like a socket stream.
+ */
+export async function measureSha256({ MiB: total = 256 } = {}) {
+  const { createHash } = await import('node:crypto');
+  const { createSHA256 } = require('hash-wasm');
+  const piece = randomBytes(64 * 1024);
+  const rounds = (total * 1024) / 64;
+  const time = (hash) => {
+    const started = process.cpuUsage();
+    for (let i = 0; i < rounds; i++) hash.update(piece);
+    hash.digest('hex');
+    const { user, system } = process.cpuUsage(started);
+    return +(((user + system) / 1e6) * (1024 / total)).toFixed(2);
+  };
+  const wasm = await createSHA256();
+  wasm.init();
+  return { nodeCryptoCpuSecondsPerGiB: time(createHash('sha256')), hashWasmCpuSecondsPerGiB: time(wasm) };
+}

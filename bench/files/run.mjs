@@ -35,7 +35,7 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { startNginx } from './nginx.mjs';
-import { measureChunkFsync, tusUpload } from './resumable.mjs';
+import { measureChunkFsync, measureSha256, tusUpload } from './resumable.mjs';
 import { tlsPipe } from './tls-pipe.mjs';
 
 const require = createRequire(import.meta.url);
@@ -312,6 +312,8 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
   };
   const chunkSize = TUS_CHUNK_MB * MiB;
   const fsync = measureChunkFsync({ file: path.join(work, 'fsync.bin'), chunkSize, chunks: Math.ceil(size / chunkSize) });
+  const sha256Cost = await measureSha256();
+  log(`SHA-256 CPU s/GiB: node:crypto ${sha256Cost.nodeCryptoCpuSecondsPerGiB}, hash-wasm ${sha256Cost.hashWasmCpuSecondsPerGiB}`);
   log(`disk: ${TUS_CHUNK_MB} MiB writes ${fsync.writeMiBs} MiB/s, with fdatasync each ${fsync.writeFdatasyncMiBs} MiB/s (+${fsync.fdatasyncMsPerChunk} ms per chunk)`);
   const variants = {
     'multipart, gateway': (name) => api.upload(`${files}?${query(name)}`, source, size, sha256),
@@ -353,7 +355,7 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
       log(`nginx PUT, round ${round}: ${run.MiBs} MiB/s (${run.withSyncMiBs} with sync); RSS growth ${JSON.stringify(run.rssGrowthMiB)} MiB; CPU s/GiB ${JSON.stringify(run.cpuSecondsPerGiB)}`);
     }
   }
-  return { runs, fsync, nginx: nginx ? { version: nginx.version } : null };
+  return { runs, fsync, sha256Cost, nginx: nginx ? { version: nginx.version } : null };
 }
 
 function chunkTimings({ post, patch, gaps }) {
@@ -371,7 +373,7 @@ function chunkTimings({ post, patch, gaps }) {
 }
 
 /** Writes .data/bench/files-resumable.json and prints the figures against the goals. */
-function writeResumableReport({ work, file: { size }, disk, resumable: { runs, fsync, nginx } }) {
+function writeResumableReport({ work, file: { size }, disk, resumable: { runs, fsync, sha256Cost, nginx } }) {
   const of = (variant) => runs.filter((r) => r.variant === variant);
   const variants = [...new Set(runs.map((r) => r.variant))];
   const medians = Object.fromEntries(variants.map((v) => [v, median(of(v).map((r) => r.MiBs))]));
@@ -406,6 +408,7 @@ function writeResumableReport({ work, file: { size }, disk, resumable: { runs, f
     copy: { MiBs: +disk.copyMiBs.toFixed(0) },
     copyWithSync: { MiBs: +disk.syncedMiBs.toFixed(0) },
     chunkFsync: fsync,
+    sha256Cost,
     medianMiBs: medians,
     nginxWithSyncMiBs: nginx ? median(of('nginx PUT').map((r) => r.withSyncMiBs)) : null,
     goals,
