@@ -87,8 +87,13 @@ describe('metrics and traces of the gateway and a service, as real processes', (
     // default process metrics and the NATS connection state come along
     expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
     expect(sample(text, 'nats_connection_up{connection="developer-service"}')).toBe(1);
+    // the service's PostgreSQL pool, read at the scrape: connections open, none waiting
+    expect(sample(text, 'db_pool_connections{pool="developer-service",state="total"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'db_pool_connections{pool="developer-service",state="waiting"}')).toBe(0);
 
     const edge = await scrape(gatewayMetricsPort);
+    // the gateway has no database
+    expect(edge).not.toContain('db_pool_connections{');
     expect(sample(edge, 'http_server_request_duration_seconds_count{method="POST",route="developer-api",status_code="401"}')).toBe(2);
   });
 

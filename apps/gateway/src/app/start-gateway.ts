@@ -72,7 +72,7 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
     const httpPort = await app.get(PlainHttpListener).listen(env.HTTP_PORT, env.HOST);
     const httpsPort = (server.address() as AddressInfo).port;
     // /metrics only on METRICS_PORT: every path of the public listeners is proxied or refused.
-    const metricsPort = await instrumentApp(app, { name: 'gateway', metricsPort: env.METRICS_PORT, host: env.HOST, nats: false });
+    const metricsPort = await instrumentApp(app, { name: 'gateway', metricsPort: env.METRICS_PORT, host: env.HOST, nats: false, database: false });
     return { app, env, tls, httpsPort, httpPort, metricsPort };
   } catch (err) {
     await app.close();

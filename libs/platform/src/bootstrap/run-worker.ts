@@ -92,7 +92,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     if (env.WORKER_HEALTH_PORT === undefined) {
       const ctx = await NestFactory.createApplicationContext(workerModule(options), { logger });
       ctx.enableShutdownHooks([], { useProcessExit: true });
-      await instrumentApp(ctx, { name: options.name, metricsPort: env.METRICS_PORT, host: env.HOST, nats: true });
+      await instrumentApp(ctx, { name: options.name, metricsPort: env.METRICS_PORT, host: env.HOST, nats: true, database: true });
       Logger.log(`${options.name} running`, 'Bootstrap');
       return;
     }
@@ -104,7 +104,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     // After the drain, exit 0 (a clean stop) rather than re-raising the signal.
     app.enableShutdownHooks([], { useProcessExit: true });
     await app.listen(env.WORKER_HEALTH_PORT, env.HOST);
-    await instrumentApp(app, { name: options.name, metricsPort: env.METRICS_PORT, host: env.HOST, nats: true });
+    await instrumentApp(app, { name: options.name, metricsPort: env.METRICS_PORT, host: env.HOST, nats: true, database: true });
     Logger.log(`${options.name} running; health on ${await app.getUrl()}/health`, 'Bootstrap');
   } catch (err) {
     console.error(err instanceof EnvValidationError ? err.message : err);

@@ -13,6 +13,8 @@ export interface InstrumentOptions {
   host: string;
   /** The app has the platform's NATS connection (services and workers, not the gateway). */
   nats: boolean;
+  /** The app has a TypeORM DataSource (services and workers, not the gateway): its pool is reported. */
+  database: boolean;
 }
 
 /**
@@ -24,7 +26,8 @@ export interface InstrumentOptions {
 export async function instrumentApp(app: INestApplicationContext, opts: InstrumentOptions): Promise<number | undefined> {
   let unwatch: (() => void) | undefined;
   if (opts.nats) unwatch = watchNatsConnection(opts.name, app.get(NatsConnectionState, { strict: false }));
-  const unwatchPool = watchAppDbPool(app, opts.name);
+  // (app.get of a provider the app lacks would end the process: Nest aborts on errors of its app proxy)
+  const unwatchPool = opts.database ? watchAppDbPool(app.get(DataSource, { strict: false }), opts.name) : undefined;
   const server = opts.metricsPort === undefined ? undefined : await startMetricsServer(opts.metricsPort, opts.host);
   whenAppStops(app, async () => {
     unwatch?.();
@@ -38,18 +41,7 @@ export async function instrumentApp(app: INestApplicationContext, opts: Instrume
   return port;
 }
 
-/** The app's TypeORM DataSource, when it has one (not the gateway). */
-function appDataSource(app: INestApplicationContext): DataSource | undefined {
-  try {
-    return app.get(DataSource, { strict: false });
-  } catch {
-    return undefined;
-  }
-}
-
 /** Reports the pg pool of the app's DataSource (TypeORM's PostgreSQL driver keeps it as `master`) at each scrape. */
-function watchAppDbPool(app: INestApplicationContext, name: string): (() => void) | undefined {
-  const ds = appDataSource(app);
-  if (!ds) return undefined;
+function watchAppDbPool(ds: DataSource, name: string): () => void {
   return watchDbPool(name, () => (ds.isInitialized ? (ds.driver as unknown as { master?: PgPoolCounts }).master : undefined));
 }
