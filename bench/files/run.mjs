@@ -314,7 +314,7 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
   const fsync = measureChunkFsync({ file: path.join(work, 'fsync.bin'), chunkSize, chunks: Math.ceil(size / chunkSize) });
   const sha256Cost = await measureSha256();
   log(`SHA-256 CPU s/GiB: node:crypto ${sha256Cost.nodeCryptoCpuSecondsPerGiB}, hash-wasm ${sha256Cost.hashWasmCpuSecondsPerGiB}`);
-  log(`disk: ${TUS_CHUNK_MB} MiB writes ${fsync.writeMiBs} MiB/s, with fdatasync each ${fsync.writeFdatasyncMiBs} MiB/s (+${fsync.fdatasyncMsPerChunk} ms per chunk)`);
+  log(`disk: ${TUS_CHUNK_MB} MiB writes ${fsync.writeMiBs} MiB/s, with fdatasync each ${fsync.writeFdatasyncMiBs} MiB/s (${fsync.writeFdatasyncMsPerChunk} ms per chunk)`);
   const variants = {
     'multipart, gateway': (name) => api.upload(`${files}?${query(name)}`, source, size, sha256),
     'resumable, gateway': (name) => tusUpload({ endpoint: endpoints.gateway, token: api.token, source, size, sha256, fileName: name, chunkSize }),
