@@ -86,6 +86,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
       await options.connect(app);
       app.enableShutdownHooks([], { useProcessExit: true });
       await app.init();
+      await instrumentApp(app, { name: options.name, metricsPort: env.METRICS_PORT, host: env.HOST, nats: true, database: true });
       Logger.log(`${options.name} running`, 'Bootstrap');
       return;
     }
@@ -101,6 +102,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     // Scrapes first, so that they are not counted as requests themselves.
     app.use(metricsMiddleware);
     useHttpMetrics(app);
+    // Its transports too (a hybrid app: the health server beside the consumers).
+    if (options.connect) await options.connect(app);
     // After the drain, exit 0 (a clean stop) rather than re-raising the signal.
     app.enableShutdownHooks([], { useProcessExit: true });
     await app.listen(env.WORKER_HEALTH_PORT, env.HOST);
