@@ -90,11 +90,14 @@ export function consumeInTrace<T>(
   messages: { headers?: MsgHdrs; subject: string }[],
   run: () => Promise<T>,
 ): Promise<T> {
-  const contexts = messages
-    .map((m) => propagation.extract(ROOT_CONTEXT, m.headers, natsGetter))
-    .filter((c) => trace.getSpanContext(c) !== undefined);
-  if (contexts.length === 0) return run();
-  const links: Link[] = contexts.map((c) => ({ context: trace.getSpanContext(c)! }));
+  const traced = messages.flatMap((m) => {
+    const c = propagation.extract(ROOT_CONTEXT, m.headers, natsGetter);
+    const spanContext = trace.getSpanContext(c);
+    return spanContext ? [{ context: c, link: { context: spanContext } as Link }] : [];
+  });
+  if (traced.length === 0) return run();
+  const links = traced.map((t) => t.link);
+  const parent = traced[0].context;
   const span = tracer().startSpan(
     `${name} process`,
     {
@@ -107,9 +110,9 @@ export function consumeInTrace<T>(
         'messaging.destination.name': messages[0].subject,
       },
     },
-    contexts[0],
+    parent,
   );
-  return finished(span, context.with(trace.setSpan(contexts[0], span), run));
+  return finished(span, context.with(trace.setSpan(parent, span), run));
 }
 
 /** Ends `span` once `work` settles, marking it failed when it rejects. */
