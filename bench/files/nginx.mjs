@@ -14,10 +14,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 
-const CANDIDATES = [process.env.BENCH_NGINX, '/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'];
+// BENCH_NGINX names the binary (only that one is tried)
+const CANDIDATES = process.env.BENCH_NGINX
+  ? [process.env.BENCH_NGINX]
+  : ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx'];
 
 export function nginxBinary() {
-  return CANDIDATES.find((p) => p && existsSync(p)) ?? null;
+  return CANDIDATES.find((p) => existsSync(p)) ?? null;
 }
 
 /**

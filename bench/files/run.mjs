@@ -393,7 +393,7 @@ function writeResumableReport({ work, file: { size }, disk, resumable: { runs, f
     for (const app of Object.keys(goals.rssGrowthUnder128MiB.peak))
       goals.rssGrowthUnder128MiB.peak[app] = Math.max(goals.rssGrowthUnder128MiB.peak[app], peak[v][app]);
   for (const g of Object.values(goals))
-    g.met = g.ratio !== undefined ? g.ratio !== null && g.ratio >= g.goal : Math.max(...Object.values(g.peak)) < g.goal;
+    g.met = g.ratio === null ? null : g.ratio !== undefined ? g.ratio >= g.goal : Math.max(...Object.values(g.peak)) < g.goal;
   const report = {
     date: new Date().toISOString(),
     fileMiB: mib(size),
@@ -422,7 +422,7 @@ function writeResumableReport({ work, file: { size }, disk, resumable: { runs, f
   console.log(`file ${report.fileMiB} MiB, resumable chunks ${TUS_CHUNK_MB} MiB, ${ROUNDS} rounds (medians)`);
   for (const v of variants) console.log(`${v}: ${medians[v]} MiB/s; peak RSS growth ${JSON.stringify(peak[v])} MiB`);
   if (!nginx) console.log('nginx PUT: skipped (nginx is not installed)');
-  const verdict = (g) => (g.met ? 'met' : 'NOT met');
+  const verdict = (g) => (g.met === null ? 'not measured' : g.met ? 'met' : 'NOT met');
   console.log(`resumable / multipart: ${goals.resumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.resumableToMultipart)})`);
   console.log(`multipart / nginx: ${goals.multipartToNginx.ratio} (goal >= 0.5: ${verdict(goals.multipartToNginx)})`);
   console.log(`peak RSS growth: ${JSON.stringify(goals.rssGrowthUnder128MiB.peak)} MiB (goal < 128: ${verdict(goals.rssGrowthUnder128MiB)})`);
