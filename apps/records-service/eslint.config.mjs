@@ -9,7 +9,7 @@ import baseConfig, { TEST_HELPERS_PATTERN } from '../../eslint.config.mjs';
  * webhooks may use the views (`<name>.view`) of the others (a webhook carries a resource as
  * the API shows it).
  */
-const FEATURES = ['vaults', 'records', 'files', 'collaborators', 'activity-log', 'activity-log-pipeline', 'webhooks'];
+const FEATURES = ['vaults', 'records', 'files', 'collaborators', 'activity-log', 'activity-log-pipeline', 'webhooks', 'change-feed'];
 const CAPABILITIES = ['access', 'plans', 'catalogue', 'branding', 'events', 'storage', 'directory'];
 
 /** An import of any of `folders` (by a relative path from anywhere in src/), views excepted with `views`. */

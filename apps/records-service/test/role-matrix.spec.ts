@@ -134,6 +134,7 @@ const ROUTES: Route[] = [
     expect: vaultViewer(200),
   },
   { name: 'activity log', pattern: `GET ${V}/log`, method: 'GET', path: (w) => `${vaultPath(w)}/log`, writes: false, expect: vaultViewer(200) },
+  { name: 'change feed', pattern: `GET ${V}/events`, method: 'GET', path: (w) => `${vaultPath(w)}/events`, writes: false, expect: seesVault(200) },
   {
     name: 'create a record',
     pattern: `POST ${V}/records`,

@@ -36,6 +36,7 @@ const EXPECTED = {
   'POST /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/rotate-secret': 'vault:owner',
   'GET /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/deliveries': 'vault:owner',
   'POST /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/deliveries/delivery-id/:deliveryId/redeliver': 'vault:owner',
+  'GET /vault/vault-id/:vaultId/events': 'vault:guest',
 };
 
 describe('records-service routes', () => {

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
 import { ActivityLogPipelineModule } from '../activity-log-pipeline/activity-log-pipeline.module';
 import { ActivityLogModule } from '../activity-log/activity-log.module';
+import { ChangeFeedModule } from '../change-feed/change-feed.module';
 import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { RecordsEnv } from '../config/records.env';
 import { FilesModule } from '../files/files.module';
@@ -22,6 +23,7 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
     ActivityLogModule,
     ActivityLogPipelineModule.forRoot(),
     WebhooksModule,
+    ChangeFeedModule,
   ],
 })
 export class AppModule {}

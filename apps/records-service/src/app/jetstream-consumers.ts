@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { connectJetStream, JetStreamServer } from '@vault/platform';
 import { activityLogTransport } from '../activity-log-pipeline/activity-log.transport';
+import { changeFeedConsumers } from '../change-feed/change-feed.writer';
 import { webhookConsumers } from '../webhooks/webhook-fanout';
 
 /**
@@ -12,5 +13,5 @@ import { webhookConsumers } from '../webhooks/webhook-fanout';
  */
 export function startJetStreamConsumers(app: INestApplication): Promise<JetStreamServer> {
   const options = activityLogTransport(app);
-  return connectJetStream(app, { ...options, consumers: { ...options.consumers, ...webhookConsumers(app) } });
+  return connectJetStream(app, { ...options, consumers: { ...options.consumers, ...webhookConsumers(app), ...changeFeedConsumers(app) } });
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { AccessRepository } from './access.repository';
 import { AccountDirectoryRepository } from './account-directory.repository';
 import { ActivityLogRepository } from './activity-log.repository';
+import { ChangeFeedRepository } from './change-feed.repository';
 import { CollaboratorRepository } from './collaborator.repository';
 import { LicenseRepository } from './license.repository';
 import { MembershipRepository } from './membership.repository';
@@ -31,6 +32,7 @@ const PROVIDERS = [
   AccountDirectoryRepository,
   CollaboratorRepository,
   WebhookRepository,
+  ChangeFeedRepository,
 ];
 
 /**

@@ -1,39 +1,20 @@
 import {
   CollaboratorChangedEvent,
   FileChangedEvent,
-  RECORDS_EVENT_PAYLOADS,
   RecordChangedEvent,
   RecordTransferredEvent,
-  SUBJECTS,
+  VAULT_CLOUD_EVENT_PAYLOADS,
+  VAULT_CLOUD_EVENT_TYPE_OF,
+  vaultCloudEvent,
   VaultEventBase,
   WebhookEventType,
 } from '@vault/contracts';
 
 /** The webhook event type of each vault event subject (others, such as licences, are not sent). */
-export const WEBHOOK_EVENT_OF: Partial<Record<string, WebhookEventType>> = {
-  [SUBJECTS.vaultCreated]: 'vault.created',
-  [SUBJECTS.vaultUpdated]: 'vault.updated',
-  [SUBJECTS.vaultDeleted]: 'vault.deleted',
-  [SUBJECTS.vaultTransferred]: 'vault.transferred',
-  [SUBJECTS.recordCreated]: 'record.created',
-  [SUBJECTS.recordUpdated]: 'record.updated',
-  [SUBJECTS.recordDeleted]: 'record.deleted',
-  [SUBJECTS.recordTransferred]: 'record.transferred',
-  [SUBJECTS.fileUploaded]: 'file.created',
-  [SUBJECTS.fileUpdated]: 'file.updated',
-  [SUBJECTS.fileDeleted]: 'file.deleted',
-  [SUBJECTS.collaboratorCreated]: 'collaborator.created',
-  [SUBJECTS.collaboratorUpdated]: 'collaborator.updated',
-  [SUBJECTS.collaboratorDeleted]: 'collaborator.deleted',
-};
+export const WEBHOOK_EVENT_OF = VAULT_CLOUD_EVENT_TYPE_OF;
 
 /** The contract class of each subject a webhook is sent for, to validate payloads on receipt. */
-export const WEBHOOK_PAYLOADS: Record<string, new () => VaultEventBase> = {
-  ...RECORDS_EVENT_PAYLOADS,
-  [SUBJECTS.fileUploaded]: FileChangedEvent,
-  [SUBJECTS.fileUpdated]: FileChangedEvent,
-  [SUBJECTS.fileDeleted]: FileChangedEvent,
-};
+export const WEBHOOK_PAYLOADS = VAULT_CLOUD_EVENT_PAYLOADS;
 
 /** One vault event as the dispatcher receives it from the stream. */
 export interface VaultEvent {
@@ -75,14 +56,5 @@ export function lastKnown(e: VaultEvent): Record<string, unknown> {
 
 /** The CloudEvents 1.0 JSON body of a delivery (docs/webhooks.md, Envelope). */
 export function envelope(e: VaultEvent, data: object): string {
-  return JSON.stringify({
-    specversion: '1.0',
-    id: e.id,
-    source: `/vault/vault-id/${e.payload.vault.id}`,
-    type: e.type,
-    time: e.payload.occurredAt,
-    datacontenttype: 'application/json',
-    vaultid: e.payload.vault.id,
-    data,
-  });
+  return JSON.stringify(vaultCloudEvent(e.id, e.type, e.payload.vault.id, e.payload.occurredAt, data));
 }

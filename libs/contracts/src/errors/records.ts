@@ -132,3 +132,15 @@ export const WEBHOOK_ERRORS = {
 
 /** Machine codes of webhook subscription refusals. */
 export const WEBHOOK_ERROR_CODES = codesOf(WEBHOOK_ERRORS);
+
+/** Codes of the records module about the vault change feed (docs/change-feed.md). */
+export const CHANGE_FEED_ERRORS = {
+  cursorExpired: {
+    code: 'cursor_expired',
+    status: 410,
+    meaning: 'Events after this change-feed cursor were removed by retention; resync the vault, then read the feed from the start.',
+  },
+} as const satisfies ErrorTable;
+
+/** Machine codes of change-feed refusals. */
+export const CHANGE_FEED_ERROR_CODES = codesOf(CHANGE_FEED_ERRORS);

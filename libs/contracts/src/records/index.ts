@@ -7,3 +7,4 @@ export * from './events';
 export * from './file-contracts';
 export * from './collaborator.dto';
 export * from './webhook.dto';
+export * from './cloud-events';

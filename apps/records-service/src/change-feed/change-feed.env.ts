@@ -1,0 +1,37 @@
+import { ToInt } from '@vault/platform';
+import { IsIn, IsInt, Max, Min } from 'class-validator';
+import { EventsEnv, RUN_MODES, RunMode } from '../events/events.env';
+
+/** Settings of the vault change feed (docs/change-feed.md, Configuration), validated at boot. */
+export class ChangeFeedEnv extends EventsEnv {
+  /** `inline`: this process fills the feed from the vault events; `off`: other processes do. */
+  @IsIn(RUN_MODES)
+  CHANGE_FEED_WRITER: RunMode = 'inline';
+
+  /** Days an event stays in the feed; older ones are pruned and cursors before them answer 410. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  CHANGE_FEED_RETENTION_DAYS = 30;
+
+  /** How often an open event stream looks for new events (and re-checks the caller's access). */
+  @ToInt()
+  @IsInt()
+  @Min(20)
+  @Max(60_000)
+  CHANGE_FEED_POLL_MS = 500;
+
+  /** Interval of the comment line an idle event stream sends to keep proxies from closing it. */
+  @ToInt()
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  CHANGE_FEED_HEARTBEAT_MS = 15_000;
+
+  /** How often expired events are pruned. */
+  @ToInt()
+  @IsInt()
+  @Min(1000)
+  CHANGE_FEED_PRUNE_MS = 3_600_000;
+}
