@@ -45,16 +45,23 @@ class Receiver {
     return `http://${this.host}:${this.port}/hooks`;
   }
 
+  /** Receivers listening now: closed after the suite even when a test stopped half-way. */
+  static readonly open = new Set<Receiver>();
+
   async listen(): Promise<void> {
+    Receiver.open.add(this);
     this.server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server?.listen(this.port, this.host, resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
 
   async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((r) => this.server?.close(r));
+    Receiver.open.delete(this);
+    const server = this.server;
     this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
   }
 
   /** The ids accepted, in order, for one vault. */
@@ -125,6 +132,7 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     owner = await t.caller();
   });
   afterAll(async () => {
+    for (const receiver of [...Receiver.open]) await receiver.close();
     await t?.stop();
     await nats?.dispose();
   });

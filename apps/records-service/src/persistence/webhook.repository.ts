@@ -56,13 +56,18 @@ export class WebhookRepository {
     await this.m.delete(WebhookEntity, { id });
   }
 
-  /** Enabled subscriptions of these vaults that take `eventType` (or every type). */
-  subscribers(vaultIds: string[], eventType: string): Promise<WebhookEntity[]> {
+  /**
+   * Enabled subscriptions of these vaults that take `eventType` (or every type) and
+   * existed when the event happened: a subscription never receives older events, even
+   * when the stream reaches the fan-out after it was created.
+   */
+  subscribers(vaultIds: string[], eventType: string, occurredAt: Date): Promise<WebhookEntity[]> {
     return this.m
       .createQueryBuilder(WebhookEntity, 'w')
-      .where('w.vault_id = ANY(:vaultIds) AND w.enabled AND w.events && :types', {
+      .where('w.vault_id = ANY(:vaultIds) AND w.enabled AND w.events && :types AND w.created_at <= :occurredAt', {
         vaultIds,
         types: [eventType, '*'],
+        occurredAt,
       })
       .getMany();
   }

@@ -68,7 +68,7 @@ export class WebhookFanout {
 
   /** One delivery per matching subscription, in one statement (existing ones are kept). */
   private async fanOut(e: VaultEvent): Promise<void> {
-    const subscribers = await this.webhooks.subscribers(eventVaults(e), e.type);
+    const subscribers = await this.webhooks.subscribers(eventVaults(e), e.type, new Date(e.payload.occurredAt));
     if (subscribers.length === 0) return;
     const body = envelope(e, await this.resources.data(e));
     await this.webhooks.insertDeliveries(
