@@ -6,6 +6,7 @@ import {
   ReceivedSpan,
   ServiceProcess,
   startServiceProcess,
+  stopServiceProcess,
   TestDatabase,
   TestIdentityProvider,
   TestNatsServer,
@@ -56,11 +57,7 @@ describe('trace context carried through the outbox and NATS headers', () => {
   });
 
   afterAll(async () => {
-    if (service && service.child.exitCode === null) {
-      const exited = new Promise((r) => service.child.once('exit', r));
-      service.child.kill('SIGTERM');
-      await exited;
-    }
+    await stopServiceProcess(service);
     await pg?.end();
     await otlp?.stop();
     await idp?.stop();

@@ -7,6 +7,7 @@ import {
   freePort,
   ServiceProcess,
   startServiceProcess,
+  stopServiceProcess,
   TestDatabase,
   TestIdentityProvider,
   TestNatsServer,
@@ -58,11 +59,7 @@ describe('records-service metrics, scraped from the process', () => {
     metrics = `http://127.0.0.1:${port}/metrics`;
   });
   afterAll(async () => {
-    if (service && service.child.exitCode === null) {
-      const exited = new Promise((r) => service.child.once('exit', r));
-      service.child.kill('SIGTERM');
-      await exited;
-    }
+    await stopServiceProcess(service);
     await idp?.stop();
     await db?.drop();
     await nats?.dispose();

@@ -1,6 +1,5 @@
-import { ChildProcess } from 'node:child_process';
 import request from 'supertest';
-import { freePort, startServiceProcess } from '@vault/platform/testing';
+import { freePort, ServiceProcess, startServiceProcess, stopServiceProcess } from '@vault/platform/testing';
 import { AccountEventsRelay } from '../src/account-events/account-events.relay';
 import { auth, fullAccount, startUserService, UserService } from './support';
 
@@ -18,7 +17,7 @@ const sample = (text: string, series: string): number | undefined => {
 describe('user-service metrics', () => {
   jest.setTimeout(120_000);
   let svc: UserService;
-  let child: ChildProcess | undefined;
+  let service: ServiceProcess | undefined;
   let base: string;
   let metrics: string;
 
@@ -27,17 +26,12 @@ describe('user-service metrics', () => {
     // the process under test relays the outbox alone
     await svc.app.get(AccountEventsRelay).host.stop();
     const port = await freePort();
-    const started = await startServiceProcess('user-service', { ...svc.env, METRICS_PORT: String(port), OUTBOX_RELAY_POLL_MS: '100' });
-    child = started.child;
-    base = started.base;
+    service = await startServiceProcess('user-service', { ...svc.env, METRICS_PORT: String(port), OUTBOX_RELAY_POLL_MS: '100' });
+    base = service.base;
     metrics = `http://127.0.0.1:${port}/metrics`;
   });
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child?.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopServiceProcess(service);
     await svc?.stop();
   });
 

@@ -44,3 +44,11 @@ export async function startServiceProcess(app: string, env: Record<string, strin
   child.kill('SIGKILL');
   throw new Error(`${app} not ready: ${out}`);
 }
+
+/** Stops a process of startServiceProcess with SIGTERM (a graceful stop) and waits for its exit. */
+export async function stopServiceProcess(p: ServiceProcess | undefined): Promise<void> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return;
+  const exited = new Promise((r) => p.child.once('exit', r));
+  p.child.kill('SIGTERM');
+  await exited;
+}
