@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  CollaboratorChangedEvent,
   CollaboratorView,
   Principal,
   RecordGuestRole,
@@ -14,10 +13,9 @@ import {
 import { vaultNotFound } from '../access/access.errors';
 import { isUuid, type VaultAccess } from '../access/access.service';
 import { AccountDirectoryService } from '../directory/account-directory.service';
-import { eventBase } from '../events/event-payload';
+import { collaboratorEvent, eventBase } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
 import { CollaboratorRepository, MemberRow, MembershipScope } from '../persistence/collaborator.repository';
-import type { RecordEntity } from '../persistence/record.entity';
 import { Transactions, Tx } from '../persistence/transactions';
 import { VaultRepository } from '../persistence/vault.repository';
 import { LicensesService } from '../plans/licenses.service';
@@ -162,15 +160,9 @@ export class CollaboratorsService {
       await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, target, member);
       if (scope !== 'vault') return;
       for (const ended of await this.members.removeRecordRoles(tx, access.vault.id, member.openId)) {
-        const onRecord: Target = {
-          scope: 'record',
-          id: ended.recordId,
-          access: { ...access, record: { id: ended.recordId, name: ended.recordName } as RecordEntity },
-        };
-        await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, onRecord, {
-          ...ended,
-          username: member.username,
-        });
+        const record = { id: ended.recordId, name: ended.recordName };
+        const ending = { ...ended, username: member.username };
+        await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, target, ending, undefined, record);
       }
     });
   }
@@ -250,19 +242,10 @@ export class CollaboratorsService {
     target: Target,
     member: MemberRow,
     previousRole?: string,
+    record: { id: string; name: string } | undefined = target.scope === 'record' ? target.access.record : undefined,
   ): Promise<void> {
-    const record = target.access.record;
-    const event: CollaboratorChangedEvent = {
-      ...eventBase(principal, target.access.vault),
-      collaborator: {
-        id: member.id,
-        openId: member.openId,
-        username: member.username ?? member.openId,
-        role: member.role,
-      },
-      ...(target.scope === 'record' && record ? { record: { id: record.id, name: record.name } } : {}),
-      ...(previousRole ? { previousRole } : {}),
-    };
+    const event = collaboratorEvent(eventBase(principal, target.access.vault), member, record, previousRole);
     await this.events.publish(tx, subject, event);
   }
+
 }

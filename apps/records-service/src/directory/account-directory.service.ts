@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { CollaboratorChangedEvent, SUBJECTS } from '@vault/contracts';
+import { SUBJECTS } from '@vault/contracts';
+import { collaboratorEvent, eventBase } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
 import { AccountDirectoryEntity } from '../persistence/account-directory.entity';
 import {
@@ -48,19 +49,9 @@ export class AccountDirectoryService {
       if (!(await this.accounts.apply(tx, account)) || account.active) return;
       const ended = await this.collaborators.endAll(tx, account.tenantId, account.openId);
       for (const m of ended) {
-        const event: CollaboratorChangedEvent = {
-          tenantId: account.tenantId,
-          actor: { openId: account.openId, username: account.username },
-          vault: { id: m.vaultId, name: m.vaultName },
-          occurredAt: new Date().toISOString(),
-          collaborator: {
-            id: m.id,
-            openId: account.openId,
-            username: account.username,
-            role: m.role,
-          },
-          ...(m.recordId && m.recordName !== null ? { record: { id: m.recordId, name: m.recordName } } : {}),
-        };
+        const record = m.recordId && m.recordName !== null ? { id: m.recordId, name: m.recordName } : null;
+        const base = eventBase(account, { id: m.vaultId, name: m.vaultName });
+        const event = collaboratorEvent(base, { ...m, openId: account.openId, username: account.username }, record);
         await this.events.publish(tx, SUBJECTS.collaboratorDeleted, event);
       }
       if (ended.length > 0) this.logger.log(`account ${account.openId} left: ${ended.length} memberships ended`);

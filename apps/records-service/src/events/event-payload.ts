@@ -1,14 +1,40 @@
-import type { Principal, VaultEventBase } from '@vault/contracts';
+import type { CollaboratorChangedEvent, Principal, VaultEventBase } from '@vault/contracts';
+
+/** Who causes an event: the caller, or an account acting through user-service. */
+type Actor = Pick<Principal, 'tenantId' | 'openId' | 'username'>;
 
 /** The name shown for the caller (lastModifiedBy, uploader): its username, else its openId. */
-export const actorName = (p: Principal) => p.username ?? p.openId;
+export const actorName = (p: Actor) => p.username ?? p.openId;
 
 /** The common part of an event: tenant, actor and vault, stamped now. */
-export function eventBase(principal: Principal, vault: { id: string; name: string }): VaultEventBase {
+export function eventBase(principal: Actor, vault: { id: string; name: string }): VaultEventBase {
   return {
     tenantId: principal.tenantId,
     actor: { openId: principal.openId, username: actorName(principal) },
     vault: { id: vault.id, name: vault.name },
     occurredAt: new Date().toISOString(),
+  };
+}
+
+/** A membership as a collaborator event names it (the account's username, else its openId). */
+export interface EventMember {
+  id: string;
+  openId: string;
+  username: string | null;
+  role: string;
+}
+
+/** A collaborator event: the membership of the vault, or of one of its records when `record` is given. */
+export function collaboratorEvent(
+  base: VaultEventBase,
+  member: EventMember,
+  record?: { id: string; name: string } | null,
+  previousRole?: string,
+): CollaboratorChangedEvent {
+  return {
+    ...base,
+    collaborator: { id: member.id, openId: member.openId, username: member.username ?? member.openId, role: member.role },
+    ...(record ? { record: { id: record.id, name: record.name } } : {}),
+    ...(previousRole ? { previousRole } : {}),
   };
 }
