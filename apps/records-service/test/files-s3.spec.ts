@@ -1,26 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { binary, filesPath, meta, sha256, upload } from './files-support';
+import { LOOPBACK_S3_BUCKET, LoopbackS3 } from './loopback-s3';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-// s3rver ships no types
-const S3rver = require('s3rver') as new (opts: object) => S3rverInstance;
-
 const MiB = 1024 * 1024;
-const BUCKET = 'record-files';
-const CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+const BUCKET = LOOPBACK_S3_BUCKET;
 
 describe('record files (S3 storage against s3rver)', () => {
-  let s3dir: string;
-  let s3: S3rverInstance;
+  let s3: LoopbackS3;
   let client: S3Client;
   let t: RecordsTestApp;
   let owner: Caller;
@@ -31,22 +19,11 @@ describe('record files (S3 storage against s3rver)', () => {
     ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key).sort();
 
   beforeAll(async () => {
-    s3dir = mkdtempSync(join(tmpdir(), 's3rver-'));
-    s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3dir, configureBuckets: [{ name: BUCKET }] });
-    const { port } = await s3.run();
-    const endpoint = `http://127.0.0.1:${port}`;
-    client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: CREDENTIALS });
+    s3 = await LoopbackS3.start();
+    client = s3.client;
     t = await RecordsTestApp.start('records_files_s3', {
       VAULT_PLANS_FILE: writePlansFile({ free: { 'vault.maxUploadMBs': '8' } }),
-      FILE_STORAGE: 's3',
-      S3_BUCKET: BUCKET,
-      S3_ENDPOINT: endpoint,
-      S3_REGION: 'us-east-1',
-      S3_FORCE_PATH_STYLE: 'true',
-      S3_PART_SIZE_MB: '5',
-      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
-      FILE_PURGE_INTERVAL_MS: '100',
+      ...s3.env(),
     });
   });
   beforeEach(async () => {
@@ -57,9 +34,7 @@ describe('record files (S3 storage against s3rver)', () => {
   });
   afterAll(async () => {
     await t?.stop();
-    client?.destroy();
-    await s3?.close();
-    rmSync(s3dir, { recursive: true, force: true });
+    await s3?.stop();
   });
 
   it('uploads in several parts, downloads whole and by range, and deletes the object', async () => {
