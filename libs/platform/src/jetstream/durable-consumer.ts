@@ -9,6 +9,22 @@ import { consumerDeadLettered, consumerProcessed, consumerRedelivered, watchCons
 import type { RelayLogger } from './outbox-relay';
 import { DurableConsumerSpec, ensureDurableConsumer, ensureStream, StreamSpec } from './streams';
 
+/** `<class>: <message>` of an error (the class even when it leaves `name` as "Error"), else its text. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) {
+    const cls = err.name && err.name !== 'Error' ? err.name : err.constructor?.name || 'Error';
+    return err.message ? `${cls}: ${err.message}` : cls;
+  }
+  if (typeof err === 'object' && err !== null) {
+    try {
+      return JSON.stringify(err);
+    } catch {
+      return String(err);
+    }
+  }
+  return String(err);
+}
+
 /** Thrown by `decode` for a message that can never be processed: it is dead-lettered at once. */
 export class InvalidMessageError extends Error {}
 
@@ -171,10 +187,10 @@ export class DurableConsumerRunner<T> {
 
   private async failed(msg: JsMsg, err: unknown): Promise<void> {
     if (msg.info.deliveryCount >= this.opts.consumer.maxDeliver) {
-      await this.deadLetter(msg, `failed ${msg.info.deliveryCount} deliveries: ${err}`);
+      await this.deadLetter(msg, `failed ${msg.info.deliveryCount} deliveries: ${describeError(err)}`);
     } else {
       this.opts.logger.warn(
-        `consumer ${this.opts.consumer.durable}: delivery ${msg.info.deliveryCount} of ${msg.subject} failed: ${err}`,
+        `consumer ${this.opts.consumer.durable}: delivery ${msg.info.deliveryCount} of ${msg.subject} failed: ${describeError(err)}`,
       );
       msg.nak(this.retryDelay(msg));
     }

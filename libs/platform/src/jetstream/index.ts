@@ -4,3 +4,4 @@ export * from './outbox-relay';
 export * from './durable-consumer';
 export * from './jetstream-consumer';
 export * from './jetstream.server';
+export * from './handler-errors';

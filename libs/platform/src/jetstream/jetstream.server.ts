@@ -5,6 +5,7 @@ import {
   MicroserviceOptions,
   Server,
 } from '@nestjs/microservices';
+import type { NestMicroservice } from '@nestjs/microservices/nest-microservice';
 import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { plainToInstance } from 'class-transformer';
@@ -12,6 +13,7 @@ import { validate } from 'class-validator';
 import { lastValueFrom } from 'rxjs';
 import { consumeInTrace } from '../observability/trace-context';
 import { DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
+import { JetStreamHandlerErrorFilter } from './handler-errors';
 import {
   JETSTREAM_CONSUMER,
   JETSTREAM_TRANSPORT,
@@ -238,13 +240,9 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   private async handle(c: Consumer, deliveries: Delivery[]): Promise<void> {
     const events = deliveries.map((d) => d.event);
     const ctx = new JetStreamContext([events, deliveries.map((d) => d.msg), c.options.durable]);
-    try {
-      const result = await c.handler(c.options.batch ? events : events[0].data, ctx);
-      await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
-    } catch (err) {
-      // Nest's exception filters turn errors into `{ status, message }`.
-      throw err instanceof Error ? err : new Error(String((err as { message?: unknown })?.message ?? err));
-    }
+    // A rejection carries the handler's own error (JetStreamHandlerErrorFilter): the dead letter names it.
+    const result = await c.handler(c.options.batch ? events : events[0].data, ctx);
+    await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
   }
 }
 
@@ -299,6 +297,17 @@ export async function connectJetStream(
   options: JetStreamServerOptions,
 ): Promise<JetStreamServer> {
   const server = new JetStreamServer(options);
-  await app.connectMicroservice<MicroserviceOptions>({ strategy: server }).listen();
+  // Filters are bound when the listeners are registered: the handlers' errors must
+  // reach the transport as they are (dead-letter reason), so the filter comes first.
+  const microservice = app.connectMicroservice<MicroserviceOptions>(
+    { strategy: server },
+    { deferInitialization: true },
+  ) as NestMicroservice;
+  microservice.useGlobalFilters(new JetStreamHandlerErrorFilter());
+  // What connectMicroservice does without deferInitialization (the app runs the init hooks).
+  microservice.registerListeners();
+  microservice.setIsInitialized(true);
+  microservice.setIsInitHookCalled(true);
+  await microservice.listen();
   return server;
 }
