@@ -6,7 +6,12 @@ import {
 } from '@aws-sdk/client-s3';
 import * as tus from 'tus-js-client';
 import { binary, eventually, filesPath, meta, sha256 } from './files-support';
-import { endpointOf, statusOf, tusUpload } from './resumable-support';
+import {
+  endpointOf,
+  statusOf,
+  tusUpload,
+  uploadAcrossInstances,
+} from './resumable-support';
 import { LOOPBACK_S3_BUCKET, LoopbackS3 } from './loopback-s3';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
@@ -40,6 +45,23 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
         store_state: { parts: unknown[]; tail?: { key: string; size: number } };
       }>('SELECT * FROM resumable_uploads WHERE record_id = $1', [recordId])
     )[0];
+
+  /** The storage key of the last upload `acrossInstances` started. */
+  let startedKey = '';
+  /** An upload whose first chunk (a tail object) goes to one instance, stopped then, and the rest to a new one. */
+  const acrossInstances = (bytes: Buffer, metadata: Record<string, string>) =>
+    uploadAcrossInstances(owner, bytes, {
+      boot: () => t.bootInstance(),
+      vaultId,
+      recordId,
+      metadata,
+      chunkSize: 3 * MiB,
+      recordedOffset: async () => {
+        const row = await uploadRow();
+        startedKey = row?.storage_key ?? startedKey;
+        return Number(row?.upload_offset ?? 0);
+      },
+    });
 
   beforeAll(async () => {
     s3 = await LoopbackS3.start();
@@ -180,4 +202,61 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
     await eventually(async () => (await keysOf(row.storage_key)).length === 0);
     expect(await uploadRow()).toBeUndefined();
   });
+
+  it('completes an upload another instance started: the completed object is read back once for its SHA-256', async () => {
+    const bytes = randomBytes(7 * MiB + 5);
+    const last = await acrossInstances(bytes, { ...meta('moved.bin'), sha256: sha256(bytes) });
+    const fileId = last.getHeader('Record-File-Id');
+    const [row] = await t.sql<{ storage_key: string; sha256: string }>(
+      'SELECT storage_key, sha256 FROM record_files WHERE id = $1',
+      [fileId],
+    );
+    expect(row.sha256).toBe(sha256(bytes));
+    expect(await keysOf(row.storage_key)).toEqual([row.storage_key]);
+    const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/moved.bin`)).expect(200);
+    expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
+  });
+
+  it('refuses an upload another instance started whose bytes do not match the sha256 metadata: the object is removed, the reservation released', async () => {
+    const bytes = randomBytes(7 * MiB + 5);
+    const err = await acrossInstances(bytes, { ...meta('moved-bad.bin'), sha256: sha256(Buffer.from('other')) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await expectChecksumRefused(err);
+  });
+
+  it('refuses an upload sent in chunks to one instance whose bytes do not match the sha256 metadata, keeping nothing', async () => {
+    const bytes = randomBytes(7 * MiB + 5);
+    // the first chunk, then the rest in a second run: the same instance hashed every byte
+    const first = tusUpload(owner, bytes, {
+      endpoint: endpointOf(t.app, vaultId, recordId),
+      chunkSize: 3 * MiB,
+      metadata: { ...meta('bad.bin'), sha256: sha256(Buffer.from('other')) },
+      onProgress: (sent, up) => {
+        if (sent > 3 * MiB) void up.abort();
+      },
+    });
+    await eventually(async () => Number((await uploadRow())?.upload_offset ?? 0) >= 3 * MiB, 10_000);
+    startedKey = (await uploadRow()).storage_key;
+    const err = await tusUpload(owner, bytes, { uploadUrl: first.upload.url as string, chunkSize: 3 * MiB }).done.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await expectChecksumRefused(err);
+  });
+
+  /** The last chunk of the upload `startedKey` was refused for the sha256 metadata: no record file, no upload, no object. */
+  async function expectChecksumRefused(err: unknown): Promise<void> {
+    expect(statusOf(err)).toBe(400);
+    expect(JSON.parse((err as tus.DetailedError).originalResponse?.getBody() ?? '{}')).toMatchObject({
+      code: 'checksum_mismatch',
+    });
+    expect(await t.sql('SELECT id FROM record_files WHERE record_id = $1', [recordId])).toEqual([]);
+    expect(await uploadRow()).toBeUndefined();
+    expect(startedKey).not.toBe('');
+    await eventually(async () => (await keysOf(startedKey)).length === 0);
+    expect(await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [startedKey])).toEqual([]);
+    startedKey = '';
+  }
 });

@@ -4,13 +4,10 @@ import { tmpdir } from 'node:os';
 import { ClientRequest, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
 import { SUBJECTS } from '@vault/contracts';
 import { listRouteRules } from '@vault/platform';
-import { bootTestApp } from '@vault/platform/testing';
 import request_ from 'supertest';
 import * as tus from 'tus-js-client';
-import { AppModule } from '../src/app/app.module';
 import { FsFileStorage } from '../src/storage/fs-file-storage';
 import {
   binary,
@@ -26,6 +23,7 @@ import {
   endpointOf,
   statusOf,
   tusUpload,
+  uploadAcrossInstances,
   uploadsPath,
 } from './resumable-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
@@ -73,16 +71,37 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       );
   const asCaller = (c: Caller, req: import('supertest').Test) =>
     req.set(tusHeaders).set('Authorization', `Bearer ${c.token}`);
+  /** The last chunk was refused for the sha256 metadata: no record file, no upload (its reservation released), no bytes. */
+  const expectChecksumRefused = async (err: unknown, filesBefore: string[]) => {
+    expect(statusOf(err)).toBe(400);
+    expect(
+      JSON.parse(
+        (err as tus.DetailedError).originalResponse?.getBody() ?? '{}',
+      ),
+    ).toMatchObject({ code: 'checksum_mismatch' });
+    expect(
+      await t.sql('SELECT id FROM record_files WHERE record_id = $1', [
+        recordId,
+      ]),
+    ).toEqual([]);
+    expect(await uploadRows()).toEqual([]);
+    expect(
+      await t.sql('SELECT * FROM file_purges WHERE purge_after > now()'),
+    ).toEqual([]);
+    expect(filesBelow(dir).sort()).toEqual(filesBefore.sort());
+  };
   /** Another records-service instance on the same database and folder. */
-  const bootOnSameData = () =>
-    bootTestApp(AppModule, {
-      DATABASE_URL: t.db.url,
-      VAULT_BRANDING_FILE: '',
-      VAULT_INBOX_DOMAIN: 'inbox.vault.localhost',
-      ACTIVITY_LOG_RELAY: 'off',
-      ACTIVITY_LOG_WRITER: 'off',
-      ...t.idp.env(),
-      ...env,
+  const bootOnSameData = () => t.bootInstance();
+  /** An upload whose first chunk goes to one instance, stopped then, and the rest to a new one. */
+  const acrossRestart = (bytes: Buffer, metadata: Record<string, string>) =>
+    uploadAcrossInstances(owner, bytes, {
+      boot: bootOnSameData,
+      vaultId,
+      recordId,
+      metadata,
+      chunkSize: 256 * KiB,
+      recordedOffset: async () =>
+        Number((await uploadRows())[0]?.upload_offset ?? 0),
     });
 
   beforeAll(async () => {
@@ -235,43 +254,38 @@ describe('resumable uploads, tus (filesystem storage)', () => {
     expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
   });
 
-  it('resumes after records-service restarted mid-upload', async () => {
+  it('resumes after records-service restarted mid-upload: the new process hashes the completed file from storage', async () => {
     const bytes = randomBytes(1 * MiB + 7);
-    // another records-service process on the same database and folder, stopped mid-upload, then a new one
-    let a: INestApplication | undefined = await bootOnSameData();
-    let b: INestApplication | undefined;
-    try {
-      const res = await tusUpload(owner, bytes, {
-        endpoint: endpointOf(a, vaultId, recordId),
-        metadata: meta('restart.bin'),
-        chunkSize: 256 * KiB,
-        onProgress: (sent, up) => {
-          if (sent >= 512 * KiB) void up.abort();
-        },
-      });
-      await eventually(
-        async () =>
-          Number((await uploadRows())[0]?.upload_offset ?? 0) >= 256 * KiB,
-        10_000,
-      );
-      const url = res.upload.url as string;
-      await a.close();
-      a = undefined;
-      b = await bootOnSameData();
-      const moved = `${endpointOf(b, vaultId, recordId)}/${url.split('/').pop()}`;
-      const last = await tusUpload(owner, bytes, {
-        uploadUrl: moved,
-        chunkSize: 256 * KiB,
-      }).done;
-      expect(last.getHeader('Record-File-Id')).toEqual(expect.any(String));
-      const got = await binary(
-        t.get(owner, `${filesPath(vaultId, recordId)}/restart.bin`),
-      ).expect(200);
-      expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
-    } finally {
-      await a?.close();
-      await b?.close();
-    }
+    const last = await acrossRestart(bytes, {
+      ...meta('restart.bin'),
+      sha256: sha256(bytes),
+    });
+    expect(last.getHeader('Record-File-Id')).toEqual(expect.any(String));
+    const [row] = await t.sql<{ sha256: string; size: string }>(
+      'SELECT sha256, size FROM record_files WHERE record_id = $1',
+      [recordId],
+    );
+    expect(row).toEqual({ sha256: sha256(bytes), size: String(bytes.length) });
+    const got = await binary(
+      t.get(owner, `${filesPath(vaultId, recordId)}/restart.bin`),
+    ).expect(200);
+    expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
+    expect(got.headers['repr-digest']).toBe(
+      `sha-256=:${digest('sha256', bytes)}:`,
+    );
+  });
+
+  it('refuses an upload continued after a restart whose bytes do not match the sha256 metadata, keeping nothing', async () => {
+    const bytes = randomBytes(1 * MiB + 7);
+    const before = filesBelow(dir);
+    const err = await acrossRestart(bytes, {
+      ...meta('restart-bad.bin'),
+      sha256: sha256(Buffer.from('other')),
+    }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await expectChecksumRefused(err, before);
   });
 
   it('frees an upload a stalled PATCH holds on another instance: HEAD there answers at once, the upload completes', async () => {
@@ -351,28 +365,16 @@ describe('resumable uploads, tus (filesystem storage)', () => {
 
   it('refuses a finished upload whose bytes do not match the sha256 metadata, keeping nothing', async () => {
     const bytes = randomBytes(4000);
+    const before = filesBelow(dir);
     const err = await tusUpload(owner, bytes, {
       endpoint: endpoint(),
+      chunkSize: 1000,
       metadata: { ...meta('x.bin'), sha256: sha256(Buffer.from('other')) },
     }).done.then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect(statusOf(err)).toBe(400);
-    expect(
-      JSON.parse(
-        (err as tus.DetailedError).originalResponse?.getBody() ?? '{}',
-      ),
-    ).toMatchObject({ code: 'checksum_mismatch' });
-    expect(
-      await t.sql('SELECT id FROM record_files WHERE record_id = $1', [
-        recordId,
-      ]),
-    ).toEqual([]);
-    expect(await uploadRows()).toEqual([]);
-    expect(
-      await t.sql('SELECT * FROM file_purges WHERE purge_after > now()'),
-    ).toEqual([]);
+    await expectChecksumRefused(err, before);
   });
 
   it('reserves the declared length in the vault quota until the upload is terminated', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import * as tus from 'tus-js-client';
+import { eventually } from './files-support';
 import type { Caller } from './support';
 
 export const uploadsPath = (vaultId: string, recordId: string) =>
@@ -73,3 +74,52 @@ export function tusUpload(c: Caller, bytes: Buffer, o: TusOptions): TusRun {
 /** The HTTP status tus-js-client saw when it gave up. */
 export const statusOf = (err: unknown) =>
   (err as tus.DetailedError).originalResponse?.getStatus();
+
+export interface AcrossInstances {
+  /** Starts a records-service instance on the suite's database and storage. */
+  boot: () => Promise<INestApplication>;
+  vaultId: string;
+  recordId: string;
+  metadata: Record<string, string>;
+  chunkSize: number;
+  /** The offset the upload's row records. */
+  recordedOffset: () => Promise<number>;
+}
+
+/**
+ * Sends `bytes` to one records-service instance until its first chunk is recorded (the
+ * second is cut), stops that instance and sends the rest to a new one, which never saw
+ * the first bytes (a restart, or another replica taking over). Settles like
+ * `tusUpload(...).done` for the second part; both instances are closed in any case.
+ */
+export async function uploadAcrossInstances(
+  c: Caller,
+  bytes: Buffer,
+  o: AcrossInstances,
+): Promise<tus.HttpResponse> {
+  let first: INestApplication | undefined = await o.boot();
+  let second: INestApplication | undefined;
+  try {
+    const started = tusUpload(c, bytes, {
+      endpoint: endpointOf(first, o.vaultId, o.recordId),
+      metadata: o.metadata,
+      chunkSize: o.chunkSize,
+      // tus-js-client sends a chunk once the one before was answered: the first is recorded
+      onProgress: (sent, up) => {
+        if (sent > o.chunkSize) void up.abort();
+      },
+    });
+    await eventually(async () => (await o.recordedOffset()) >= o.chunkSize, 10_000);
+    await first.close();
+    first = undefined;
+    second = await o.boot();
+    const id = (started.upload.url as string).split('/').pop() as string;
+    return await tusUpload(c, bytes, {
+      uploadUrl: `${endpointOf(second, o.vaultId, o.recordId)}/${id}`,
+      chunkSize: o.chunkSize,
+    }).done;
+  } finally {
+    await first?.close();
+    await second?.close();
+  }
+}

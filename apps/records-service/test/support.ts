@@ -29,12 +29,13 @@ export class RecordsTestApp {
     readonly db: TestDatabase,
     readonly idp: TestIdentityProvider,
     readonly pg: Client,
+    private readonly settings: Record<string, string>,
   ) {}
 
   static async start(prefix: string, env: Record<string, string> = {}): Promise<RecordsTestApp> {
     const db = await createTestDatabase(prefix);
     const idp = await TestIdentityProvider.start();
-    const app = await bootTestApp(AppModule, {
+    const settings = {
       DATABASE_URL: db.url,
       VAULT_PLANS_FILE: '',
       VAULT_BRANDING_FILE: '',
@@ -45,10 +46,16 @@ export class RecordsTestApp {
       WEBHOOK_DISPATCHER: 'off',
       ...idp.env(),
       ...env,
-    });
+    };
+    const app = await bootTestApp(AppModule, settings);
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
-    return new RecordsTestApp(app, db, idp, pg);
+    return new RecordsTestApp(app, db, idp, pg, settings);
+  }
+
+  /** Another instance of the service on the same database, token issuer and settings (the caller closes it). */
+  bootInstance(): Promise<INestApplication> {
+    return bootTestApp(AppModule, this.settings);
   }
 
   async stop(): Promise<void> {

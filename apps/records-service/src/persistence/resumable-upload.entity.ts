@@ -56,10 +56,6 @@ export class ResumableUploadEntity {
   @Column({ name: 'expected_sha256', type: 'text', nullable: true })
   expectedSha256!: string | null;
 
-  /** The saved SHA-256 state over bytes 0..offset (null before the first byte). */
-  @Column({ name: 'hash_state', type: 'bytea', nullable: true })
-  hashState!: Buffer | null;
-
   @Column({ name: 'store_state', type: 'jsonb' })
   storeState!: AppendState;
 

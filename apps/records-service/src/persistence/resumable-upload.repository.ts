@@ -41,7 +41,7 @@ export class ResumableUploadRepository {
   async advance(
     id: string,
     from: number,
-    change: Pick<ResumableUploadEntity, 'offset' | 'hashState' | 'storeState'>,
+    change: Pick<ResumableUploadEntity, 'offset' | 'storeState'>,
   ): Promise<boolean> {
     const result = await this.tx.none
       .createQueryBuilder()

@@ -1,7 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, type Hash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline, Transform } from 'node:stream';
-import { createSHA256 } from 'hash-wasm';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { fileBytes } from '@vault/platform';
 import { PurgeQueueRepository } from '../persistence/purge-queue.repository';
@@ -22,8 +21,6 @@ export interface AppendProgress {
   storageKey: string;
   offset: number;
   length: number;
-  /** SHA-256 state over bytes 0..offset (hash-wasm `save()`), null before the first byte. */
-  hashState: Buffer | null;
   state: AppendState;
 }
 
@@ -33,8 +30,6 @@ export interface AppendedChunk {
   written: number;
   /** Digest of the chunk alone in the algorithm asked for (base64), for Upload-Checksum. */
   chunkDigest?: string;
-  /** The whole file's SHA-256 (hex) when this chunk reached the end. */
-  sha256?: string;
 }
 
 export type ChunkAlgorithm = 'sha1' | 'sha256';
@@ -119,19 +114,18 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Appends one chunk durably, continuing the SHA-256 of the file and computing the
-   * chunk's own digest when asked; at most `length - offset` bytes are taken (more is
-   * refused by `overLimit`). The caller records `next` or refuses it (`releaseAppend`).
+   * Appends one chunk durably, feeding its bytes to `whole` (the running hash of the
+   * file, when the caller has one) and computing the chunk's own digest when asked; at
+   * most `length - offset` bytes are taken (more is refused by `overLimit`). The caller
+   * records `next` or refuses it (`releaseAppend`).
    */
   async appendChunk(
     at: AppendProgress,
     source: Readable,
     algorithm: ChunkAlgorithm | undefined,
     overLimit: () => Error,
+    whole?: Hash,
   ): Promise<AppendedChunk> {
-    const whole = await createSHA256();
-    if (at.hashState) whole.load(at.hashState);
-    else whole.init();
     const chunkHash = algorithm ? createHash(algorithm) : undefined;
     let written = 0;
     const room = at.length - at.offset;
@@ -140,7 +134,7 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
       transform(chunk: Buffer, _enc, cb) {
         written += chunk.length;
         if (written > room) return cb(overLimit());
-        whole.update(chunk);
+        whole?.update(chunk);
         chunkHash?.update(chunk);
         cb(null, chunk);
       },
@@ -154,19 +148,8 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
       source.pipe(meter),
     );
     fileBytes.inc({ direction: 'in' }, written);
-    const offset = at.offset + written;
-    const next: AppendProgress = {
-      ...at,
-      offset,
-      hashState: Buffer.from(whole.save()),
-      state,
-    };
-    return {
-      next,
-      written,
-      chunkDigest: chunkHash?.digest('base64'),
-      sha256: offset === at.length ? whole.digest('hex') : undefined,
-    };
+    const next: AppendProgress = { ...at, offset: at.offset + written, state };
+    return { next, written, chunkDigest: chunkHash?.digest('base64') };
   }
 
   /** Drops what the storage held for `dropped` and `kept` no longer needs. */
@@ -187,6 +170,13 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
   /** Makes the appended bytes the object of the key (they still await their commit). */
   finishAppend(at: AppendProgress): Promise<void> {
     return this.storage.finishAppend(at.storageKey, at.state, at.length);
+  }
+
+  /** The SHA-256 (hex) of a stored object, read back whole (an upload hashed nowhere else). */
+  async sha256Of(storageKey: string): Promise<string> {
+    const hash = createHash('sha256');
+    for await (const chunk of await this.storage.read(storageKey)) hash.update(chunk as Buffer);
+    return hash.digest('hex');
   }
 
   /** The stored bytes (or a range of them) for a download, counted out as they are read (file_bytes_total). */

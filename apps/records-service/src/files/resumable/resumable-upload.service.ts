@@ -21,7 +21,6 @@ import {
   requestIdOf,
 } from '@vault/platform';
 import type { Request, Response } from 'express';
-import { createSHA256 } from 'hash-wasm';
 import { routeRecordId, type VaultAccess } from '../../access/access.service';
 import { RecordFileRepository } from '../../persistence/record-file.repository';
 import { ResumableUploadEntity } from '../../persistence/resumable-upload.entity';
@@ -40,6 +39,7 @@ import { ResumableEnv } from './resumable.env';
 import { PgUploadLocker } from './pg-upload-locker';
 import { problemAnswers } from './tus-problems';
 import { TusStore } from './tus-store';
+import { UploadHashes } from './upload-hashes';
 import { parseTusMetadata, parseUploadChecksum } from './tus-metadata';
 
 /** Response headers of the PATCH (or POST) that completed an upload: the record file it became. */
@@ -49,6 +49,8 @@ export const RECORD_FILE_URL_HEADER = 'Record-File-Url';
 /** After an upload's expiry its bytes stay queued this much longer, in case the sweeper never ran. */
 const PURGE_BACKSTOP_MS = 86_400_000;
 const SWEEP_BATCH = 100;
+/** Open uploads whose running SHA-256 one instance keeps in memory (a few hundred bytes each). */
+const HASHED_UPLOADS = 10_000;
 
 /** One tus request: what RoleGuard resolved and who asks. */
 interface TusCall {
@@ -60,6 +62,8 @@ interface TusCall {
   problem?: boolean;
   /** The upload this request completed (its row is gone once committed). */
   finished?: Upload;
+  /** The upload's row as this request read it under the upload's lock (tus reads, then writes). */
+  row?: ResumableUploadEntity;
 }
 
 const uploadsFull = (max: number) =>
@@ -96,8 +100,10 @@ const chunkChecksumMismatch = () =>
  * termination, expiration) over the same path as the multipart upload: creation runs
  * the admission rules (metadata, name, per-upload limit, vault quota, reserved while
  * open), each chunk appends through the storage port (FileBytesService) with its
- * checksum and the running SHA-256 recorded with the offset, and the last chunk runs
- * UploadService.commit. The protocol is @tus/server's; this class is its data store.
+ * checksum, and the last chunk runs UploadService.commit. The file's SHA-256 runs in
+ * memory on the instance receiving the bytes (UploadHashes); an upload continued
+ * elsewhere or after a restart is hashed from storage once complete. The protocol is
+ * @tus/server's; this class is its data store.
  */
 @Injectable()
 export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
@@ -107,6 +113,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
   private readonly locker: PgUploadLocker;
+  private readonly hashes = new UploadHashes(HASHED_UPLOADS);
 
   constructor(
     private readonly tx: Transactions,
@@ -214,7 +221,6 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
           metadata: { ...metadata },
           mediaType,
           expectedSha256: sha256 ?? null,
-          hashState: null,
           storeState: state,
           createdAt,
           expiresAt,
@@ -235,6 +241,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     const finished = this.call().finished;
     if (finished?.id === id) return finished;
     const row = await this.owned(id);
+    this.call().row = row;
     const metadata: Record<string, string> = Object.fromEntries(
       Object.entries(row.metadata).filter(([, v]) => typeof v === 'string') as [
         string,
@@ -254,22 +261,26 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   /**
    * PATCH: appends the chunk through the storage port; with Upload-Checksum the chunk
    * counts only when its digest matches (else 460, the offset unchanged). The new
-   * offset and SHA-256 state are recorded only if nobody moved the upload meanwhile.
+   * offset is recorded only if nobody moved the upload meanwhile; the file's running
+   * SHA-256 continues when this instance hashed every byte before the chunk.
    */
   async write(source: Readable, id: string, offset: number): Promise<number> {
-    const { req } = this.call();
-    const header = req.headers['upload-checksum'];
+    const call = this.call();
+    const header = call.req.headers['upload-checksum'];
     const checksum = parseUploadChecksum(
       Array.isArray(header) ? header.join(',') : (header ?? null),
     );
-    const row = await this.owned(id);
+    // PATCH read the row under the lock just before (getUpload); creation-with-upload did not
+    const row = call.row?.id === id ? call.row : await this.owned(id);
     if (row.offset !== offset) throw ERRORS.INVALID_OFFSET;
     const at = progressOf(row);
+    const whole = this.hashes.continueAt(id, offset);
     const chunk = await this.bytes.appendChunk(
       at,
       source,
       checksum?.algorithm,
       beyondLength,
+      whole,
     );
     if (checksum && chunk.chunkDigest !== checksum.digest) {
       await this.bytes.releaseAppend(
@@ -281,7 +292,6 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     }
     const recorded = await this.uploads.advance(id, offset, {
       offset: chunk.next.offset,
-      hashState: chunk.next.hashState,
       storeState: chunk.next.state,
     });
     if (!recorded) {
@@ -292,14 +302,17 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
       );
       throw ERRORS.INVALID_OFFSET;
     }
+    if (whole) this.hashes.keep(id, whole, chunk.next.offset, row.expiresAt);
     await this.bytes.releaseAppend(row.storageKey, at.state, chunk.next.state);
     return chunk.next.offset;
   }
 
   /**
-   * The last byte arrived: the object is completed in storage, its SHA-256 compared
-   * with the `sha256` metadata, and the record file committed exactly as a multipart
-   * upload's; the answer names it. Any refusal removes the bytes and ends the upload.
+   * The last byte arrived: the object is completed in storage, its SHA-256 (the running
+   * hash of this instance, or the object read back once when some bytes went through
+   * another instance or an earlier process) compared with the `sha256` metadata, and
+   * the record file committed exactly as a multipart upload's; the answer names it.
+   * Any refusal removes the bytes and ends the upload.
    */
   async finish(id: string): Promise<{ headers: Record<string, string> }> {
     const call = this.call();
@@ -312,10 +325,13 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
       creation_date: row.createdAt.toISOString(),
     });
     const at = progressOf(row);
+    const hashed = this.hashes.take(id, row.length);
     let sha256: string;
     try {
       await this.bytes.finishAppend(at);
-      sha256 = await digestOf(row.hashState);
+      sha256 = hashed
+        ? hashed.digest('hex')
+        : await this.bytes.sha256Of(row.storageKey);
       if (row.expectedSha256 !== null && row.expectedSha256 !== sha256)
         throw checksumMismatch('sha256 metadata');
     } catch (err) {
@@ -349,6 +365,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   /** DELETE (termination): the upload ends, its reservation with it, and its bytes are removed. */
   async terminate(id: string): Promise<void> {
     const row = await this.owned(id);
+    this.hashes.drop(id);
     if (await this.uploads.delete(id)) await this.bytes.abandon(row.storageKey);
   }
 
@@ -360,11 +377,16 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
 
   private async sweep(): Promise<number> {
     let total = 0;
+    // uploads expired here or swept by another instance
+    this.hashes.dropExpired();
     try {
       for (;;) {
         const keys = await this.tx.run(async (tx) => {
           const expired = await this.uploads.lockExpired(tx, SWEEP_BATCH);
-          for (const row of expired) await this.uploads.delete(row.id, tx);
+          for (const row of expired) {
+            await this.uploads.delete(row.id, tx);
+            this.hashes.drop(row.id);
+          }
           return expired.map((r) => r.storageKey);
         });
         for (const key of keys) await this.bytes.abandon(key);
@@ -445,14 +467,6 @@ function progressOf(row: ResumableUploadEntity): AppendProgress {
     storageKey: row.storageKey,
     offset: row.offset,
     length: row.length,
-    hashState: row.hashState,
     state: row.storeState,
   };
-}
-
-async function digestOf(state: Buffer | null): Promise<string> {
-  const hash = await createSHA256();
-  if (state) hash.load(state);
-  else hash.init();
-  return hash.digest('hex');
 }
