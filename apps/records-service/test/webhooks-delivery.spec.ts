@@ -1,108 +1,9 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import { AddressInfo } from 'node:net';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { Webhook } from 'standardwebhooks';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { Caller, recordBody, RecordsTestApp } from './support';
-
-/** One request a receiver got, verified with the Standard Webhooks reference client. */
-interface Received {
-  id: string;
-  timestamp: string;
-  signature: string;
-  body: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the envelope is read field by field
-  event: Record<string, any>;
-  answered: number;
-}
-
-/**
- * A webhook receiver as its owner would write it: verifies each request with
- * `standardwebhooks`, answers what the test says, and keeps each webhook-id once
- * (its dedupe) in the order first accepted.
- */
-class Receiver {
-  readonly requests: Received[] = [];
-  readonly accepted = new Map<string, Received>();
-  /** Status answered to the next requests (a function of the request count so far). */
-  answer: (n: number) => number = () => 200;
-  /** Secrets that must each verify every request (by vault id when `secretsByVault` names it). */
-  secrets: string[] = [];
-  secretsByVault = new Map<string, string[]>();
-  /** Location sent with every answer (a redirecting receiver). */
-  redirectTo?: string;
-  /** Requests that failed verification (answered 401). */
-  readonly rejected: string[] = [];
-  private server?: Server;
-
-  constructor(
-    readonly host: string,
-    public port = 0,
-  ) {}
-
-  get url(): string {
-    return `http://${this.host}:${this.port}/hooks`;
-  }
-
-  /** Receivers listening now: closed after the suite even when a test stopped half-way. */
-  static readonly open = new Set<Receiver>();
-
-  async listen(): Promise<void> {
-    Receiver.open.add(this);
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server?.listen(this.port, this.host, resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    Receiver.open.delete(this);
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  }
-
-  /** The ids accepted, in order, for one vault. */
-  acceptedOf(vaultId: string): string[] {
-    return [...this.accepted.values()].filter((r) => r.event.vaultid === vaultId).map((r) => r.id);
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let body = '';
-    for await (const chunk of req) body += chunk;
-    const headers = {
-      'webhook-id': String(req.headers['webhook-id']),
-      'webhook-timestamp': String(req.headers['webhook-timestamp']),
-      'webhook-signature': String(req.headers['webhook-signature']),
-    };
-    // Every secret the test names must verify the request on its own.
-    const vaultId = String(JSON.parse(body).vaultid);
-    try {
-      for (const secret of this.secretsByVault.get(vaultId) ?? this.secrets) new Webhook(secret).verify(body, headers);
-    } catch (err) {
-      this.rejected.push(`${headers['webhook-id']}: ${err}`);
-      res.writeHead(401).end();
-      return;
-    }
-    const answered = this.answer(this.requests.length);
-    const r: Received = {
-      id: headers['webhook-id'],
-      timestamp: headers['webhook-timestamp'],
-      signature: headers['webhook-signature'],
-      body,
-      event: JSON.parse(body),
-      answered,
-    };
-    this.requests.push(r);
-    if (answered >= 200 && answered < 300 && !this.accepted.has(r.id)) this.accepted.set(r.id, r);
-    const headers302 = this.redirectTo ? { location: this.redirectTo } : {};
-    res
-      .writeHead(answered, { 'content-type': 'text/plain', ...headers302 })
-      .end(answered === 500 ? 'x'.repeat(5000) : 'ok');
-  }
-}
+import { Receiver } from './webhook-receiver';
 
 describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
   jest.setTimeout(120_000);
@@ -132,7 +33,7 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     owner = await t.caller();
   });
   afterAll(async () => {
-    for (const receiver of [...Receiver.open]) await receiver.close();
+    await Receiver.closeAll();
     await t?.stop();
     await nats?.dispose();
   });
