@@ -29,17 +29,18 @@ describe('conditional requests through the gateway', () => {
     recordId = rec.body.id;
   });
 
+  // Vault and record views show the caller's roles, so their ETags name them after the version.
   const resources = () => [
-    { module: 'records' as const, path: `/vault/vault-id/${vaultId}`, body: (n: string) => ({ name: n }), putStatus: 201, id: vaultId },
-    { module: 'records' as const, path: `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, body: record, putStatus: 200, id: recordId },
-    { module: 'user' as const, path: `/accounts/account-id/${accountId}`, body: profile, putStatus: 200, id: accountId },
+    { module: 'records' as const, path: `/vault/vault-id/${vaultId}`, body: (n: string) => ({ name: n }), putStatus: 201, id: vaultId, roles: '.vault_owner' },
+    { module: 'records' as const, path: `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, body: record, putStatus: 200, id: recordId, roles: '.vault_owner+rec_owner' },
+    { module: 'user' as const, path: `/accounts/account-id/${accountId}`, body: profile, putStatus: 200, id: accountId, roles: '' },
   ];
 
   it('GET answers a strong ETag; If-None-Match with it is 304 without a body, with the ETag', async () => {
     for (const r of resources()) {
       const get = await call(r.module, 'GET', r.path, { token });
       expect(get.status).toBe(200);
-      expect(etagOf(get)).toBe(`"${r.id}.1"`);
+      expect(etagOf(get)).toBe(`"${r.id}.1${r.roles}"`);
       // personal data: the gateway's no-store stays; clients revalidate with the ETag themselves
       expect(get.headers['cache-control']).toBe('no-store');
       const again = await call(r.module, 'GET', r.path, { token, headers: { 'if-none-match': etagOf(get) } });
@@ -58,7 +59,7 @@ describe('conditional requests through the gateway', () => {
       const before = etagOf(await call(r.module, 'GET', r.path, { token }));
       const put = await call(r.module, 'PUT', r.path, { token, body: r.body('Second'), headers: { 'if-match': before } });
       expect(put.status).toBe(r.putStatus);
-      expect(etagOf(put)).toBe(`"${r.id}.2"`);
+      expect(etagOf(put)).toBe(`"${r.id}.2${r.roles}"`);
       const get = await call(r.module, 'GET', r.path, { token });
       expect(etagOf(get)).toBe(etagOf(put));
 
@@ -87,14 +88,14 @@ describe('conditional requests through the gateway', () => {
   it('DELETE with a stale If-Match is 412 and the resource stays; with the current one it goes', async () => {
     const path = `/vault/vault-id/${vaultId}/records/record-id/${recordId}`;
     const current = etagOf(await call('records', 'GET', path, { token }));
-    const stale = await call('records', 'DELETE', path, { token, headers: { 'if-match': `"${recordId}.1"` } });
+    const stale = await call('records', 'DELETE', path, { token, headers: { 'if-match': `"${recordId}.1.vault_owner+rec_owner"` } });
     expect(stale.status).toBe(412);
     expect((await call('records', 'GET', path, { token })).status).toBe(200);
     expect((await call('records', 'DELETE', path, { token, headers: { 'if-match': current } })).status).toBe(200);
     expect((await call('records', 'GET', path, { token })).status).toBe(404);
 
     const vault = `/vault/vault-id/${vaultId}`;
-    expect((await call('records', 'DELETE', vault, { token, headers: { 'if-match': `"${vaultId}.1"` } })).status).toBe(412);
+    expect((await call('records', 'DELETE', vault, { token, headers: { 'if-match': `"${vaultId}.1.vault_owner"` } })).status).toBe(412);
     expect((await call('records', 'GET', vault, { token })).status).toBe(200);
   });
 });

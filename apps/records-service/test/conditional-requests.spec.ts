@@ -1,11 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { AccountDirectoryService } from '../src/directory/account-directory.service';
 import { filesPath, meta, upload } from './files-support';
 import { Caller, RecordsTestApp, recordBody } from './support';
 
 /** The resources of records-service with ETags: vaults, records and record-file metadata. */
-const STRONG_ETAG = /^"[0-9a-f-]{36}\.\d+"$/;
+const STRONG_ETAG = /^"[0-9a-f-]{36}\.\d+(\.[a-z_+]+)?"$/;
+/** Vault and record views show the caller's roles: their ETags name them after the version. */
+const OWNER = 'vault_owner';
+const RECORD_OWNER = 'vault_owner+rec_owner';
 
 describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
   let t: RecordsTestApp;
@@ -33,7 +38,7 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
     it('GET answers a strong ETag of the stored version and 304 to a matching If-None-Match', async () => {
       const id = await t.createVault(owner, { name: 'Papers' });
       const res = await t.get(owner, vaultPath(id)).expect(200);
-      expect(res.headers.etag).toBe(`"${id}.1"`);
+      expect(res.headers.etag).toBe(`"${id}.1.${OWNER}"`);
       expect(res.headers.etag).toMatch(STRONG_ETAG);
 
       for (const header of [res.headers.etag, `"other", ${res.headers.etag}`, `W/${res.headers.etag}`, '*']) {
@@ -41,14 +46,14 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
         expect(again.text).toBe('');
         expect(again.headers.etag).toBe(res.headers.etag);
       }
-      await t.get(owner, vaultPath(id)).set('If-None-Match', `"${id}.0"`).expect(200);
+      await t.get(owner, vaultPath(id)).set('If-None-Match', `"${id}.0.${OWNER}"`).expect(200);
     });
 
     it('PUT answers the new version, which a following GET shows; every change increments it', async () => {
       const id = await t.createVault(owner, { name: 'Papers' });
       const before = (await t.get(owner, vaultPath(id))).headers.etag;
       const put = await t.put(owner, vaultPath(id), { name: 'Renamed' }).set('If-Match', before).expect(201);
-      expect(put.headers.etag).toBe(`"${id}.2"`);
+      expect(put.headers.etag).toBe(`"${id}.2.${OWNER}"`);
       const get = await t.get(owner, vaultPath(id)).expect(200);
       expect(get.headers.etag).toBe(put.headers.etag);
       await t.get(owner, vaultPath(id)).set('If-None-Match', before).expect(200);
@@ -59,7 +64,7 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
 
       // making another vault the default clears this one's flag: a change of this vault too
       await t.createVault(owner, { default: true });
-      expect((await t.get(owner, vaultPath(id))).headers.etag).toBe(`"${id}.3"`);
+      expect((await t.get(owner, vaultPath(id))).headers.etag).toBe(`"${id}.3.${OWNER}"`);
     });
 
     it('a stale If-Match on PUT and DELETE is 412 precondition_failed and changes nothing', async () => {
@@ -74,10 +79,10 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
       const del = await t.delete(owner, vaultPath(id)).set('If-Match', stale).expect(412);
       expect(del.body.code).toBe('precondition_failed');
       // a weak tag never matches If-Match
-      await t.delete(owner, vaultPath(id)).set('If-Match', `W/"${id}.2"`).expect(412);
+      await t.delete(owner, vaultPath(id)).set('If-Match', `W/"${id}.2.${OWNER}"`).expect(412);
 
       expect(await t.snapshot()).toBe(snapshot);
-      await t.delete(owner, vaultPath(id)).set('If-Match', `"x", "${id}.2"`).expect(200);
+      await t.delete(owner, vaultPath(id)).set('If-Match', `"x", "${id}.2.${OWNER}"`).expect(200);
       expect(await version('vaults', id)).toBeUndefined();
     });
 
@@ -94,17 +99,83 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
     });
   });
 
+  describe('views showing the caller\'s roles', () => {
+    let accountVersion = 1;
+    /** A caller the account directory knows, so that an owner can share with it by username. */
+    const account = async (): Promise<Caller> => {
+      const c = await t.caller('tenant-a', `${randomUUID().slice(0, 8)}@example.com`);
+      const directory = t.app.get(AccountDirectoryService);
+      await directory.apply({ tenantId: c.tenantId, openId: c.openId, accountId: randomUUID(), username: c.username, firstName: 'G', lastName: 'H', active: true, version: accountVersion++ });
+      return c;
+    };
+    const members = (v: string) => `${vaultPath(v)}/collaborators`;
+    /** A premium vault of `owner` shared with a new account as `role`; the collaborator's id. */
+    const shared = async (role: string) => {
+      const vaultId = await t.createVault(owner, { name: 'Shared', licenseKey: 'PREMIUM-DEMO-2026' });
+      const guest = await account();
+      const { id } = (await t.post(owner, members(vaultId), { username: guest.username, role }).expect(201)).body as { id: string };
+      return { vaultId, guest, collaborator: `${members(vaultId)}/collaborator-id/${id}` };
+    };
+
+    it('a vault GET after the caller\'s role changed answers 200 with the new userVaultRole, never 304', async () => {
+      const { vaultId, guest, collaborator } = await shared('vault_editor');
+      const before = await t.get(guest, vaultPath(vaultId)).expect(200);
+      expect(before.body.userVaultRole).toEqual(['vault_editor']);
+      expect(before.headers.etag).toBe(`"${vaultId}.1.vault_editor"`);
+      expect(before.headers.vary).toMatch(/authorization/i);
+      await t.get(guest, vaultPath(vaultId)).set('If-None-Match', before.headers.etag).expect(304);
+
+      await t.put(owner, collaborator, { role: 'vault_viewer' }).expect(200);
+      // the vault row did not change (same version), the guest's view of it did
+      expect(await version('vaults', vaultId)).toBe(1);
+      const after = await t.get(guest, vaultPath(vaultId)).set('If-None-Match', before.headers.etag).expect(200);
+      expect(after.body.userVaultRole).toEqual(['vault_viewer']);
+      expect(after.headers.etag).toBe(`"${vaultId}.1.vault_viewer"`);
+      await t.get(guest, vaultPath(vaultId)).set('If-None-Match', after.headers.etag).expect(304);
+    });
+
+    it('another caller holding the owner\'s ETag gets its own view; If-Match names the caller\'s view', async () => {
+      const { vaultId, guest, collaborator } = await shared('vault_viewer');
+      const ownerTag = (await t.get(owner, vaultPath(vaultId)).expect(200)).headers.etag;
+      const res = await t.get(guest, vaultPath(vaultId)).set('If-None-Match', ownerTag).expect(200);
+      expect(res.body.userVaultRole).toEqual(['vault_viewer']);
+      expect(res.headers.etag).not.toBe(ownerTag);
+
+      // promoted to editor: a write naming the view it held as viewer is stale, the current view's tag passes
+      await t.put(owner, collaborator, { role: 'vault_editor' }).expect(200);
+      await t.put(guest, vaultPath(vaultId), { name: 'Edited' }).set('If-Match', res.headers.etag).expect(412);
+      const current = (await t.get(guest, vaultPath(vaultId))).headers.etag;
+      const put = await t.put(guest, vaultPath(vaultId), { name: 'Edited' }).set('If-Match', current).expect(201);
+      expect(put.headers.etag).toBe(`"${vaultId}.2.vault_editor"`);
+    });
+
+    it('a record GET: a record guest\'s ETag names its record role and changes with it', async () => {
+      const vaultId = await t.createVault(owner, { licenseKey: 'PREMIUM-DEMO-2026' });
+      const id = await t.createRecord(owner, vaultId);
+      const guest = await account();
+      const recordMembers = `${recordPath(vaultId, id)}/collaborators`;
+      const added = (await t.post(owner, recordMembers, { username: guest.username, role: 'rec_editor' }).expect(201)).body as { id: string };
+      const before = await t.get(guest, recordPath(vaultId, id)).expect(200);
+      expect(before.body).toMatchObject({ userVaultRole: [], userRecordRole: ['rec_editor'] });
+      expect(before.headers.etag).toBe(`"${id}.1.rec_editor"`);
+      await t.put(owner, `${recordMembers}/collaborator-id/${added.id}`, { role: 'rec_viewer' }).expect(200);
+      const after = await t.get(guest, recordPath(vaultId, id)).set('If-None-Match', before.headers.etag).expect(200);
+      expect(after.body.userRecordRole).toEqual(['rec_viewer']);
+      expect(after.headers.etag).toBe(`"${id}.1.rec_viewer"`);
+    });
+  });
+
   describe('records', () => {
     it('GET answers the record ETag and 304; PUT answers the new one a following GET shows', async () => {
       const vaultId = await t.createVault(owner);
       const id = await t.createRecord(owner, vaultId);
       const res = await t.get(owner, recordPath(vaultId, id)).expect(200);
-      expect(res.headers.etag).toBe(`"${id}.1"`);
+      expect(res.headers.etag).toBe(`"${id}.1.${RECORD_OWNER}"`);
       await t.get(owner, recordPath(vaultId, id)).set('If-None-Match', res.headers.etag).expect(304);
 
       const put = await t.put(owner, recordPath(vaultId, id), recordBody({ name: 'New' })).set('If-Match', res.headers.etag).expect(200);
       expect(put.body).toEqual({ id });
-      expect(put.headers.etag).toBe(`"${id}.2"`);
+      expect(put.headers.etag).toBe(`"${id}.2.${RECORD_OWNER}"`);
       expect((await t.get(owner, recordPath(vaultId, id))).headers.etag).toBe(put.headers.etag);
       expect(await version('records', id)).toBe(2);
     });
@@ -114,9 +185,9 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
       const id = await t.createRecord(owner, vaultId);
       const [{ updated_at: before }] = await t.sql<{ updated_at: Date }>(`SELECT updated_at FROM records WHERE id = $1`, [id]);
       await upload(t, owner, vaultId, id).expect(201);
-      expect((await t.get(owner, recordPath(vaultId, id))).headers.etag).toBe(`"${id}.2"`);
+      expect((await t.get(owner, recordPath(vaultId, id))).headers.etag).toBe(`"${id}.2.${RECORD_OWNER}"`);
       expect(await t.sql(`SELECT updated_at FROM records WHERE id = $1`, [id])).toEqual([{ updated_at: before }]);
-      await t.put(owner, recordPath(vaultId, id), recordBody()).set('If-Match', `"${id}.1"`).expect(412);
+      await t.put(owner, recordPath(vaultId, id), recordBody()).set('If-Match', `"${id}.1.${RECORD_OWNER}"`).expect(412);
     });
 
     it('a stale If-Match on PUT and DELETE is 412 and changes nothing', async () => {
@@ -124,9 +195,9 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
       const id = await t.createRecord(owner, vaultId);
       await t.put(owner, recordPath(vaultId, id), recordBody({ name: 'Second' })).expect(200);
       const snapshot = await t.snapshot();
-      const put = await t.put(owner, recordPath(vaultId, id), recordBody({ name: 'Third' })).set('If-Match', `"${id}.1"`).expect(412);
+      const put = await t.put(owner, recordPath(vaultId, id), recordBody({ name: 'Third' })).set('If-Match', `"${id}.1.${RECORD_OWNER}"`).expect(412);
       expect(put.body).toMatchObject({ status: 412, code: 'precondition_failed' });
-      await t.delete(owner, recordPath(vaultId, id)).set('If-Match', `"${id}.1"`).expect(412);
+      await t.delete(owner, recordPath(vaultId, id)).set('If-Match', `"${id}.1.${RECORD_OWNER}"`).expect(412);
       expect(await t.snapshot()).toBe(snapshot);
 
       await t.delete(owner, recordPath(vaultId, id)).set('If-Match', '*').expect(200);
@@ -153,7 +224,9 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
         t.put(owner, recordPath(vaultId, id), recordBody({ name: 'Edited' })).set('If-Match', etag),
         t.delete(owner, recordPath(vaultId, id)).set('If-Match', etag),
       ]);
-      expect([put.status, del.status].sort()).toEqual([200, 412]);
+      // one wins; the loser is 412, or 404 for a PUT whose record was already deleted when it was looked up
+      expect([put.status, del.status]).toContain(200);
+      expect(put.status === 200 ? [412] : [412, 404]).toContain(put.status === 200 ? del.status : put.status);
       const [row] = await t.sql<{ name: string; status: string }>(`SELECT name, status FROM records WHERE id = $1`, [id]);
       expect(row).toEqual(put.status === 200 ? { name: 'Edited', status: 'ACTIVE' } : { name: 'My passport', status: 'DELETED' });
     });

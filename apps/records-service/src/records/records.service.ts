@@ -15,8 +15,9 @@ import {
   Subject,
   SUBJECTS,
 } from '@vault/contracts';
-import { ETagged, IfMatchCondition, sqlStateOf, versionETag } from '@vault/platform';
+import { ETagged, IfMatchCondition, sqlStateOf } from '@vault/platform';
 import { recordNotFound, vaultNotFound } from '../access/access.errors';
+import { callerETag, callerView } from '../access/caller-etag';
 import { AccessService, isUuid, VaultAccess } from '../access/access.service';
 import { CatalogueService, isOtherSubtype, ResolvedType } from '../catalogue/catalogue.service';
 import { actorName, eventBase } from '../events/event-payload';
@@ -70,7 +71,8 @@ export class RecordsService {
     }).catch(mapVaultGone);
   }
 
-  async lookup({ record, vaultRole, recordRole }: VaultAccess): Promise<ETagged<RecordLookupView>> {
+  async lookup(access: VaultAccess): Promise<ETagged<RecordLookupView>> {
+    const { record, vaultRole, recordRole } = access;
     const r = record as RecordEntity;
     const view = toLookupView(
       r,
@@ -80,7 +82,7 @@ export class RecordsService {
       recordRole,
       await this.files.list(r.id, true),
     );
-    return new ETagged(view, versionETag(r.id, r.version));
+    return callerView(view, r.id, r.version, access);
   }
 
   /**
@@ -153,10 +155,10 @@ export class RecordsService {
     const resolved = await this.catalogue.resolve(dto.recordTypeName, dto.recordSubtypeName);
     return this.tx.run(async (tx) => {
       const record = await this.lockRecord(tx, access.vault.id, access.record?.id);
-      ifMatch.assert(versionETag(record.id, record.version));
+      ifMatch.assert(callerETag(record.id, record.version, access));
       const version = await this.records.update(tx, record.id, this.assign(record, dto, resolved, principal));
       await this.publish(tx, SUBJECTS.recordUpdated, principal, access.vault, record, resolved.type.name);
-      return new ETagged({ id: record.id }, versionETag(record.id, version));
+      return callerView({ id: record.id }, record.id, version, access);
     });
   }
 
@@ -166,7 +168,7 @@ export class RecordsService {
       // the vault first, as every change that moves its counters (see lockVaults)
       await this.lockVaults(tx, [access.vault.id]);
       const record = await this.lockRecord(tx, access.vault.id, access.record?.id);
-      ifMatch.assert(versionETag(record.id, record.version));
+      ifMatch.assert(callerETag(record.id, record.version, access));
       await this.records.update(tx, record.id, { status: 'DELETED', active: false, lastModifiedBy: actorName(principal) });
       await this.files.deleteAllOfRecord(tx, record.id);
       const type = await this.catalogue.type(record.recordTypeId);

@@ -15,8 +15,9 @@ import {
   VaultListQueryDto,
   VaultView,
 } from '@vault/contracts';
-import { ETagged, IfMatchCondition, versionETag } from '@vault/platform';
+import { ETagged, IfMatchCondition } from '@vault/platform';
 import { vaultNotFound } from '../access/access.errors';
+import { callerETag, callerView } from '../access/caller-etag';
 import type { VaultAccess } from '../access/access.service';
 import { BrandingService } from '../branding/branding.service';
 import { RecordsEnv } from '../config/records.env';
@@ -36,8 +37,8 @@ const PLAIN_FIELDS = ['name', 'profilePhoto', 'firstName', 'lastName', 'editable
 
 const DEFAULT_VAULT_NAME = 'My vault';
 
-/** The ETag of a vault's stored version. */
-const vaultETag = (vault: VaultEntity): string => versionETag(vault.id, vault.version);
+/** The ETag of a vault's stored version as the caller sees it (its roles are in the view). */
+const vaultETag = (vault: VaultEntity, access: VaultAccess): string => callerETag(vault.id, vault.version, access);
 
 /** Vaults: create within the owned-vaults quota, read, change, delete, inbox names. */
 @Injectable()
@@ -89,7 +90,7 @@ export class VaultsService {
   async get(access: VaultAccess): Promise<ETagged<VaultView>> {
     const { vault } = access;
     const view = toVaultView(vault, access, await this.licenses.planOf(vault.id), this.env.VAULT_INBOX_DOMAIN);
-    return new ETagged(view, vaultETag(vault));
+    return callerView(view, vault.id, vault.version, access);
   }
 
   /**
@@ -125,7 +126,7 @@ export class VaultsService {
     return this.tx
       .run(async (tx) => {
         const vault = await this.lockVault(tx, access.vault.id);
-        ifMatch.assert(vaultETag(vault));
+        ifMatch.assert(vaultETag(vault, access));
         const changed: string[] = [];
         for (const field of PLAIN_FIELDS) {
           const value = dto[field];
@@ -161,7 +162,7 @@ export class VaultsService {
         }
         const plan = await this.licenses.planOf(vault.id, tx);
         // save() read the new version back
-        return new ETagged(toVaultView(vault, access, plan, this.env.VAULT_INBOX_DOMAIN), vaultETag(vault));
+        return callerView(toVaultView(vault, access, plan, this.env.VAULT_INBOX_DOMAIN), vault.id, vault.version, access);
       })
       .catch(mapEmailRace);
   }
@@ -170,7 +171,7 @@ export class VaultsService {
   async remove(access: VaultAccess, principal: Principal, ifMatch = IfMatchCondition.absent): Promise<void> {
     await this.tx.run(async (tx) => {
       const vault = await this.lockVault(tx, access.vault.id);
-      ifMatch.assert(vaultETag(vault));
+      ifMatch.assert(vaultETag(vault, access));
       const event: VaultChangedEvent = { ...eventBase(principal, vault), changedFields: [] };
       await this.events.publish(tx, SUBJECTS.vaultDeleted, event);
       await this.vaults.delete(tx, vault.id);

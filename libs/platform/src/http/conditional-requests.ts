@@ -35,9 +35,14 @@ import { ProblemException } from '../errors/problem.exception';
  *   428 before its body is read.
  */
 
-/** A strong entity tag naming one version of one resource: `"<id>.<version>"`. */
-export function versionETag(id: string, version: number): string {
-  return `"${id}.${version}"`;
+/**
+ * A strong entity tag naming one version of one resource: `"<id>.<version>"`. A
+ * representation that also depends on the caller (the caller's roles shown in the body)
+ * names that too, `"<id>.<version>.<variant>"`, so a caller whose view changed never
+ * gets a 304 for the view it held before.
+ */
+export function versionETag(id: string, version: number, variant?: string): string {
+  return variant ? `"${id}.${version}.${variant}"` : `"${id}.${version}"`;
 }
 
 /** One member of an If-Match or If-None-Match list. */
@@ -131,11 +136,16 @@ export const IfMatch = createParamDecorator(
   (_: unknown, ctx: ExecutionContext) => new IfMatchCondition(ctx.switchToHttp().getRequest<Request>().headers['if-match']),
 );
 
-/** A response body with the ETag of the version it shows; the interceptor sends both. */
+/**
+ * A response body with the ETag of the version it shows; the interceptor sends both.
+ * `vary` names the request headers the representation depends on beyond the URL
+ * (`Authorization` for a body showing the caller's roles), sent as `Vary`.
+ */
 export class ETagged<T> {
   constructor(
     readonly body: T,
     readonly etag: string,
+    readonly vary?: string,
   ) {}
 }
 
@@ -186,6 +196,7 @@ export class ConditionalRequestInterceptor implements NestInterceptor {
       map((result: unknown) => {
         if (!(result instanceof ETagged)) return result;
         res.setHeader('ETag', result.etag);
+        if (result.vary) res.vary(result.vary);
         if (req.method === 'GET' || req.method === 'HEAD') {
           if (!ifMatchHolds(req.headers['if-match'], result.etag)) throw preconditionFailed();
           if (ifNoneMatchMatches(req.headers['if-none-match'], result.etag)) throw new NotModified();
@@ -198,7 +209,9 @@ export class ConditionalRequestInterceptor implements NestInterceptor {
 
 const ETAG_RESPONSE_HEADER = {
   ETag: {
-    description: 'Strong entity tag of the version shown, `"<id>.<version>"`; send it back in If-None-Match or If-Match.',
+    description:
+      'Strong entity tag of the version shown, `"<id>.<version>"`; views showing the caller\'s roles (vaults, records) add them, ' +
+      '`"<id>.<version>.<roles>"`, and answer `Vary: Authorization`. Send it back in If-None-Match or If-Match.',
     schema: { type: 'string' },
   },
 };
