@@ -1,5 +1,5 @@
 import { Agent as HttpAgent } from 'node:http';
-import type { NetConnectOpts, Socket } from 'node:net';
+import type { Socket, TcpNetConnectOpts } from 'node:net';
 import { Readable } from 'node:stream';
 import { RunningGateway } from '../src/app/start-gateway';
 import { bootGateway } from './support/boot';
@@ -21,7 +21,7 @@ describe('gateway in front of real upstreams', () => {
   const https = (o: Parameters<typeof call>[1]) => call(gw.httpsPort, { ca, ...o });
   /** Every connection an HTTP agent opens in this process, with its options (the proxy's own among them). */
   const upstreamConnections = jest.spyOn(
-    HttpAgent.prototype as unknown as { createConnection: (options: NetConnectOpts & { keepAlive?: boolean }) => Socket },
+    HttpAgent.prototype as unknown as { createConnection: (options: TcpNetConnectOpts) => Socket },
     'createConnection',
   );
 
