@@ -1,5 +1,6 @@
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, truncate } from 'node:fs/promises';
+import { close, createWriteStream, ftruncate, open as openFd } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -15,6 +16,9 @@ const KEY = /^[0-9a-f-]{36}$/;
 const CHUNK = 1 << 20;
 /** A large file starts going to disk every this many bytes instead of all at the closing fsync. */
 const FLUSH_EVERY = 64 << 20;
+const openP = promisify(openFd);
+const ftruncateP = promisify(ftruncate);
+const closeP = promisify(close);
 
 /**
  * Files under a folder: `tmp/<key>.part` while writing (flushed to disk in the
@@ -67,7 +71,10 @@ export class FsFileStorage extends FileStorage {
     return {};
   }
 
-  /** Writes the chunk at `offset` (cutting what lies beyond it first) and flushes it to disk. */
+  /**
+   * Writes the chunk at `offset` (cutting what lies beyond it first, on the same open
+   * file) and flushes it to disk: the chunk is recorded only once it is durable.
+   */
   async append(
     key: string,
     state: AppendState,
@@ -76,9 +83,16 @@ export class FsFileStorage extends FileStorage {
     source: Readable,
   ): Promise<AppendState> {
     const temp = this.tempPath(key);
-    await truncate(temp, offset);
+    const fd = await openP(temp, 'r+');
+    try {
+      await ftruncateP(fd, offset);
+    } catch (err) {
+      await closeP(fd);
+      throw err;
+    }
+    // the stream owns the descriptor from here: it syncs and closes it, also on failure
     const out = createWriteStream(temp, {
-      flags: 'r+',
+      fd,
       start: offset,
       flush: true,
       highWaterMark: CHUNK,
