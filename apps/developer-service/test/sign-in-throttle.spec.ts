@@ -3,6 +3,7 @@ import { metricsRegistry } from '@vault/platform';
 import {
   bootTestApp,
   createTestDatabase,
+  TestClock,
   TestDatabase,
 } from '@vault/platform/testing';
 import request from 'supertest';
@@ -33,20 +34,6 @@ const FILE = {
 const FREE = 3;
 const PER_IP = 12;
 
-/**
- * The clock of the app under test, moved forward instead of sleeping through a pair's
- * delays (the throttle rows' expiries are Date.now() based); real again after the test.
- */
-const clock = {
-  offset: 0,
-  advance(ms: number) {
-    if (!jest.isMockFunction(Date.now)) {
-      const realNow = Date.now.bind(Date);
-      jest.spyOn(Date, 'now').mockImplementation(() => realNow() + clock.offset);
-    }
-    clock.offset += ms;
-  },
-};
 const right = (name: string) => ({
   clientSecret: SECRET,
   username: `${name}@t.test`,
@@ -96,9 +83,11 @@ describe('sign-in throttling', () => {
     db = await createTestDatabase('developer_throttle');
     app = await boot(db);
   });
+  /** Moved forward instead of sleeping through a pair's delays (throttle expiries are Date.now() based). */
+  let clock: TestClock | undefined;
   afterEach(() => {
-    jest.restoreAllMocks();
-    clock.offset = 0;
+    clock?.restore();
+    clock = undefined;
   });
   afterAll(async () => {
     await app?.close();
@@ -165,6 +154,7 @@ describe('sign-in throttling', () => {
   it('delays a pair progressively (1 s, 2 s, 4 s) instead of locking it, and a success resets it', async () => {
     const home = '203.0.113.30';
     const delays: number[] = [];
+    const time = (clock = TestClock.install());
     for (let i = 0; i < FREE; i++) await signIn(home, wrong('ivan')).expect(401);
     for (let round = 0; round < 3; round++) {
       // Refused while the pair waits, even with the right password; Retry-After says how long.
@@ -174,14 +164,14 @@ describe('sign-in throttling', () => {
       delays.push(wait);
       // Another address of the same user is not delayed.
       await signIn(`203.0.113.${40 + round}`, wrong('ivan')).expect(401);
-      clock.advance(wait * 1000 + 50);
+      time.advance(wait * 1000 + 50);
       await signIn(home, wrong('ivan')).expect(401);
     }
     expect(delays).toEqual([1, 2, 4]);
     expect(Number((await signIn(home, wrong('ivan')).expect(429)).headers['retry-after'])).toBe(8);
 
     // The pair's wait is spent, then a success starts it afresh: FREE failures again before 1 s.
-    clock.advance(8_050);
+    time.advance(8_050);
     await signIn(home, right('ivan')).expect(200);
     for (let i = 0; i < FREE; i++) await signIn(home, wrong('ivan')).expect(401);
     expect(Number((await signIn(home, right('ivan')).expect(429)).headers['retry-after'])).toBe(1);

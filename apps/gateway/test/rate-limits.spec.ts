@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Kvm } from '@nats-io/kv';
 import { connect } from '@nats-io/transport-node';
-import { freePort, TestNatsServer } from '@vault/platform/testing';
+import { freePort, TestClock, TestNatsServer } from '@vault/platform/testing';
 import { RunningGateway } from '../src/app/start-gateway';
 import { bootGateway, tempDir } from './support/boot';
 import { call, CallResult } from './support/client';
@@ -41,7 +41,13 @@ describe('rate limits per caller, tenant and address (counters in NATS KV)', () 
   const get = (host: string, headers: Record<string, string> = {}, path = '/api/v1/x') =>
     call(gw.httpsPort, { host, path, headers });
 
+  let clock: TestClock;
+
   beforeAll(async () => {
+    // The gateway runs in this process: its clock starts these tests at the beginning of a
+    // one-minute window instead of waiting for the next one.
+    clock = TestClock.install();
+    clock.toNextWindow(60_000);
     upstream = await EchoUpstream.start('user');
     gw = await bootGateway({
       USER_SERVICE_URL: upstream.url,
@@ -62,6 +68,7 @@ describe('rate limits per caller, tenant and address (counters in NATS KV)', () 
     await gw?.app.close();
     await upstream?.stop();
     await deleteBucket(bucket);
+    clock?.restore();
   });
 
   it('relays answers with RateLimit-Policy and RateLimit of the caller the token names', async () => {
@@ -243,8 +250,12 @@ describe('rate limits while the counter store is unreachable', () => {
   let nats: TestNatsServer;
   let upstream: EchoUpstream;
   let gw: RunningGateway | undefined;
+  let clock: TestClock;
 
   beforeAll(async () => {
+    // In-process gateways: the tests start at the beginning of a window (see above).
+    clock = TestClock.install();
+    clock.toNextWindow(60_000);
     nats = await TestNatsServer.start();
     upstream = await EchoUpstream.start('user');
   });
@@ -255,6 +266,7 @@ describe('rate limits while the counter store is unreachable', () => {
   afterAll(async () => {
     await upstream?.stop();
     await nats?.dispose();
+    clock?.restore();
   });
 
   const boot = (natsUrl: string) =>

@@ -5,3 +5,4 @@ export * from './nats-server';
 export * from './raw-request';
 export * from './service-process';
 export * from './otlp-receiver';
+export * from './test-clock';
