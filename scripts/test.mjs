@@ -1,13 +1,20 @@
 #!/usr/bin/env node
-// `npm test`: every project's jest suite, one project at a time, then one closing line
+// `npm test`: every project's jest suite, two projects at a time, then one closing line
 // with the totals over all projects ("Tests: N passed, N failed"), read from the summary
-// each jest run prints. Extra arguments go to Nx (for example --projects=gateway).
+// each jest run prints. Extra arguments go to Nx (for example --projects=gateway, or
+// --parallel=1 for one project at a time).
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { stripVTControlCharacters } from 'node:util';
 
 const nx = createRequire(import.meta.url).resolve('nx/bin/nx.js');
-const args = [nx, 'run-many', '-t', 'test', '--parallel=1', '--outputStyle=stream', ...process.argv.slice(2)];
+// Suites spend most of their time waiting on PostgreSQL, NATS, child processes and
+// timers, and each uses its own databases, event namespaces and ephemeral ports: two
+// projects side by side (Nx starts the longest first, from its task history) keep both
+// CPUs busy without the suites meeting.
+const extra = process.argv.slice(2);
+const parallel = extra.some((a) => a.startsWith('--parallel')) ? [] : ['--parallel=2'];
+const args = [nx, 'run-many', '-t', 'test', ...parallel, '--outputStyle=stream', ...extra];
 // Output goes through pipes (to be read); keep the colours a terminal would get.
 const env = process.stdout.isTTY && !process.env.NO_COLOR ? { ...process.env, FORCE_COLOR: '1' } : process.env;
 const child = spawn(process.execPath, args, { stdio: ['inherit', 'pipe', 'pipe'], env });
