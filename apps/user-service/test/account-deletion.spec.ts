@@ -4,6 +4,10 @@ import { validate } from 'class-validator';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AccountDeletedEvent, SUBJECTS } from '@vault/contracts';
+import { Kvm } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { REVOCATION_BUCKET } from '@vault/contracts';
+import { identityRevocationKey, NATS_CONNECTION } from '@vault/platform';
 import { TestNatsServer } from '@vault/platform/testing';
 import { AccountEventsRelay } from '../src/account-events/account-events.relay';
 import { auth, createAccount, fullAccount, SHARED_NATS_URL, startUserService, until, UserService } from './support';
@@ -48,6 +52,19 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
     const body = fullAccount();
     const id = await createAccount(svc, token, body);
     return { sub, tid, token, id, username: body['username'] as string, fresh: () => svc.token({ sub, tid }) };
+  }
+
+  /**
+   * What the service does once the identity's revocation entry has aged out of the
+   * bucket (24 h, as long as any token lives): the entry is purged, and the test waits
+   * until a new token of the identity is no longer refused as revoked.
+   */
+  async function revocationAgedOut(h: { sub: string; tid: string; id: string; fresh: () => Promise<string> }) {
+    const kv = await new Kvm(svc.app.get<NatsConnection>(NATS_CONNECTION)).open(REVOCATION_BUCKET);
+    await kv.purge(identityRevocationKey(h.tid, h.sub));
+    const t = await h.fresh();
+    await until(async () => (await svc.http().get(`${A}/account-id/${h.id}`).set(auth(t))).status !== 401, 5000, 'the purge');
+    return t;
   }
 
   it('deletes the caller’s account: 200 empty body, the row inactive and erased, account.deleted.v1 with the last state', async () => {
@@ -115,8 +132,12 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
     const revoked = await svc.http().get(`${A}/open-id/${encodeURIComponent(h.sub)}`).set(auth(h.token)).expect(401);
     expect(revoked.body.detail).toMatch(/revoked/);
 
-    // a new token of the same identity finds nothing
-    const t = await h.fresh();
+    // every token of the identity is refused, a new one too (the developer module issues none any more)
+    const refused = await svc.http().get(`${A}/account-id/${h.id}`).set(auth(await h.fresh())).expect(401);
+    expect(refused.body).toMatchObject({ code: 'unauthorized', detail: expect.stringMatching(/revoked/) });
+
+    // once that revocation has aged out, a token of the identity still finds nothing
+    const t = await revocationAgedOut(h);
     const reads: Array<[string, string]> = [
       ['get', `${A}/account-id/${h.id}`],
       ['get', `${A}/username/${encodeURIComponent(h.username)}`],
@@ -158,7 +179,8 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
   it('keeps the identity bound: a new account for it is 409 account_exists; its username is free for others', async () => {
     const h = await holder();
     await svc.http().delete(`${A}/account-id/${h.id}`).set(auth(h.token)).expect(200);
-    const again = await svc.http().post(A).set(auth(await h.fresh())).send(fullAccount()).expect(409);
+    await svc.http().post(A).set(auth(await h.fresh())).send(fullAccount()).expect(401);
+    const again = await svc.http().post(A).set(auth(await revocationAgedOut(h))).send(fullAccount()).expect(409);
     expect(again.body.code).toBe('account_exists');
 
     const other = await svc.token({ tid: h.tid });
@@ -253,7 +275,7 @@ describe('user-service account deletion with REQUIRE_IF_MATCH=true', () => {
     expect(res.body).toMatchObject({ status: 428, code: 'precondition_required' });
     const etag = (await svc.http().get(`${A}/account-id/${id}`).set(auth(token)).expect(200)).headers.etag;
     await svc.http().delete(`${A}/account-id/${id}`).set(auth(token)).set('If-Match', etag).expect(200);
-    await svc.http().get(`${A}/account-id/${id}`).set(auth(await svc.token({ sub }))).expect(404);
+    await svc.http().get(`${A}/account-id/${id}`).set(auth(await svc.token({ sub }))).expect(401);
   });
 });
 
@@ -270,7 +292,7 @@ describe('user-service account deletion while NATS is down', () => {
     await nats?.dispose();
   });
 
-  it('answers 503 when the token cannot be revoked and deletes nothing; deletes once NATS is back', async () => {
+  it('answers 503 when the identity cannot be revoked and deletes nothing; deletes once NATS is back', async () => {
     const sub = `vault|${randomUUID()}`;
     const token = await svc.token({ sub });
     const id = await createAccount(svc, token);
@@ -289,6 +311,7 @@ describe('user-service account deletion while NATS is down', () => {
       20_000,
       'deletion once NATS is back',
     );
-    await svc.http().get(`${A}/account-id/${id}`).set(auth(await svc.token({ sub }))).expect(404);
+    // every token of the identity is revoked with the deletion
+    await svc.http().get(`${A}/account-id/${id}`).set(auth(await svc.token({ sub }))).expect(401);
   });
 });

@@ -44,3 +44,15 @@ export interface TokenRevokedEvent {
   exp: number;
   revokedAt: string;
 }
+
+/**
+ * Payload of an identity revocation (a deleted account): every token of the identity
+ * in the tenant is refused while the entry lives (its `exp`, the longest a token issued
+ * before it can be used), whatever its `jti`.
+ */
+export interface IdentityRevokedEvent {
+  tenantId: string;
+  openId: string;
+  exp: number;
+  revokedAt: string;
+}

@@ -45,6 +45,27 @@ describe('RevocationService on real NATS', () => {
     expect(await until(() => b.isRevoked(jti), 1000)).toBe(true);
   });
 
+  it('revokes every token of an identity (a deleted account) on every instance, and only in its tenant', async () => {
+    const [a, b] = [await start(), await start()];
+    const openId = `vault|${randomUUID()}`;
+    const identity = { tenantId: 'tenant-a', openId };
+    expect(b.isRevoked(randomUUID(), identity)).toBe(false);
+    await a.revokeIdentity('tenant-a', openId);
+    // any token id of the identity, also one issued after the revocation
+    expect(a.isRevoked(randomUUID(), identity)).toBe(true);
+    expect(await until(() => b.isRevoked(randomUUID(), identity), 1000)).toBe(true);
+    expect(b.isRevoked(randomUUID(), { tenantId: 'tenant-b', openId })).toBe(false);
+    expect(b.isRevoked(randomUUID(), { tenantId: 'tenant-a', openId: `vault|${randomUUID()}` })).toBe(false);
+    // without the identity only token ids count; a late instance replays the entry
+    expect(b.isRevoked(randomUUID())).toBe(false);
+    expect((await start()).isRevoked(randomUUID(), identity)).toBe(true);
+
+    // a deletion that did not commit withdraws the entry: the identity's tokens work again everywhere
+    await a.withdrawIdentity('tenant-a', openId);
+    expect(a.isRevoked(randomUUID(), identity)).toBe(false);
+    expect(await until(() => !b.isRevoked(randomUUID(), identity), 1000)).toBe(true);
+  });
+
   it('replays earlier revocations before a new instance starts serving', async () => {
     const a = await start();
     const jti = randomUUID();

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
 import { AuthModule } from '../auth/auth.module';
 import { BootstrapModule } from '../bootstrap/bootstrap.module';
+import { ClosedIdentitiesModule } from '../closed-identities/closed-identities.module';
 import { DeveloperEnv } from '../config/developer.env';
 import { KeysModule } from '../keys/keys.module';
 import { MIGRATIONS } from '../migrations';
@@ -17,6 +18,7 @@ import { ENTITIES } from './entities';
     }),
     DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS }),
     BootstrapModule,
+    ClosedIdentitiesModule,
     KeysModule,
     AuthModule,
     TestTokensModule,

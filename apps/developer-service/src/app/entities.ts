@@ -1,3 +1,4 @@
+import { ClosedIdentityEntity } from '../closed-identities/closed-identity.entity';
 import { ApplicationEntity } from '../directory/application.entity';
 import { OrganisationUserEntity } from '../directory/organisation-user.entity';
 import { TenantEntity } from '../directory/tenant.entity';
@@ -10,4 +11,5 @@ export const ENTITIES: Function[] = [
   ApplicationEntity,
   OrganisationUserEntity,
   SigningKeyEntity,
+  ClosedIdentityEntity,
 ];

@@ -10,6 +10,7 @@ import {
 import {
   ApiBadRequestResponse,
   ApiConsumes,
+  ApiForbiddenResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
@@ -44,6 +45,11 @@ export class AuthController {
     description:
       'Code `invalid_credentials`, identical for an unknown tenant or client, a client of another tenant, ' +
       'a wrong secret, an unknown user and a wrong password.',
+  })
+  @ApiForbiddenResponse({
+    description:
+      'Code `account_deleted`: the credentials are right but the identity deleted its account (user module); ' +
+      'it gets no token any more.',
   })
   @ApiTooManyRequestsResponse({
     description: 'Too many failed attempts; see Retry-After.',

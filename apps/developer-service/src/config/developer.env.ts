@@ -1,8 +1,9 @@
-import { ServiceEnv, ToInt } from '@vault/platform';
+import { EVENTS_NAMESPACE_PATTERN, ServiceEnv, ToInt } from '@vault/platform';
 import {
   IsInt,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -26,6 +27,15 @@ export class DeveloperEnv extends ServiceEnv {
   @IsOptional()
   @IsString()
   TOKEN_ISSUER?: string;
+
+  /**
+   * Prefix of the event subjects and stream names this service reads (the user module's
+   * account events, `ns.account.…` in `ns_ACCOUNT_EVENTS`); the same value as the user
+   * module's. Empty for none.
+   */
+  @IsString()
+  @Matches(EVENTS_NAMESPACE_PATTERN, { message: 'EVENTS_NAMESPACE may hold letters, digits, _ and - only' })
+  EVENTS_NAMESPACE = '';
 
   /** `aud` of issued tokens; when unset, AUTH_AUDIENCE. */
   @IsOptional()

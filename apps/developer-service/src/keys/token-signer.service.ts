@@ -7,6 +7,7 @@ import {
 } from '@vault/contracts';
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
+import { ClosedIdentitiesService } from '../closed-identities/closed-identities.service';
 import { DeveloperEnv, tokenIdentity } from '../config/developer.env';
 import { SigningKeysService } from './signing-keys.service';
 
@@ -25,9 +26,13 @@ export class TokenSigner {
   constructor(
     private readonly env: DeveloperEnv,
     private readonly keys: SigningKeysService,
+    private readonly closed: ClosedIdentitiesService,
   ) {}
 
+  /** Signs a token for `subject`; 403 account_deleted when the identity deleted its account. */
   async issue(subject: TokenSubject): Promise<TokenResponseDto> {
+    const sub = `${OPEN_ID_PROVIDER}|${subject.userId}`;
+    await this.closed.assertOpen(subject.tenantId, sub);
     const { kid, privateKey } = this.keys.activeKey();
     const { issuer, audience } = tokenIdentity(this.env);
     const ttl = this.env.TOKEN_TTL_SECONDS;
@@ -41,7 +46,7 @@ export class TokenSigner {
       .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setIssuer(issuer)
       .setAudience(audience)
-      .setSubject(`${OPEN_ID_PROVIDER}|${subject.userId}`)
+      .setSubject(sub)
       .setIssuedAt(now)
       .setExpirationTime(now + ttl)
       .setJti(randomUUID())

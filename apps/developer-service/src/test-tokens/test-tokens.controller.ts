@@ -31,7 +31,9 @@ export class TestTokensController {
     description:
       '`redirect_url` (default): `{redirectUrl}`; `html`: a page showing the token.',
   })
-  @ApiForbiddenResponse({ description: 'The application is not in test mode.' })
+  @ApiForbiddenResponse({
+    description: '`forbidden`: the application is not in test mode; `account_deleted`: its test identity deleted its account.',
+  })
   @ApiNotFoundResponse({ description: 'No such tenant or application.' })
   async test(
     @Param('tenantId') tenantId: string,

@@ -14,15 +14,17 @@ export class AccountDeletionController {
   @HttpCode(200)
   @Authenticated()
   @ApiOperation({
-    summary: 'Deletes the caller’s own account (empty body); the presented token is revoked.',
+    summary: 'Deletes the caller’s own account (empty body); every token of the identity is revoked.',
     description:
       'The account becomes inactive and unreachable (every read of it answers 404), its personal fields are erased, ' +
       'its settings and MFA codes removed; `account.deleted.v1` is published. The identity cannot create another account ' +
-      '(409 `account_exists`). Another identity’s account, or one already deleted: 404.',
+      '(409 `account_exists`) and signs in no more: every module refuses its tokens (401) and the developer module ' +
+      'issues it none (403 `account_deleted`). Vaults it owned stay with their collaborators. ' +
+      'Another identity’s account, or one already deleted: 404.',
   })
-  @ApiOkResponse({ description: 'Deleted; the token used is refused from now on.' })
+  @ApiOkResponse({ description: 'Deleted; every token of the identity is refused from now on.' })
   @ApiNotFoundResponse({ description: 'No such account of the caller (or already deleted).' })
-  @ApiServiceUnavailableResponse({ description: 'The token could not be revoked (NATS unreachable); nothing was deleted.' })
+  @ApiServiceUnavailableResponse({ description: 'The identity’s tokens could not be revoked (NATS unreachable); nothing was deleted.' })
   async delete(@CurrentPrincipal() p: Principal, @Param('id') id: string, @IfMatch() ifMatch: IfMatchCondition): Promise<void> {
     await this.deletion.delete(p, id, ifMatch);
   }

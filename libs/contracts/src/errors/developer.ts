@@ -7,6 +7,11 @@ export const DEVELOPER_ERRORS = {
     status: 401,
     meaning: 'Token issuance refused: the client or user credentials are not valid (the body never says which part).',
   },
+  accountDeleted: {
+    code: 'account_deleted',
+    status: 403,
+    meaning: 'Token issuance refused: the identity deleted its account in this tenant; it can no longer sign in (or get test tokens).',
+  },
   noRedirectUri: {
     code: 'no_redirect_uri',
     status: 409,

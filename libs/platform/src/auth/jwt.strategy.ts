@@ -118,7 +118,7 @@ export class TokenVerifier {
     if (!isText(sub) || !isText(tid) || !isText(jti) || !exp) {
       throw ProblemException.unauthorized('The access token lacks required claims.');
     }
-    if (this.revocations.isRevoked(jti)) {
+    if (this.revocations.isRevoked(jti, { tenantId: tid, openId: sub })) {
       throw ProblemException.unauthorized('The access token has been revoked.');
     }
     return {

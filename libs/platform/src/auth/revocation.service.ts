@@ -7,9 +7,10 @@ import {
   OnModuleInit,
   Optional,
 } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import { ERROR_CODES, REVOCATION_BUCKET, TokenRevokedEvent } from '@vault/contracts';
+import { ERROR_CODES, IdentityRevokedEvent, REVOCATION_BUCKET, TokenRevokedEvent } from '@vault/contracts';
 import { ServiceEnv } from '../config/env';
 import { KvBucketWatch, watchBucket } from '../nats/kv-watch';
 import { NATS_CONNECTION } from '../nats/nats.module';
@@ -19,6 +20,15 @@ import { DEPENDENCY_RETRY_AFTER_SECONDS } from '../errors/problem.filter';
 
 /** Longest lifetime a revocation entry needs: tokens never live longer than this. */
 const REVOCATION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Key of an identity's entry in the revocation bucket: `identity.<sha256 hex of the
+ * tenant id, a newline and the openId>` (keys allow no `|`; token ids are UUIDs, so
+ * the two kinds of entries never collide).
+ */
+export function identityRevocationKey(tenantId: string, openId: string): string {
+  return `identity.${createHash('sha256').update(`${tenantId}\n${openId}`).digest('hex')}`;
+}
 
 /** How long start-up waits for the revocation history before the app refuses to start. */
 const REPLAY_TIMEOUT_MS = 30_000;
@@ -96,8 +106,10 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
     return this.live && this.connection.connected;
   }
 
-  isRevoked(jti: string): boolean {
-    return this.revoked.has(jti);
+  /** True for a revoked token id, or (given the token's identity) any token of a revoked identity. */
+  isRevoked(jti: string, identity?: { tenantId: string; openId: string }): boolean {
+    if (this.revoked.has(jti)) return true;
+    return identity !== undefined && this.revoked.size > 0 && this.revoked.has(identityRevocationKey(identity.tenantId, identity.openId));
   }
 
   /**
@@ -107,15 +119,43 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
    * locally that other services would not know about.
    */
   async revoke(jti: string, exp: number): Promise<void> {
-    if (!this.connection.connected) throw revocationUnavailable();
     const event: TokenRevokedEvent = { jti, exp, revokedAt: new Date().toISOString() };
+    await this.record(jti, event, 'a token');
+  }
+
+  /**
+   * Revokes every token of an identity in a tenant (its account was deleted): tokens
+   * live at most 24 hours, so the entry lives that long and covers every token issued
+   * before it, and any issued while the news of the deletion travels. Acknowledged
+   * like `revoke` (503 otherwise, nothing revoked).
+   */
+  async revokeIdentity(tenantId: string, openId: string): Promise<void> {
+    const exp = Math.floor((Date.now() + REVOCATION_TTL_MS) / 1000);
+    const event: IdentityRevokedEvent = { tenantId, openId, exp, revokedAt: new Date().toISOString() };
+    await this.record(identityRevocationKey(tenantId, openId), event, 'an identity');
+  }
+
+  /** Writes an entry and keeps it once the bucket acknowledged it; 503 otherwise. */
+  private async record(key: string, event: { exp: number }, what: string): Promise<void> {
+    if (!this.connection.connected) throw revocationUnavailable();
     try {
-      await this.kv.put(jti, JSON.stringify(event), { timeout: REVOKE_TIMEOUT_MS });
+      await this.kv.put(key, JSON.stringify(event), { timeout: REVOKE_TIMEOUT_MS });
     } catch (err) {
-      this.logger.warn(`revocation of a token not acknowledged: ${String(err)}`);
+      this.logger.warn(`revocation of ${what} not acknowledged: ${String(err)}`);
       throw revocationUnavailable();
     }
-    this.revoked.set(jti, exp);
+    this.revoked.set(key, event.exp);
+  }
+
+  /**
+   * Withdraws an identity's revocation (best effort): for a deletion whose transaction
+   * failed after the bucket acknowledged the entry, so that the account that still
+   * exists is not locked out for a day.
+   */
+  async withdrawIdentity(tenantId: string, openId: string): Promise<void> {
+    const key = identityRevocationKey(tenantId, openId);
+    await this.kv.purge(key);
+    this.revoked.delete(key);
   }
 
   /**
