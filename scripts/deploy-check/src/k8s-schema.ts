@@ -48,6 +48,13 @@ export function validateSchemas(items: Located[]): Violation[] {
 }
 
 /**
+ * The files of the TypeScript libraries and kubernetes-models, parsed once and shared by
+ * the programs of one run (each check, each Component variant): only the generated file
+ * of objects differs between them.
+ */
+const libraryFiles = new Map<string, ts.SourceFile>();
+
+/**
  * Strict field check (what kubeconform calls -strict): every object is type-checked
  * as an object literal of its kubernetes-models interface, so a misspelt or misplaced
  * field ("readinessProbes", a probe under the pod spec) is reported, which the
@@ -89,7 +96,15 @@ export function checkUnknownFields(items: Located[]): Violation[] {
   };
   const host = ts.createCompilerHost(options);
   const { getSourceFile, fileExists, readFile } = host;
-  host.getSourceFile = (f, lang, ...rest) => (f === fileName ? ts.createSourceFile(f, source, lang) : getSourceFile(f, lang, ...rest));
+  host.getSourceFile = (f, lang, ...rest) => {
+    if (f === fileName) return ts.createSourceFile(f, source, lang);
+    let file = libraryFiles.get(f);
+    if (!file) {
+      file = getSourceFile(f, lang, ...rest);
+      if (file) libraryFiles.set(f, file);
+    }
+    return file;
+  };
   host.fileExists = (f) => f === fileName || fileExists(f);
   host.readFile = (f) => (f === fileName ? source : readFile(f));
   const program = ts.createProgram([fileName], options, host);
