@@ -25,4 +25,14 @@ export class RecordsEnv extends ServiceEnv {
     message: 'VAULT_INBOX_DOMAIN must be a domain name such as inbox.vault.localhost',
   })
   VAULT_INBOX_DOMAIN = 'inbox.vault.localhost';
+
+  /**
+   * Days a vault whose owner deleted its account, and that nobody else holds a role on,
+   * is kept before it is removed with its records and files (0: at the next check).
+   */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  @Max(3650)
+  DELETED_OWNER_VAULT_GRACE_DAYS = 30;
 }

@@ -46,6 +46,13 @@ export class VaultEntity {
   @Column({ name: 'live_records', type: 'integer', insert: false, update: false, default: 0 })
   liveRecords!: number;
 
+  /**
+   * Set when the owner deleted its account and nobody else holds a role on the vault: the
+   * vault is removed after this time (VaultDeletionPurger). Null for every other vault.
+   */
+  @Column({ name: 'deletion_due_at', type: 'timestamptz', nullable: true, select: false, insert: false, update: false })
+  deletionDueAt!: Date | null;
+
   /** 1 at insert, +1 by every save or update of the row: the ETag's version. */
   @VersionColumn({ type: 'integer' })
   version!: number;

@@ -123,4 +123,35 @@ export class VaultRepository {
   async delete(tx: Tx, id: string): Promise<void> {
     await tx.delete(VaultEntity, { id });
   }
+
+  /**
+   * Schedules the removal, at `due`, of the tenant's vaults `openId` owns that nobody else
+   * holds a role on (vault or record membership); the ids scheduled.
+   */
+  async scheduleDeletionOfSoleOwned(tx: Tx, tenantId: string, openId: string, due: Date): Promise<string[]> {
+    const rows = (await tx.query(
+      `UPDATE vaults v SET deletion_due_at = $3
+        WHERE v.tenant_id = $1 AND v.deletion_due_at IS NULL
+          AND EXISTS (SELECT 1 FROM vault_memberships m WHERE m.vault_id = v.id AND m.open_id = $2 AND m.role = 'vault_owner')
+          AND NOT EXISTS (SELECT 1 FROM vault_memberships o WHERE o.vault_id = v.id AND o.open_id <> $2)
+          AND NOT EXISTS (SELECT 1 FROM record_memberships rm JOIN records r ON r.id = rm.record_id
+                           WHERE r.vault_id = v.id AND rm.open_id <> $2)
+        RETURNING v.id`,
+      [tenantId, openId, due],
+    )) as [{ id: string }[], number];
+    return rows[0].map((r) => r.id);
+  }
+
+  /** Locks up to `limit` vaults whose scheduled removal is due (skipping those another instance holds). */
+  async lockDueForDeletion(tx: Tx, now: Date, limit: number): Promise<VaultEntity[]> {
+    return tx
+      .getRepository(VaultEntity)
+      .createQueryBuilder('v')
+      .where('v.deletion_due_at <= :now', { now })
+      .orderBy('v.deletion_due_at')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
 }

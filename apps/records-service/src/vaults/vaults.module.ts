@@ -7,13 +7,14 @@ import { PersistenceModule } from '../persistence/persistence.module';
 import { PlansModule } from '../plans/plans.module';
 import { BrandingController } from './branding.controller';
 import { HomeService } from './home.service';
+import { VaultDeletionPurger } from './vault-deletion.purger';
 import { VaultsController } from './vaults.controller';
 import { VaultsService } from './vaults.service';
 
-/** Vaults, their home page and their branding. */
+/** Vaults, their home page and their branding; the scheduled removal of vaults of deleted owners. */
 @Module({
   imports: [AccessModule, BrandingModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule],
   controllers: [VaultsController, BrandingController],
-  providers: [VaultsService, HomeService],
+  providers: [VaultsService, HomeService, VaultDeletionPurger],
 })
 export class VaultsModule {}

@@ -19,7 +19,7 @@ export class AccountDeletionController {
       'The account becomes inactive and unreachable (every read of it answers 404), its personal fields are erased, ' +
       'its settings and MFA codes removed; `account.deleted.v1` is published. The identity cannot create another account ' +
       '(409 `account_exists`) and signs in no more: every module refuses its tokens (401) and the developer module ' +
-      'issues it none (403 `account_deleted`). Vaults it owned stay with their collaborators. ' +
+      'issues it none (403 `account_deleted`). Vaults it owned alone are removed after a grace period, shared ones stay. ' +
       'Another identity’s account, or one already deleted: 404.',
   })
   @ApiOkResponse({ description: 'Deleted; every token of the identity is refused from now on.' })
