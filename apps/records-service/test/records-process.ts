@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type ConsumerUpdateConfig, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { EventNamespace } from '@vault/platform';
 import {
   createTestDatabase,
   ServiceProcess,
@@ -12,7 +15,7 @@ import {
   TestNatsServer,
 } from '@vault/platform/testing';
 import { Client } from 'pg';
-import { uniqueNamespace } from './activity-log.harness';
+import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { recordBody, type Caller } from './support';
 
 /** An answer of the service: its status and parsed JSON body. */
@@ -81,6 +84,22 @@ export class RecordsProcesses {
     const exited = new Promise((r) => p.child.once('exit', r));
     p.child.kill('SIGKILL');
     await exited;
+  }
+
+  /**
+   * Changes the settings of a durable consumer of a stream (`VAULT_EVENTS`) of the
+   * namespace, once a process has created it.
+   */
+  async updateConsumer(stream: string, durable: string, config: Partial<ConsumerUpdateConfig>): Promise<void> {
+    const nc = await connect({ servers: this.nats.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const name = new EventNamespace(this.env['EVENTS_NAMESPACE']).stream(stream);
+      await waitFor(async () => (await jsm.consumers.info(name, durable).catch(() => null)) !== null, 30_000, `consumer ${durable}`);
+      await jsm.consumers.update(name, durable, config);
+    } finally {
+      await nc.close();
+    }
   }
 
   /** Kills what is still running and removes the database, NATS store and files. */

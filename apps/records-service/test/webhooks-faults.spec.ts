@@ -1,4 +1,7 @@
 import type { ServiceProcess } from '@vault/platform/testing';
+import { nanos } from '@nats-io/nats-core';
+import { Client } from 'pg';
+import { WEBHOOK_DURABLE } from '../src/webhooks/fanout-horizon';
 import { waitFor } from './activity-log.harness';
 import { RecordsProcesses } from './records-process';
 import { recordBody, type Caller } from './support';
@@ -6,6 +9,8 @@ import { Receiver } from './webhook-receiver';
 
 const RECORD_SUBJECTS = ['vault.record.created.v1', 'vault.record.updated.v1'];
 const RECORD_EVENTS = ['record.created', 'record.updated'];
+/** Ack wait of the fan-out consumer while the process fanning out an event is killed. */
+const ACK_WAIT_MS = 8000;
 
 /**
  * Webhook delivery when things break: records-service runs as real OS processes (the
@@ -26,8 +31,8 @@ describe('webhook delivery under faults (service processes, private NATS)', () =
       WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
       WEBHOOK_RETRY_SCHEDULE_MS: '200,300,500,800,1000,1000,1000,1000,1000,1000,1000,1000',
       WEBHOOK_POLL_MS: '100',
-      WEBHOOK_CONNECT_TIMEOUT_MS: '500',
-      WEBHOOK_RESPONSE_TIMEOUT_MS: '1500',
+      WEBHOOK_CONNECT_TIMEOUT_MS: '300',
+      WEBHOOK_RESPONSE_TIMEOUT_MS: '1000',
       WEBHOOK_ACK_WAIT_MS: '2000',
     });
     service = await h.start();
@@ -144,6 +149,38 @@ describe('webhook delivery under faults (service processes, private NATS)', () =
 
     await expectAllDelivered(receiver, vaults, webhookIds);
     expect(receiver.accepted.size).toBeGreaterThanOrEqual(6 + 6 + 12);
+    await receiver.close();
+  });
+
+  it('keeps the order of a vault when the process fanning out an event is killed -9 before it committed', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    const owner = await h.caller();
+    const vaultId = await h.createVault(service, owner, 'Fanned');
+    const webhookIds = await subscribeAll(owner, [vaultId], receiver);
+    // The killed process's event comes back to the fan-out only after the ack wait,
+    // long after the restarted process took the next event of the vault.
+    await h.updateConsumer('VAULT_EVENTS', WEBHOOK_DURABLE, { ack_wait: nanos(ACK_WAIT_MS) });
+    const locker = new Client({ connectionString: h.db.url });
+    await locker.connect();
+    try {
+      // The fan-out's insert waits for the table: the process dies before it commits.
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE webhook_deliveries IN EXCLUSIVE MODE');
+      await h.createRecord(service, owner, vaultId, 'First');
+      const waiting = `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO "webhook_deliveries"%'`;
+      await waitFor(async () => (await h.sql(waiting)).length > 0, 30_000, 'the fan-out storing the event');
+      await h.stop(service, 'SIGKILL');
+      // PostgreSQL would still run the dead process's waiting statement: end it as the crash would.
+      await locker.query(`SELECT pg_terminate_backend(pid) FROM (${waiting}) w`);
+      await locker.query('ROLLBACK');
+    } finally {
+      await locker.end();
+    }
+    service = await h.start({ WEBHOOK_ACK_WAIT_MS: String(ACK_WAIT_MS) });
+    await h.createRecord(service, owner, vaultId, 'Second');
+    await expectAllDelivered(receiver, [vaultId], webhookIds);
+    expect([...receiver.accepted.values()].map((r) => r.event.data.name)).toEqual(['First', 'Second']);
     await receiver.close();
   });
 

@@ -109,11 +109,12 @@ export class WebhookRepository {
 
   /**
    * Claims up to `limit` due deliveries of enabled subscriptions: for each subscription
-   * and vault only its oldest pending event (so events keep their order), each leased
+   * and vault only its oldest pending event (so events keep their order), of the events
+   * up to stream sequence `horizon` (beyond it an earlier event may still be stored), each leased
    * for `leaseMs` (another dispatcher skips it; a crashed one's lease runs out and the
    * delivery is attempted again) and its attempt counted.
    */
-  async claimDue(limit: number, leaseMs: number): Promise<WebhookDeliveryEntity[]> {
+  async claimDue(limit: number, leaseMs: number, horizon: number): Promise<WebhookDeliveryEntity[]> {
     // An UPDATE answers [rows, count].
     const [rows]: [{ id: string }[], number] = await this.m.query(
       `UPDATE webhook_deliveries d
@@ -122,7 +123,7 @@ export class WebhookRepository {
         WHERE d.id IN (
           SELECT c.id FROM webhook_deliveries c
             JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
-           WHERE c.status = 'pending' AND c.next_attempt_at <= now()
+           WHERE c.status = 'pending' AND c.next_attempt_at <= now() AND c.stream_seq <= $3
              AND NOT EXISTS (
                SELECT 1 FROM webhook_deliveries e
                 WHERE e.webhook_id = c.webhook_id AND e.vault_id = c.vault_id
@@ -131,7 +132,7 @@ export class WebhookRepository {
            LIMIT $1
            FOR UPDATE OF c SKIP LOCKED)
         RETURNING d.id`,
-      [limit, leaseMs],
+      [limit, leaseMs, horizon],
     );
     if (rows.length === 0) return [];
     return this.m

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { WebhookDeliveryEntity } from '../persistence/webhook-delivery.entity';
 import { WebhookEntity } from '../persistence/webhook.entity';
 import { WebhookRepository } from '../persistence/webhook.repository';
+import { FanoutHorizon } from './fanout-horizon';
 import { OutboundHttp, PostResult } from './outbound-http';
 import { signedHeaders, signingKeys } from './signing';
 import { TargetGuard } from './target-guard';
@@ -12,7 +13,8 @@ export const jittered = (ms: number, random = Math.random()) => Math.round(ms * 
 
 /**
  * Sends due deliveries (docs/webhooks.md, Delivery): claims them from the delivery
- * table with a lease (each subscription's oldest pending event of a vault first),
+ * table with a lease (each subscription's oldest pending event of a vault first, and
+ * only events up to the fan-out's horizon, so that no earlier event can still appear),
  * signs and POSTs them, and stores each outcome: 2xx delivered; 410 Gone disables the
  * subscription; anything else (no answer, timeout, refused target, other status) is
  * retried along WEBHOOK_RETRY_SCHEDULE_MS and then given up. A subscription failing
@@ -27,6 +29,11 @@ export class WebhookDispatcher {
   private running = false;
   private ticking?: Promise<void>;
   private again = false;
+  /** Highest stream sequence whose deliveries the fan-out of this process stored. */
+  private stored = 0;
+  /** A look again soon while the horizon has not reached what was stored (acks on their way). */
+  private recheck?: NodeJS.Timeout;
+  private recheckDelay = 0;
   private readonly inFlight = new Set<Promise<void>>();
   /** Attempts made since start (any outcome). */
   attempted = 0;
@@ -34,6 +41,7 @@ export class WebhookDispatcher {
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly env: WebhooksEnv,
+    private readonly horizon: FanoutHorizon,
     guard: TargetGuard,
   ) {
     this.http = new OutboundHttp({
@@ -51,8 +59,12 @@ export class WebhookDispatcher {
     this.wake();
   }
 
-  /** Looks for due deliveries now (new events, a redelivery, a resumed subscription). */
-  wake(): void {
+  /**
+   * Looks for due deliveries now (new events, a redelivery, a resumed subscription);
+   * `storedUpTo`: the fan-out stored the deliveries of the events up to this stream sequence.
+   */
+  wake(storedUpTo = 0): void {
+    this.stored = Math.max(this.stored, storedUpTo);
     if (!this.running) return;
     if (this.ticking) {
       this.again = true;
@@ -73,6 +85,7 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.running = false;
     clearInterval(this.timer);
+    clearTimeout(this.recheck);
     await this.ticking;
     await Promise.all(this.inFlight);
     await this.http.close();
@@ -82,7 +95,9 @@ export class WebhookDispatcher {
     const room = this.env.WEBHOOK_CONCURRENCY - this.inFlight.size;
     if (room <= 0) return;
     const lease = this.env.WEBHOOK_CONNECT_TIMEOUT_MS + this.env.WEBHOOK_RESPONSE_TIMEOUT_MS + 10_000;
-    const due = await this.webhooks.claimDue(room, lease);
+    const horizon = await this.horizon.current();
+    this.recheckUntil(horizon);
+    const due = await this.webhooks.claimDue(room, lease, horizon);
     if (due.length === 0) return;
     const owners = await this.webhooks.webhooksByIds([...new Set(due.map((d) => d.webhookId))]);
     for (const d of due) {
@@ -97,6 +112,23 @@ export class WebhookDispatcher {
         });
       this.inFlight.add(p);
     }
+  }
+
+  /**
+   * Deliveries just stored wait for the fan-out's acks to reach JetStream: look again
+   * soon (25 ms, doubling up to WEBHOOK_POLL_MS) until the horizon passes them.
+   */
+  private recheckUntil(horizon: number): void {
+    if (horizon >= this.stored) {
+      this.recheckDelay = 0;
+      return;
+    }
+    if (this.recheck) return;
+    this.recheckDelay = Math.min(Math.max(this.recheckDelay * 2, 25), this.env.WEBHOOK_POLL_MS);
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      this.wake();
+    }, this.recheckDelay);
   }
 
   private async attempt(w: WebhookEntity, d: WebhookDeliveryEntity): Promise<void> {

@@ -9,12 +9,13 @@ import {
   type JetStreamEvent,
 } from '@vault/platform';
 import { WebhookRepository } from '../persistence/webhook.repository';
+import { WEBHOOK_DURABLE } from './fanout-horizon';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { envelope, eventVaults, VaultEvent, WEBHOOK_EVENT_OF, WEBHOOK_PAYLOADS } from './webhook-envelope';
 import { WebhookResources } from './webhook-resources';
 import { WebhooksEnv } from './webhooks.env';
 
-const DURABLE = 'webhook_dispatcher';
+const DURABLE = WEBHOOK_DURABLE;
 const STREAM = EVENT_STREAMS.vaultEvents.name;
 
 /** The dispatcher's durable consumer of the vault events (settings from WebhooksEnv, see webhookConsumers). */
@@ -63,7 +64,7 @@ export class WebhookFanout {
       const type = WEBHOOK_EVENT_OF[e.subject];
       if (type) await this.fanOut({ id: e.id, subject: e.subject, sequence: e.sequence, type, payload: e.data });
     }
-    this.dispatcher.wake();
+    this.dispatcher.wake(Math.max(0, ...events.map((e) => e.sequence)));
   }
 
   /** One delivery per matching subscription, in one statement (existing ones are kept). */

@@ -4,6 +4,7 @@ import { AccessModule } from '../access/access.module';
 import { CatalogueModule } from '../catalogue/catalogue.module';
 import { PersistenceModule } from '../persistence/persistence.module';
 import { PlansModule } from '../plans/plans.module';
+import { FanoutHorizon } from './fanout-horizon';
 import { TargetGuard } from './target-guard';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookFanout } from './webhook-fanout';
@@ -21,6 +22,7 @@ import { WebhooksService } from './webhooks.service';
     { provide: WebhooksEnv, useFactory: () => loadEnv(WebhooksEnv) },
     { provide: TargetGuard, inject: [WebhooksEnv], useFactory: (e: WebhooksEnv) => new TargetGuard(e.WEBHOOK_ALLOWED_TARGETS) },
     WebhookResources,
+    FanoutHorizon,
     WebhookDispatcher,
     WebhooksService,
     WebhooksRunner,
