@@ -23,6 +23,7 @@ export * from './bootstrap/run-worker';
 export * from './platform.module';
 export * from './jetstream';
 export * from './runtime/heap-growth';
+export * from './runtime/periodic-task';
 export * from './bootstrap/app-logger';
 export * from './idempotency';
 export * from './observability';

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Principal } from '@vault/contracts';
+import { PeriodicTask } from '@vault/platform';
 import type { VaultAccess } from '../access/access.service';
 import { ChangeFeedRepository, FeedEntry } from '../persistence/change-feed.repository';
 import { decodeCursor, encodeCursor } from './change-feed.cursor';
@@ -31,22 +32,21 @@ const DAY_MS = 86_400_000;
 @Injectable()
 export class ChangeFeedService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('ChangeFeed');
-  private pruning?: NodeJS.Timeout;
+  private readonly pruning: PeriodicTask;
 
   constructor(
     private readonly feed: ChangeFeedRepository,
     private readonly env: ChangeFeedEnv,
-  ) {}
+  ) {
+    this.pruning = new PeriodicTask('change feed prune', env.CHANGE_FEED_PRUNE_MS, () => this.prune(), this.logger);
+  }
 
   onModuleInit(): void {
-    this.pruning = setInterval(() => {
-      this.prune().catch((err: unknown) => this.logger.warn(`change feed prune failed: ${String(err)}`));
-    }, this.env.CHANGE_FEED_PRUNE_MS);
-    this.pruning.unref();
+    this.pruning.start();
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.pruning);
+    this.pruning.stop();
   }
 
   /**

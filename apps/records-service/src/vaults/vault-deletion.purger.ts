@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { SUBJECTS, VaultChangedEvent } from '@vault/contracts';
+import { PeriodicTask } from '@vault/platform';
 import { eventBase } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
 import { Transactions } from '../persistence/transactions';
@@ -19,7 +20,7 @@ const BATCH = 20;
 @Injectable()
 export class VaultDeletionPurger implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('VaultDeletion');
-  private timer?: NodeJS.Timeout;
+  private readonly task = new PeriodicTask('scheduled vault removal', CHECK_INTERVAL_MS, () => this.purgeDue(), this.logger);
 
   constructor(
     private readonly tx: Transactions,
@@ -28,14 +29,11 @@ export class VaultDeletionPurger implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => {
-      this.purgeDue().catch((err: unknown) => this.logger.warn(`scheduled vault removal failed: ${String(err)}`));
-    }, CHECK_INTERVAL_MS);
-    this.timer.unref();
+    this.task.start();
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
+    this.task.stop();
   }
 
   /** Removes every vault whose removal is due at `now`; how many. */
