@@ -30,7 +30,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -38,11 +38,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool as HttpPool, request } from 'undici';
+import { benchPlans as shippedPlans, buildApps, cpuMsOf, PG_SERVER, platform, ROOT, runBench, signIn, startBenchPlatform } from '../bench-platform.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
-const platform = require('../../scripts/platform.cjs');
-const { ROOT } = platform;
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
@@ -52,13 +51,6 @@ const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
 const READ_RATES = (process.env.BENCH_READ_RATES ?? '500,250').split(',').map(Number).filter(Boolean);
 const CREATE_RATES = (process.env.BENCH_CREATE_RATES ?? '200,100').split(',').map(Number).filter(Boolean);
 const ONLY = process.env.BENCH_ROUTES?.split(',').map((s) => s.trim());
-const PG_SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
-const TENANT = 'bench';
-const CLIENT = 'bench-app';
-const SECRET = 'bench-secret-0123456789';
-const USER = { username: 'bench@vault.local', password: 'bench-password-0123' };
 const LOG_LARGE = 10_000;
 const LOG_SMALL = 12;
 const SEARCH_LARGE = 200;
@@ -77,7 +69,7 @@ const r2 = (x) => Math.round(x * 100) / 100;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  build();
+  buildApps(log);
   const work = mkdtempSync(path.join(tmpdir(), 'bench-api-'));
   cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
   const plans = benchPlans();
@@ -107,70 +99,24 @@ function measuredCommit() {
   return git('status', '--porcelain', '--', 'apps', 'libs') ? `${head} + uncommitted changes` : head;
 }
 
-function build() {
-  if (process.env.BENCH_SKIP_BUILD === '1') return;
-  log('building the apps (nx cache)');
-  const r = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '--projects=gateway,developer-service,user-service,records-service'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
-  if (r.status !== 0) throw new Error('build failed');
-}
-
 /** The shipped plans, the default one with room for every vault and record the run creates. */
 function benchPlans() {
-  const plans = JSON.parse(readFileSync(path.join(ROOT, 'apps/records-service/src/plans/default-plans.json'), 'utf8'));
-  const plan = plans.plans.find((x) => x.id === plans.defaultPlan);
-  plan.features['account.maxOwnedVaults'] = '50';
-  plan.features['vault.maxVaultRecords'] = '100000000';
-  return plans;
+  return shippedPlans((features) => {
+    features['account.maxOwnedVaults'] = '50';
+    features['vault.maxVaultRecords'] = '100000000';
+  });
 }
 
-async function startPlatform(work, plans) {
-  const suffix = process.pid;
-  const databases = {
-    'developer-service': `vault_bench_api_dev_${suffix}`,
-    'user-service': `vault_bench_api_user_${suffix}`,
-    'records-service': `vault_bench_api_rec_${suffix}`,
-  };
-  cleanups.push(() => platform.dropDatabases(PG_SERVER, Object.values(databases)));
-  const bootstrap = path.join(work, 'bootstrap.json');
-  writeFileSync(
-    bootstrap,
-    JSON.stringify({
-      tenants: [{ id: TENANT, name: 'Bench', applications: [{ clientId: CLIENT, clientSecret: SECRET, testMode: false, redirectUris: [] }], users: [USER] }],
-    }),
-  );
-  const plansFile = path.join(work, 'plans.json');
-  writeFileSync(plansFile, JSON.stringify(plans));
-  log('starting the platform (scripts/platform.cjs)');
-  const p = await platform.launchPlatform({
-    postgresUrl: PG_SERVER,
-    natsUrl: NATS_URL,
-    databases,
-    env: {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      VAULT_BOOTSTRAP_FILE: bootstrap,
-      VAULT_PLANS_FILE: plansFile,
-      FILE_STORAGE: 'fs',
-      FILE_STORAGE_DIR: path.join(work, 'storage'),
-      CERT_DIR: path.join(work, 'certs'),
-      RATE_LIMIT_CALLER_PER_MINUTE: '0',
-      RATE_LIMIT_TENANT_PER_MINUTE: '0',
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
-      RATE_LIMIT_ADDRESS_PER_MINUTE: '0',
-      TOKEN_TTL_SECONDS: '3600',
-      // the API alone: no relay or log writer in the measured process
-      ACTIVITY_LOG_RELAY: 'off',
-      ACTIVITY_LOG_WRITER: 'off',
-    },
-    onOutput: (app, line) => {
-      if (/ERROR|WARN|Error/.test(line)) console.log(`  [${app}] ${line}`);
-    },
+function startPlatform(work, plans) {
+  return startBenchPlatform({
+    name: 'api',
+    work,
+    plans,
+    cleanups,
+    log,
+    // the API alone: no relay or log writer in the measured process
+    env: { TOKEN_TTL_SECONDS: '3600', ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off' },
   });
-  cleanups.unshift(() => p.stop());
-  return p;
 }
 
 async function call(base, method, route, token, body, host) {
@@ -191,18 +137,6 @@ async function call(base, method, route, token, body, host) {
     json = text;
   }
   return { status: res.statusCode, body: json, bytes: Buffer.byteLength(text) };
-}
-
-async function signIn(p) {
-  const auth = await call(
-    `http://127.0.0.1:${p.ports['developer-service']}`,
-    'POST',
-    `/api/v1/tenant/tenant-id/${TENANT}/applications/client-id/${CLIENT}/auth`,
-    undefined,
-    { clientSecret: SECRET, ...USER },
-  );
-  if (auth.status !== 200) throw new Error(`auth answered ${auth.status}: ${JSON.stringify(auth.body)}`);
-  return auth.body.access_token;
 }
 
 /**
@@ -377,12 +311,8 @@ function saturate(base, route, duration) {
 function cpuOf(pids) {
   const out = {};
   for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      out[pid] = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-    } catch {
-      // gone, or not Linux
-    }
+    const ms = cpuMsOf(pid);
+    if (ms !== undefined) out[pid] = ms;
   }
   return out;
 }
@@ -578,25 +508,4 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
   console.log(`written to ${path.relative(ROOT, out)}`);
 }
 
-let shuttingDown;
-function shutdown() {
-  shuttingDown ??= (async () => {
-    await sleep(300);
-    for (const c of cleanups.splice(0)) await c().catch((err) => console.error(`cleanup: ${err.message}`));
-  })();
-  return shuttingDown;
-}
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    log(`${signal}: cleaning up`);
-    shutdown().finally(() => process.exit(130));
-  });
-}
-
-main()
-  .then(shutdown)
-  .catch(async (err) => {
-    console.error(err);
-    await shutdown();
-    process.exit(1);
-  });
+runBench(main, { cleanups, log, settleMs: 300 });

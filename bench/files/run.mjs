@@ -27,32 +27,21 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { startNginx } from './nginx.mjs';
-import { measureChunkFsync, measureSha256, tusUpload } from './resumable.mjs';
+import { curlTusCpuSeconds, curlTusUpload, measureChunkFsync, measureSha256, splitIntoChunks, tusUpload, writeAuthFile } from './resumable.mjs';
 import { tlsPipe } from './tls-pipe.mjs';
-
-const require = createRequire(import.meta.url);
-const platform = require('../../scripts/platform.cjs');
-const { ROOT } = platform;
+import { benchPlans, buildApps, CLIENT, cpuMsOf, ROOT, rssMiBOf, SECRET, startBenchPlatform, TENANT, USER } from '../bench-platform.mjs';
 
 const MiB = 1024 * 1024;
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim()) || 100;
 const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 1024);
 const PARALLEL = Number(process.env.BENCH_PARALLEL ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const PG_SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const TENANT = 'bench';
-const CLIENT = 'bench-app';
-const SECRET = 'bench-secret-0123456789';
-const USER = { username: 'bench@vault.local', password: 'bench-password-0123' };
 const CLIENT_KIND = process.env.BENCH_CLIENT ?? (spawnSync('curl', ['--version']).status === 0 ? 'curl' : 'node');
 if (!['curl', 'node'].includes(CLIENT_KIND)) throw new Error(`BENCH_CLIENT must be curl or node, not ${CLIENT_KIND}`);
 const RESUMABLE = process.argv.includes('--resumable');
@@ -64,7 +53,7 @@ const mib = (bytes) => +(bytes / MiB).toFixed(1);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 async function main() {
-  build();
+  buildApps(log);
   const work = mkdtempSync(path.join(process.env.BENCH_DIR ?? tmpdir(), 'bench-files-'));
   cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
   const file = await writeSourceFile(work);
@@ -82,17 +71,6 @@ async function main() {
   const runs = await measureThroughGateway({ api, pids, files, work, file });
   const directRuns = await measureDirect({ api, pids, files, work, file, port: p.ports['records-service'] });
   writeReport({ work, file, disk, tlsRuns, runs, directRuns, pids });
-}
-
-function build() {
-  if (process.env.BENCH_SKIP_BUILD === '1') return;
-  log('building the apps (nx cache)');
-  const r = spawnSync(
-    'npx',
-    ['nx', 'run-many', '-t', 'build', '--projects=gateway,records-service,developer-service,user-service'],
-    { cwd: ROOT, stdio: 'inherit' },
-  );
-  if (r.status !== 0) throw new Error('build failed');
 }
 
 /** The test file of random bytes: its path, size and SHA-256. */
@@ -138,34 +116,10 @@ function measureDiskCopies(work, { source, size }) {
  * plans file whose default plan allows the file size; app output to BENCH_APP_LOG.
  */
 async function startPlatform(work) {
-  const suffix = process.pid;
-  const databases = {
-    'developer-service': `vault_bench_files_dev_${suffix}`,
-    'user-service': `vault_bench_files_user_${suffix}`,
-    'records-service': `vault_bench_files_rec_${suffix}`,
-  };
-  cleanups.push(() => platform.dropDatabases(PG_SERVER, Object.values(databases)));
-  const bootstrap = path.join(work, 'bootstrap.json');
-  writeFileSync(
-    bootstrap,
-    JSON.stringify({
-      tenants: [
-        {
-          id: TENANT,
-          name: 'Bench',
-          applications: [{ clientId: CLIENT, clientSecret: SECRET, testMode: false, redirectUris: [] }],
-          users: [USER],
-        },
-      ],
-    }),
-  );
-  const plans = JSON.parse(readFileSync(path.join(ROOT, 'apps/records-service/src/plans/default-plans.json'), 'utf8'));
-  const defaultPlan = plans.plans.find((p) => p.id === plans.defaultPlan);
-  defaultPlan.features['vault.maxUploadMBs'] = String(Math.ceil(FILE_MB * 1.1));
-  defaultPlan.features['vault.maxVaultGBs'] = String(Math.ceil((FILE_MB * (PARALLEL + 1)) / 1024) + 1);
-  const plansFile = path.join(work, 'plans.json');
-  writeFileSync(plansFile, JSON.stringify(plans));
-
+  const plans = benchPlans((features) => {
+    features['vault.maxUploadMBs'] = String(Math.ceil(FILE_MB * 1.1));
+    features['vault.maxVaultGBs'] = String(Math.ceil((FILE_MB * (PARALLEL + 1)) / 1024) + 1);
+  });
   log(`transfers by ${CLIENT_KIND}`);
   const appLog = process.env.BENCH_APP_LOG;
   const appLogs = new Map();
@@ -177,25 +131,13 @@ async function startPlatform(work) {
   cleanups.push(async () => {
     for (const stream of appLogs.values()) stream.end();
   });
-  log('starting the platform (scripts/platform.cjs)');
-  const p = await platform.launchPlatform({
-    postgresUrl: PG_SERVER,
-    natsUrl: NATS_URL,
-    databases,
-    env: {
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      VAULT_BOOTSTRAP_FILE: bootstrap,
-      VAULT_PLANS_FILE: plansFile,
-      FILE_STORAGE: 'fs',
-      FILE_STORAGE_DIR: path.join(work, 'storage'),
-      CERT_DIR: path.join(work, 'certs'),
-      RATE_LIMIT_CALLER_PER_MINUTE: '0',
-      RATE_LIMIT_TENANT_PER_MINUTE: '0',
-      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
-      RATE_LIMIT_ADDRESS_PER_MINUTE: '0',
-      UPSTREAM_TIMEOUT_MS: '600000',
-    },
+  return startBenchPlatform({
+    name: 'files',
+    work,
+    plans,
+    cleanups,
+    log,
+    env: { UPSTREAM_TIMEOUT_MS: '600000' },
     nodeArgs: process.env.BENCH_NODE_ARGS
       ? Object.fromEntries(['gateway', 'records-service'].map((app) => [app, process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean)]))
       : undefined,
@@ -204,8 +146,6 @@ async function startPlatform(work) {
       if (/ERROR|WARN|Error/.test(line)) console.log(`  [${app}] ${line}`);
     },
   });
-  cleanups.unshift(() => p.stop());
-  return p;
 }
 
 /** Signs in (the token stays on `api`), creates a vault and a record; returns the record's files path. */
@@ -311,15 +251,19 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
     direct: `http://127.0.0.1:${port}${uploads}`,
   };
   const chunkSize = TUS_CHUNK_MB * MiB;
+  const pieces = splitIntoChunks({ source, chunkSize, dir: path.join(work, 'chunks') });
+  const authFile = writeAuthFile(path.join(work, 'tus-curl'), api.token);
   const fsync = measureChunkFsync({ file: path.join(work, 'fsync.bin'), chunkSize, chunks: Math.ceil(size / chunkSize) });
   const sha256Cost = await measureSha256();
-  log(`SHA-256 CPU s/GiB: node:crypto ${sha256Cost.nodeCryptoCpuSecondsPerGiB}, hash-wasm ${sha256Cost.hashWasmCpuSecondsPerGiB}`);
+  log(`SHA-256 CPU s/GiB: node:crypto ${sha256Cost.nodeCryptoCpuSecondsPerGiB}, hash-wasm (the former resumable design) ${sha256Cost.hashWasmCpuSecondsPerGiB}`);
   log(`disk: ${TUS_CHUNK_MB} MiB writes ${fsync.writeMiBs} MiB/s, with fdatasync each ${fsync.writeFdatasyncMiBs} MiB/s (${fsync.writeFdatasyncMsPerChunk} ms per chunk)`);
   const variants = {
     'multipart, gateway': (name) => api.upload(`${files}?${query(name)}`, source, size, sha256),
     'resumable, gateway': (name) => tusUpload({ endpoint: endpoints.gateway, token: api.token, source, size, sha256, fileName: name, chunkSize }),
     'multipart, direct': (name) => direct.upload(`${files}?${query(name)}`, source, size, sha256),
     'resumable, direct': (name) => tusUpload({ endpoint: endpoints.direct, token: api.token, source, size, sha256, fileName: name, chunkSize }),
+    'resumable (curl), gateway': (name) => curlTusUpload({ endpoint: endpoints.gateway, authFile, pieces, size, sha256, fileName: name }),
+    'resumable (curl), direct': (name) => curlTusUpload({ endpoint: endpoints.direct, authFile, pieces, size, sha256, fileName: name }),
   };
   const runs = [];
   for (let round = 1; round <= ROUNDS; round++) {
@@ -367,7 +311,7 @@ function chunkTimings({ post, patch, gaps }) {
     patchMaxMs: +Math.max(...patch).toFixed(1),
     lastPatchMs: +patch.at(-1).toFixed(1),
     patchTotalSeconds: +(sum(patch) / 1000).toFixed(2),
-    gapMedianMs: +median(gaps).toFixed(2),
+    gapMedianMs: gaps.length ? +median(gaps).toFixed(2) : null, // curl's gaps are its own, not measured
     gapTotalSeconds: +(sum(gaps) / 1000).toFixed(2),
   };
 }
@@ -386,6 +330,7 @@ function writeResumableReport({ work, file: { size }, disk, resumable: { runs, f
   const ratio = (a, b) => (medians[a] && medians[b] ? +(medians[a] / medians[b]).toFixed(2) : null);
   const goals = {
     resumableToMultipart: { ratio: ratio('resumable, gateway', 'multipart, gateway'), goal: 0.9 },
+    curlResumableToMultipart: { ratio: ratio('resumable (curl), gateway', 'multipart, gateway'), goal: 0.9 },
     multipartToNginx: { ratio: ratio('multipart, gateway', 'nginx PUT'), goal: 0.5 },
     rssGrowthUnder128MiB: { peak: { gateway: 0, 'records-service': 0 }, goal: 128 },
   };
@@ -423,7 +368,8 @@ function writeResumableReport({ work, file: { size }, disk, resumable: { runs, f
   for (const v of variants) console.log(`${v}: ${medians[v]} MiB/s; peak RSS growth ${JSON.stringify(peak[v])} MiB`);
   if (!nginx) console.log('nginx PUT: skipped (nginx is not installed)');
   const verdict = (g) => (g.met === null ? 'not measured' : g.met ? 'met' : 'NOT met');
-  console.log(`resumable / multipart: ${goals.resumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.resumableToMultipart)})`);
+  console.log(`resumable / multipart: ${goals.resumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.resumableToMultipart)}; client tus-js-client)`);
+  console.log(`resumable / multipart: ${goals.curlResumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.curlResumableToMultipart)}; client curl, the server's own ratio)`);
   console.log(`multipart / nginx: ${goals.multipartToNginx.ratio} (goal >= 0.5: ${verdict(goals.multipartToNginx)})`);
   console.log(`peak RSS growth: ${JSON.stringify(goals.rssGrowthUnder128MiB.peak)} MiB (goal < 128: ${verdict(goals.rssGrowthUnder128MiB)})`);
   console.log(`written to ${path.relative(ROOT, out)}`);
@@ -526,23 +472,16 @@ async function writeRandomFile(file, bytes) {
 }
 
 /** VmRSS of a process in MiB. */
-function rssOf(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
-}
+const rssOf = rssMiBOf;
 
 /** CPU time (user + system) a process used so far, in seconds. */
-function cpuOf(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
+const cpuOf = (pid) => cpuMsOf(pid) / 1000;
 
 /** CPU seconds of the client side of the transfers: this process and the curl processes it ran. */
 let curlCpuSeconds = 0;
 const clientCpu = () => {
   const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6 + curlCpuSeconds;
+  return (user + system) / 1e6 + curlCpuSeconds + curlTusCpuSeconds();
 };
 
 /**

@@ -32,6 +32,7 @@ import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { runBench } from '../bench-platform.mjs';
 
 const require = createRequire(import.meta.url);
 const platform = require('../../scripts/platform.cjs');
@@ -335,10 +336,4 @@ async function shutdown() {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 }
 
-main()
-  .then(shutdown)
-  .catch(async (err) => {
-    console.error(err);
-    await shutdown();
-    process.exit(1);
-  });
+runBench(main, { cleanups: [shutdown], log });

@@ -306,4 +306,108 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     expect(receiver.rejected).toEqual([]);
     await receiver.close();
   });
+
+  /** A subscription's deliveries in stream order, with their ids and retry times. */
+  const queue = (webhookId: string) =>
+    t.sql<{ id: string; status: string; attempts: number; next_attempt_at: Date | null }>(
+      `SELECT id, status, attempts, next_attempt_at FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY stream_seq`,
+      [webhookId],
+    );
+  /**
+   * Once the first pending delivery of a subscription has failed and is not in flight, its
+   * retry is put ten minutes ahead (as a late step of the schedule would): true when done.
+   */
+  const pushBack = async (webhookId: string) =>
+    (
+      await t.sql(
+        `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '10 minutes'
+          WHERE id = (SELECT id FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' ORDER BY stream_seq LIMIT 1)
+            AND attempts >= 1 AND last_error IS NOT NULL AND (leased_until IS NULL OR leased_until <= now())
+          RETURNING id`,
+        [webhookId],
+      )
+    ).length === 1;
+
+  it('once the endpoint answers 2xx again, deliveries to it waiting for a retry are due at once, in order per vault', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    await receiver.close(); // the port is known and refuses connections: the receiver is down
+    const vaultA = await t.createVault(owner, { name: 'Recovery A' });
+    const vaultB = await t.createVault(owner, { name: 'Recovery B' });
+    // Two subscriptions on the same endpoint (one per vault), as an integration with several vaults has.
+    const subA = await subscribe(vaultA, receiver.url, ['record.created']);
+    const subB = await subscribe(vaultB, `${receiver.url}/other-path`, ['record.created']);
+    for (const name of ['A1', 'A2', 'A3']) await t.createRecord(owner, vaultA, recordBody({ name }));
+    for (const name of ['B1', 'B2']) await t.createRecord(owner, vaultB, recordBody({ name }));
+    const expectedA = await outboxIds(vaultA, ['vault.record.created.v1']);
+    const expectedB = await outboxIds(vaultB, ['vault.record.created.v1']);
+
+    // Each vault's first event failed and waits ten minutes for its retry (a late step of the
+    // schedule); the later ones wait behind it.
+    const waiting = async (webhookId: string, n: number) => {
+      const rows = await queue(webhookId);
+      return (
+        rows.length === n &&
+        rows[0].attempts >= 1 &&
+        (rows[0].next_attempt_at?.getTime() ?? 0) > Date.now() + 60_000 &&
+        rows.slice(1).every((d) => d.attempts === 0 && d.status === 'pending')
+      );
+    };
+    await waitFor(
+      async () => (await pushBack(subA.id)) && (await pushBack(subB.id)) && (await waiting(subA.id, 3)) && (await waiting(subB.id, 2)),
+      30_000,
+      'both heads failed, every delivery stored',
+    );
+
+    // The receiver is back; nothing is due before the retries' time, so nothing arrives on its own.
+    receiver.secretsByVault.set(vaultA, [subA.secret]).set(vaultB, [subB.secret]);
+    await receiver.listen();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.requests).toHaveLength(0);
+    expect(await waiting(subB.id, 2)).toBe(true);
+
+    // One delivery of vault A goes through (its owner redelivers it): the endpoint answers 2xx,
+    // so every delivery to it waiting for a retry goes out now, vault B's included.
+    const [headA] = await queue(subA.id);
+    await t.post(owner, `${hooks(vaultA)}/webhook-id/${subA.id}/deliveries/delivery-id/${headA.id}/redeliver`).expect(202);
+    const delivered = async (webhookId: string) => (await queue(webhookId)).every((d) => d.status === 'delivered');
+    await waitFor(async () => (await delivered(subA.id)) && (await delivered(subB.id)), 20_000, 'every delivery delivered');
+
+    expect(receiver.acceptedOf(vaultA)).toEqual(expectedA);
+    expect(receiver.acceptedOf(vaultB)).toEqual(expectedB);
+    expect(receiver.requests.map((r) => r.id).sort()).toEqual([...expectedA, ...expectedB].sort());
+    expect(receiver.rejected).toEqual([]);
+    const subs = await Promise.all(
+      [
+        [vaultA, subA.id],
+        [vaultB, subB.id],
+      ].map(async ([v, id]) => (await t.get(owner, `${hooks(v)}/webhook-id/${id}`).expect(200)).body),
+    );
+    expect(subs.map((s) => s.failingSince)).toEqual([null, null]);
+    await receiver.close();
+  });
+
+  it('leaves a failing endpoint’s deliveries on their schedule when another endpoint answers', async () => {
+    const down = new Receiver('127.0.0.1');
+    await down.listen();
+    await down.close();
+    const up = new Receiver('127.0.0.1');
+    await up.listen();
+    const vaultA = await t.createVault(owner, { name: 'Down' });
+    const vaultB = await t.createVault(owner, { name: 'Up' });
+    const subDown = await subscribe(vaultA, down.url, ['record.created']);
+    const subUp = await subscribe(vaultB, up.url, ['record.created']);
+    up.secrets = [subUp.secret];
+    await t.createRecord(owner, vaultA, recordBody({ name: 'Held' }));
+    await waitFor(() => pushBack(subDown.id), 30_000, 'the failed attempt');
+    // The failing subscription's streak and a success elsewhere: the held delivery keeps its time.
+    await t.sql(`UPDATE webhooks SET failing_since = now() WHERE id = $1`, [subUp.id]);
+    await t.createRecord(owner, vaultB, recordBody({ name: 'Fine' }));
+    await waitFor(async () => (await queue(subUp.id))[0]?.status === 'delivered', 20_000, 'the other endpoint delivered');
+    await new Promise((r) => setTimeout(r, 500));
+    const [held] = await queue(subDown.id);
+    expect(held.status).toBe('pending');
+    expect(held.next_attempt_at?.getTime()).toBeGreaterThan(Date.now() + 60_000);
+    await up.close();
+  });
 });

@@ -47,6 +47,10 @@ export class WebhookDeliveryEntity {
   @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
   nextAttemptAt!: Date | null;
 
+  /** While an attempt is in flight: when its lease runs out (null otherwise). */
+  @Column({ name: 'leased_until', type: 'timestamptz', nullable: true })
+  leasedUntil!: Date | null;
+
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
   deliveredAt!: Date | null;
 

@@ -57,19 +57,33 @@ export class WebhookRepository {
   }
 
   /**
-   * Enabled subscriptions of these vaults that take `eventType` (or every type) and
-   * existed when the event happened: a subscription never receives older events, even
-   * when the stream reaches the fan-out after it was created.
+   * For each event of a batch (its index `i`, a vault it concerns, its type and time), the
+   * enabled subscriptions of that vault that take the type (or every type) and existed
+   * when the event happened: a subscription never receives older events, even when the
+   * stream reaches the fan-out after it was created. One statement for the batch.
    */
-  subscribers(vaultIds: string[], eventType: string, occurredAt: Date): Promise<WebhookEntity[]> {
-    return this.m
-      .createQueryBuilder(WebhookEntity, 'w')
-      .where('w.vault_id = ANY(:vaultIds) AND w.enabled AND w.events && :types AND w.created_at <= :occurredAt', {
-        vaultIds,
-        types: [eventType, '*'],
-        occurredAt,
-      })
-      .getMany();
+  async subscribersOf(
+    events: { i: number; vaultId: string; type: string; occurredAt: string }[],
+  ): Promise<{ i: number; webhook: WebhookEntity }[]> {
+    if (events.length === 0) return [];
+    const [ids, vaults, types, times] = [
+      events.map((e) => e.i),
+      events.map((e) => e.vaultId),
+      events.map((e) => e.type),
+      events.map((e) => e.occurredAt),
+    ];
+    const rows: { i: number; id: string }[] = await this.m.query(
+      `SELECT e.i, w.id
+         FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[]) AS e(i, vault_id, type, occurred_at)
+         JOIN webhooks w ON w.vault_id = e.vault_id AND w.enabled
+                        AND w.events && ARRAY[e.type, '*'] AND w.created_at <= e.occurred_at`,
+      [ids, vaults, types, times],
+    );
+    const byId = await this.webhooksByIds([...new Set(rows.map((r) => r.id))]);
+    return rows.flatMap((r) => {
+      const webhook = byId.get(r.id);
+      return webhook ? [{ i: r.i, webhook }] : [];
+    });
   }
 
   /** Inserts deliveries; one that exists already (a redelivered event) is left as it is. */
@@ -119,7 +133,8 @@ export class WebhookRepository {
     const [rows]: [{ id: string }[], number] = await this.m.query(
       `UPDATE webhook_deliveries d
           SET attempts = d.attempts + 1,
-              next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+              next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
+              leased_until = now() + make_interval(secs => $2::double precision / 1000)
         WHERE d.id IN (
           SELECT c.id FROM webhook_deliveries c
             JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
@@ -161,16 +176,30 @@ export class WebhookRepository {
         lastError: o.error,
         lastResponseExcerpt: o.excerpt,
         nextAttemptAt: o.nextAttemptAt,
+        leasedUntil: null,
         deliveredAt: o.status === 'delivered' ? () => 'now()' : null,
       },
     );
   }
 
-  /** A success ends a failing streak. */
+  /**
+   * A success ends a failing streak. When one was running, the endpoint answers again:
+   * the pending deliveries of every enabled subscription to the same origin (scheme, host
+   * and port) that wait for a retry (not those in flight) are due now. The claim still
+   * takes only each vault's oldest pending event, so the order is kept.
+   */
   async markHealthy(webhookId: string): Promise<void> {
-    await this.m.query(`UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [
-      webhookId,
-    ]);
+    await this.m.query(
+      `WITH healed AS (
+         UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL
+         RETURNING lower(substring(url from '^[^:]+://[^/?#]+')) AS origin)
+       UPDATE webhook_deliveries d SET next_attempt_at = now()
+         FROM webhooks w, healed
+        WHERE lower(substring(w.url from '^[^:]+://[^/?#]+')) = healed.origin AND w.enabled
+          AND d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at > now()
+          AND (d.leased_until IS NULL OR d.leased_until <= now())`,
+      [webhookId],
+    );
   }
 
   /** Starts (or continues) a failing streak; returns when it started. */
