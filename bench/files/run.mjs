@@ -25,7 +25,7 @@
  * e.g. --trace-gc), DATABASE_URL, NATS_URL.
  * Writes .data/bench/files.json.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -34,9 +34,9 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { startNginx } from './nginx.mjs';
-import { curlTusCpuSeconds, curlTusUpload, measureChunkFsync, measureSha256, splitIntoChunks, tusUpload, writeAuthFile } from './resumable.mjs';
+import { curl, curlCpuSeconds, curlTusUpload, measureChunkFsync, measureSha256, splitIntoChunks, tusUpload, writeAuthFile } from './resumable.mjs';
 import { tlsPipe } from './tls-pipe.mjs';
-import { benchPlans, buildApps, CLIENT, cpuMsOf, ROOT, rssMiBOf, SECRET, startBenchPlatform, TENANT, USER } from '../bench-platform.mjs';
+import { benchPlans, buildApps, CLIENT, cpuMsOf, platform, ROOT, rssMiBOf, SECRET, startBenchPlatform, TENANT, USER } from '../bench-platform.mjs';
 
 const MiB = 1024 * 1024;
 const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 1024);
@@ -478,36 +478,10 @@ const rssOf = rssMiBOf;
 const cpuOf = (pid) => cpuMsOf(pid) / 1000;
 
 /** CPU seconds of the client side of the transfers: this process and the curl processes it ran. */
-let curlCpuSeconds = 0;
 const clientCpu = () => {
   const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6 + curlCpuSeconds + curlTusCpuSeconds();
+  return (user + system) / 1e6 + curlCpuSeconds();
 };
-
-/**
- * Runs curl under bash, whose `times` reports the CPU the curl process used; resolves
- * with curl's standard output.
- */
-function curl(args) {
-  const script = '"$@"; status=$?; times >&2; exit $status';
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script, 'bench-curl', 'curl', '-sS', '-k', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const out = [];
-    const err = [];
-    child.stdout.on('data', (c) => out.push(c));
-    child.stderr.on('data', (c) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const lines = Buffer.concat(err).toString().trim().split('\n');
-      // `times`: the shell's own user/system, then its children's.
-      const children = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines.pop() ?? '');
-      if (children) curlCpuSeconds += Number(children[1]) * 60 + Number(children[2]) + Number(children[3]) * 60 + Number(children[4]);
-      lines.pop();
-      if (code !== 0) reject(new Error(`curl exited ${code}: ${lines.join(' ')}`));
-      else resolve(Buffer.concat(out).toString());
-    });
-  });
-}
 
 /**
  * Runs `work` while sampling the RSS of each process every 50 ms; also counts the CPU
