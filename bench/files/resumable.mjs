@@ -89,7 +89,8 @@ export function splitIntoChunks({ source, chunkSize, dir }) {
 export async function curlTusUpload({ endpoint, authFile, pieces, size, sha256, fileName }) {
   const url = new URL(endpoint);
   const target = url.hostname.endsWith('.localhost') ? ['--resolve', `${url.hostname}:${url.port}:127.0.0.1`] : [];
-  const common = [...target, '-H', `@${authFile}`, '-H', 'Tus-Resumable: 1.0.0', '-o', '/dev/null'];
+  // per transfer: --next starts the next one without them (-k included)
+  const common = ['-k', ...target, '-H', `@${authFile}`, '-H', 'Tus-Resumable: 1.0.0', '-o', '/dev/null'];
   const b64 = (v) => Buffer.from(v).toString('base64');
   const metadata = { fileName, correlationId: '260101120000', fileType: 'document', uploadTitle: 'bench', sha256 };
   const created = await curl([
