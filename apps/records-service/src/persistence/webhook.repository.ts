@@ -126,7 +126,11 @@ export class WebhookRepository {
    * and vault only its oldest pending event (so events keep their order), of the events
    * up to stream sequence `horizon` (beyond it an earlier event may still be stored), each leased
    * for `leaseMs` (another dispatcher skips it; a crashed one's lease runs out and the
-   * delivery is attempted again) and its attempt counted.
+   * delivery is attempted again) and its attempt counted. The heads (the oldest pending
+   * event of each subscription and vault) are found by walking the pending-order index
+   * one subscription and vault at a time, so a claim costs about one index descent per
+   * pair whatever the backlog (a scan of the due rows with a check per row took over a
+   * second at 120,000 pending deliveries).
    */
   async claimDue(limit: number, leaseMs: number, horizon: number): Promise<WebhookDeliveryEntity[]> {
     // An UPDATE answers [rows, count].
@@ -136,13 +140,20 @@ export class WebhookRepository {
               next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
               leased_until = now() + make_interval(secs => $2::double precision / 1000)
         WHERE d.id IN (
-          SELECT c.id FROM webhook_deliveries c
+          WITH RECURSIVE heads AS (
+            (SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
+              WHERE e.status = 'pending' ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1)
+            UNION ALL
+            SELECT n.webhook_id, n.vault_id, n.stream_seq FROM heads h
+              CROSS JOIN LATERAL (
+                SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
+                 WHERE e.status = 'pending' AND (e.webhook_id, e.vault_id) > (h.webhook_id, h.vault_id)
+                 ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1) n)
+          SELECT c.id FROM heads
+            JOIN webhook_deliveries c ON c.webhook_id = heads.webhook_id AND c.vault_id = heads.vault_id
+                                     AND c.stream_seq = heads.stream_seq AND c.status = 'pending'
             JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
-           WHERE c.status = 'pending' AND c.next_attempt_at <= now() AND c.stream_seq <= $3
-             AND NOT EXISTS (
-               SELECT 1 FROM webhook_deliveries e
-                WHERE e.webhook_id = c.webhook_id AND e.vault_id = c.vault_id
-                  AND e.status = 'pending' AND e.stream_seq < c.stream_seq)
+           WHERE c.next_attempt_at <= now() AND c.stream_seq <= $3
            ORDER BY c.next_attempt_at
            LIMIT $1
            FOR UPDATE OF c SKIP LOCKED)
