@@ -16,6 +16,11 @@ const KEY = /^[0-9a-f-]{36}$/;
 const CHUNK = 1 << 20;
 /** A large file starts going to disk every this many bytes instead of all at the closing fsync. */
 const FLUSH_EVERY = 64 << 20;
+/**
+ * A resumable chunk (a few MiB, fsynced before it is recorded) starts going to disk every
+ * this many bytes, so that its closing fsync waits for the last part only.
+ */
+const APPEND_FLUSH_EVERY = 2 << 20;
 const openP = promisify(openFd);
 const ftruncateP = promisify(ftruncate);
 const closeP = promisify(close);
@@ -96,7 +101,7 @@ export class FsFileStorage extends FileStorage {
       start: offset,
       flush: true,
       highWaterMark: CHUNK,
-      fs: earlyFlushFs(FLUSH_EVERY),
+      fs: earlyFlushFs(APPEND_FLUSH_EVERY),
     });
     await pipeline(source, out);
     return state;

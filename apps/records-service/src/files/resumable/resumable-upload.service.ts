@@ -38,6 +38,7 @@ import { UploadService } from '../upload/upload.service';
 import { ResumableEnv } from './resumable.env';
 import { PgUploadLocker } from './pg-upload-locker';
 import { problemAnswers } from './tus-problems';
+import { sendTusAnswer, tusRequest } from './tus-node';
 import { TusStore } from './tus-store';
 import { UploadHashes } from './upload-hashes';
 import { parseTusMetadata, parseUploadChecksum } from './tus-metadata';
@@ -173,7 +174,9 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   ): Promise<void> {
     const call: TusCall = { access, principal, req, res };
     problemAnswers(res, () => call.problem ?? false, requestIdOf(req));
-    return this.calls.run(call, () => this.server.handle(req, res));
+    return this.calls.run(call, async () =>
+      sendTusAnswer(res, await this.server.handleWeb(tusRequest(req, res))),
+    );
   }
 
   /** Creation: every rule of the multipart upload before any byte, then the reservation. */
