@@ -260,3 +260,42 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
     expect(JSON.parse(sse.body)).toMatchObject({ code: 'cursor_expired' });
   });
 });
+
+describe('vault change feed stream woken by its writer (real NATS and PostgreSQL)', () => {
+  jest.setTimeout(120_000);
+  let nats: TestNatsServer;
+  let t: RecordsTestApp;
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    t = await RecordsTestApp.start('records_change_feed_wake', {
+      NATS_URL: nats.url,
+      EVENTS_NAMESPACE: uniqueNamespace('feedwake'),
+      OUTBOX_RELAY_POLL_MS: '100',
+      ACTIVITY_LOG_RELAY: 'inline',
+      // A stream polls once a minute here: a live event arriving sooner was woken by the writer.
+      CHANGE_FEED_POLL_MS: '60000',
+    });
+    await startJetStreamConsumers(t.app);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await nats?.dispose();
+  });
+
+  it('sends an event to the open streams of its vault as soon as this process has written it', async () => {
+    const owner = await t.caller();
+    const vault = await t.createVault(owner);
+    await waitFor(async () => (await t.sql(`SELECT 1 FROM vault_feed WHERE vault_id = $1`, [vault])).length === 1, 30_000, 'the first event');
+    const headers = { authorization: `Bearer ${owner.token}`, accept: 'text/event-stream' };
+    const streams = await Promise.all([1, 2].map(() => SseClient.open(t.app, `/vault/vault-id/${vault}/events`, headers)));
+    try {
+      for (const s of streams) await s.until((c) => c.events.length === 1, 'the existing event');
+      const record = await t.createRecord(owner, vault, { name: 'Woken' });
+      for (const s of streams) await s.until((c) => c.events.length === 2, 'the live event', 20_000);
+      for (const s of streams) expect(s.events[1]).toMatchObject({ event: 'record.created', data: { data: { record: { id: record } } } });
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
+});

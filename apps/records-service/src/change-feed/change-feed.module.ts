@@ -7,11 +7,12 @@ import { ChangeFeedEnv } from './change-feed.env';
 import { ChangeFeedService } from './change-feed.service';
 import { ChangeFeedStream } from './change-feed.stream';
 import { ChangeFeedWriter } from './change-feed.writer';
+import { FeedSignal } from './feed-signal';
 
 /** The change feed of each vault: its writer on the vault events, pages and live stream (docs/change-feed.md). */
 @Module({
   imports: [AccessModule, PersistenceModule],
   controllers: [ChangeFeedController, ChangeFeedWriter],
-  providers: [{ provide: ChangeFeedEnv, useFactory: () => loadEnv(ChangeFeedEnv) }, ChangeFeedService, ChangeFeedStream],
+  providers: [{ provide: ChangeFeedEnv, useFactory: () => loadEnv(ChangeFeedEnv) }, ChangeFeedService, ChangeFeedStream, FeedSignal],
 })
 export class ChangeFeedModule {}

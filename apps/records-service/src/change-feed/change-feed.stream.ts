@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { AccessService, VaultAccess } from '../access/access.service';
 import { ChangeFeedEnv } from './change-feed.env';
 import { ChangeFeedService, FeedEvent } from './change-feed.service';
+import { FeedSignal } from './feed-signal';
 
 /** Events written per poll at most (the rest follow on the next poll, without waiting). */
 const POLL_BATCH = 500;
@@ -15,7 +16,9 @@ const sseMessage = (e: FeedEvent) => `id: ${e.cursor}\nevent: ${e.type}\ndata: $
 /**
  * The live change feed as Server-Sent Events (docs/change-feed.md, Streaming): after the
  * start position, every poll re-checks the caller's access (the stream ends when it is
- * gone) and writes the new events it may see; a comment line keeps an idle stream open.
+ * gone) and writes the new events it may see; a poll comes every CHANGE_FEED_POLL_MS, or
+ * at once when this process writes events of the vault; a comment line keeps an idle
+ * stream open.
  */
 @Injectable()
 export class ChangeFeedStream implements OnModuleDestroy {
@@ -26,6 +29,7 @@ export class ChangeFeedStream implements OnModuleDestroy {
     private readonly feed: ChangeFeedService,
     private readonly access: AccessService,
     private readonly env: ChangeFeedEnv,
+    private readonly signal: FeedSignal,
   ) {}
 
   /** Streams the vault's events after `cursor` (a Last-Event-ID or `cursor`) until the client leaves. */
@@ -57,7 +61,7 @@ export class ChangeFeedStream implements OnModuleDestroy {
         if (closed) break;
         for (const e of events) res.write(sseMessage(e));
         after = events.at(-1)?.seq ?? after;
-        if (events.length < POLL_BATCH) await sleep(this.env.CHANGE_FEED_POLL_MS);
+        if (events.length < POLL_BATCH) await this.signal.wait(vaultId, this.env.CHANGE_FEED_POLL_MS);
       }
     } catch (err) {
       this.logger.warn(`change feed stream of vault ${vaultId} ended: ${String(err)}`);
@@ -80,5 +84,3 @@ export class ChangeFeedStream implements OnModuleDestroy {
     }
   }
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

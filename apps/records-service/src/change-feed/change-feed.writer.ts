@@ -18,6 +18,7 @@ import {
 } from '@vault/platform';
 import { ChangeFeedRepository, FeedRow } from '../persistence/change-feed.repository';
 import { ChangeFeedEnv } from './change-feed.env';
+import { FeedSignal } from './feed-signal';
 
 const DURABLE = 'records-change-feed';
 const STREAM = EVENT_STREAMS.vaultEvents.name;
@@ -64,14 +65,20 @@ export function toFeedRows(e: JetStreamEvent<VaultEventBase>): FeedRow[] {
 /**
  * The change-feed writer, a handler on the JetStream transport: each batch becomes its
  * feed rows, inserted in stream order in one statement (a redelivered event inserts
- * nothing); the transport acknowledges the events once the insert committed.
+ * nothing); the transport acknowledges the events once the insert committed, and the
+ * open streams of the vaults written in this process are woken (FeedSignal).
  */
 @Controller()
 export class ChangeFeedWriter {
-  constructor(private readonly feed: ChangeFeedRepository) {}
+  constructor(
+    private readonly feed: ChangeFeedRepository,
+    private readonly signal: FeedSignal,
+  ) {}
 
   @EventPattern('vault.>', jetStreamConsumer(CHANGE_FEED_CONSUMER))
   async write(@Payload() events: JetStreamEvent<VaultEventBase>[]): Promise<void> {
-    await this.feed.insertNew(events.flatMap(toFeedRows));
+    const rows = events.flatMap(toFeedRows);
+    await this.feed.insertNew(rows);
+    this.signal.written(rows.map((r) => r.vaultId));
   }
 }
