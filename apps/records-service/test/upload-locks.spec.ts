@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ProblemException } from '@vault/platform';
 import { createTestDatabase, TestDatabase } from '@vault/platform/testing';
+import { Client } from 'pg';
 import { PgUploadLocker } from '../src/files/resumable/pg-upload-locker';
 
 /**
@@ -92,5 +93,35 @@ describe('resumable upload locks shared by every instance', () => {
     expect(asked).toEqual(['x']);
     await same.unlock();
     await ly.unlock();
+  });
+
+  it('commits a statement and releases the lock in one go: the next holder sees the change, the request\'s own unlock does nothing', async () => {
+    const sql = new Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      await sql.query('CREATE TABLE IF NOT EXISTS moves (id text PRIMARY KEY, at bigint NOT NULL)');
+      const id = randomUUID();
+      await sql.query('INSERT INTO moves VALUES ($1, 0)', [id]);
+      const held = a.newLock(id);
+      await held.lock(never, () => undefined);
+      const moved = await a.commitThenUnlock(id, `UPDATE moves SET at = 8 WHERE id = '${id}' AND at = 0`);
+      expect(moved).toBe(1);
+      // the lock is free at once, for another instance, with the update committed
+      const next = b.newLock(id);
+      await next.lock(never, () => undefined);
+      expect((await sql.query('SELECT at FROM moves WHERE id = $1', [id])).rows[0].at).toBe('8');
+      // the first request's unlock, which the tus server still calls, leaves the new holder's lock alone
+      await held.unlock();
+      await expect(a.newLock(id).lock(never, () => undefined)).rejects.toBeInstanceOf(ProblemException);
+      // an offset moved meanwhile: nothing recorded (the lock ends all the same); nothing to run without the lock
+      expect(await b.commitThenUnlock(id, `UPDATE moves SET at = 16 WHERE id = '${id}' AND at = 0`)).toBe(0);
+      expect(await b.commitThenUnlock(id, `UPDATE moves SET at = 16 WHERE id = '${id}'`)).toBeUndefined();
+      await next.unlock();
+      const last = a.newLock(id);
+      await last.lock(never, () => undefined);
+      await last.unlock();
+    } finally {
+      await sql.end();
+    }
   });
 });

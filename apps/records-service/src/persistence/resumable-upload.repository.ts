@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { escapeLiteral } from 'pg';
 import { LessThanOrEqual } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ResumableUploadEntity } from './resumable-upload.entity';
@@ -52,6 +53,22 @@ export class ResumableUploadRepository {
     return result.affected === 1;
   }
 
+  /**
+   * The statement of `advance` as SQL text with its values inlined (escaped), for a
+   * connection that sends it together with others (PgUploadLocker.commitThenUnlock).
+   */
+  advanceStatement(
+    id: string,
+    from: number,
+    change: Pick<ResumableUploadEntity, 'offset' | 'storeState'>,
+  ): string {
+    return (
+      `UPDATE resumable_uploads SET upload_offset = ${integer(change.offset)}, ` +
+      `store_state = ${escapeLiteral(JSON.stringify(change.storeState))}::jsonb ` +
+      `WHERE id = ${escapeLiteral(id)} AND upload_offset = ${integer(from)}`
+    );
+  }
+
   /** Deletes the row (its reservation ends); returns whether it was there. */
   async delete(id: string, tx: Tx = this.tx.none): Promise<boolean> {
     const result = await tx.delete(ResumableUploadEntity, { id });
@@ -67,4 +84,10 @@ export class ResumableUploadRepository {
       lock: { mode: 'pessimistic_write', onLocked: 'skip_locked' },
     });
   }
+}
+
+/** A byte offset as SQL text (never anything but a safe integer). */
+function integer(n: number): string {
+  if (!Number.isSafeInteger(n)) throw new Error(`not an offset: ${n}`);
+  return String(n);
 }

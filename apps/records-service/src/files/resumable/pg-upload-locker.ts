@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Lock, Locker, RequestRelease } from '@tus/utils';
 import { FILE_ERROR_CODES } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
-import { Client, Pool, type PoolClient } from 'pg';
+import { Client, Pool, type PoolClient, type QueryResult } from 'pg';
 
 /** Channel on which a request waiting for an upload asks the instance holding it to let go. */
 export const RELEASE_CHANNEL = 'tus_upload_release';
@@ -21,6 +21,12 @@ export interface PgUploadLockerOptions {
 /** The advisory lock key of an upload. */
 const lockKey = (id: string) => `tus-upload:${id}`;
 
+/** A lock this instance holds: the request's release callback and its connection (until unlocked). */
+interface Held {
+  release: RequestRelease;
+  client?: PoolClient;
+}
+
 /**
  * tus upload locks shared by every instance of the service: a PostgreSQL session
  * advisory lock per upload, held on its own connection for the length of the request.
@@ -32,7 +38,7 @@ const lockKey = (id: string) => `tus-upload:${id}`;
 export class PgUploadLocker implements Locker {
   private readonly log = new Logger('UploadLocks');
   private readonly pool: Pool;
-  private readonly held = new Map<string, RequestRelease>();
+  private readonly held = new Map<string, Held>();
   private listener?: Promise<Client | undefined>;
   private closed = false;
 
@@ -52,8 +58,8 @@ export class PgUploadLocker implements Locker {
     await this.pool.end();
   }
 
-  /** Takes the upload's lock or answers false while another request holds it. */
-  async tryLock(id: string, release: RequestRelease): Promise<PoolClient | undefined> {
+  /** Takes the upload's lock or answers undefined while another request holds it. */
+  async tryLock(id: string, release: RequestRelease): Promise<Held | undefined> {
     await this.listen();
     const client = await this.pool.connect();
     try {
@@ -62,8 +68,9 @@ export class PgUploadLocker implements Locker {
         [lockKey(id)],
       );
       if (rows[0]?.ok) {
-        this.held.set(id, release);
-        return client;
+        const held: Held = { release, client };
+        this.held.set(id, held);
+        return held;
       }
       await client.query('SELECT pg_notify($1, $2)', [RELEASE_CHANNEL, id]);
     } catch (err) {
@@ -74,14 +81,44 @@ export class PgUploadLocker implements Locker {
     return undefined;
   }
 
-  async unlock(id: string, client: PoolClient): Promise<void> {
-    this.held.delete(id);
+  async unlock(id: string, held: Held): Promise<void> {
+    const client = held.client;
+    held.client = undefined;
+    if (!client) return; // already ended by commitThenUnlock
+    if (this.held.get(id) === held) this.held.delete(id);
     try {
       await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey(id)]);
       client.release();
     } catch (err) {
       // a broken connection ends its session, and with it the lock
       client.release(err as Error);
+    }
+  }
+
+  /**
+   * Runs `statement` (complete SQL text, values inlined) on the connection that holds the
+   * upload's lock, in a transaction committed before the lock is released, all in one
+   * round trip; the request's lock ends there (its unlock then does nothing). Answers the
+   * rows the statement affected, or undefined when this instance holds no lock on the
+   * upload (the caller runs the statement its own way).
+   */
+  async commitThenUnlock(id: string, statement: string): Promise<number | undefined> {
+    const held = this.held.get(id);
+    const client = held?.client;
+    if (!held || !client) return undefined;
+    held.client = undefined;
+    this.held.delete(id);
+    try {
+      const results = (await client.query(
+        `BEGIN; ${statement}; COMMIT; ` +
+          `SELECT pg_advisory_unlock(hashtextextended(${client.escapeLiteral(lockKey(id))}, 0))`,
+      )) as unknown as QueryResult[];
+      client.release();
+      return results[1]?.rowCount ?? 0;
+    } catch (err) {
+      // the broken session ends: its transaction is rolled back and its lock released
+      client.release(err as Error);
+      throw err;
     }
   }
 
@@ -97,7 +134,7 @@ export class PgUploadLocker implements Locker {
       };
       client.on('error', reset);
       client.on('notification', (n) => {
-        const release = n.payload ? this.held.get(n.payload) : undefined;
+        const release = n.payload ? this.held.get(n.payload)?.release : undefined;
         if (release) void Promise.resolve(release()).catch(() => undefined);
       });
       try {
@@ -114,7 +151,7 @@ export class PgUploadLocker implements Locker {
 }
 
 class PgUploadLock implements Lock {
-  private client?: PoolClient;
+  private held?: Held;
 
   constructor(
     private readonly locker: PgUploadLocker,
@@ -124,8 +161,8 @@ class PgUploadLock implements Lock {
   async lock(signal: AbortSignal, requestRelease: RequestRelease): Promise<void> {
     const deadline = Date.now() + this.locker.options.acquireTimeoutMs;
     while (!signal.aborted && Date.now() < deadline) {
-      this.client = await this.locker.tryLock(this.id, requestRelease);
-      if (this.client) return;
+      this.held = await this.locker.tryLock(this.id, requestRelease);
+      if (this.held) return;
       await new Promise((r) => setTimeout(r, this.locker.options.retryMs));
     }
     throw new ProblemException(
@@ -136,8 +173,8 @@ class PgUploadLock implements Lock {
   }
 
   async unlock(): Promise<void> {
-    const client = this.client;
-    this.client = undefined;
-    if (client) await this.locker.unlock(this.id, client);
+    const held = this.held;
+    this.held = undefined;
+    if (held) await this.locker.unlock(this.id, held);
   }
 }

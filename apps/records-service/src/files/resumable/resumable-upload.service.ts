@@ -264,7 +264,8 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   /**
    * PATCH: appends the chunk through the storage port; with Upload-Checksum the chunk
    * counts only when its digest matches (else 460, the offset unchanged). The new
-   * offset is recorded only if nobody moved the upload meanwhile; the file's running
+   * offset is recorded only if nobody moved the upload meanwhile, and committed on the
+   * lock's connection just before the lock is released (one round trip); the file's running
    * SHA-256 continues when this instance hashed every byte before the chunk.
    */
   async write(source: Readable, id: string, offset: number): Promise<number> {
@@ -293,10 +294,16 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
       );
       throw chunkChecksumMismatch();
     }
-    const recorded = await this.uploads.advance(id, offset, {
-      offset: chunk.next.offset,
-      storeState: chunk.next.state,
-    });
+    const change = { offset: chunk.next.offset, storeState: chunk.next.state };
+    // under the request's lock: the update commits and the lock goes in one round trip
+    const affected = await this.locker.commitThenUnlock(
+      id,
+      this.uploads.advanceStatement(id, offset, change),
+    );
+    const recorded =
+      affected === undefined
+        ? await this.uploads.advance(id, offset, change)
+        : affected === 1;
     if (!recorded) {
       await this.bytes.releaseAppend(
         row.storageKey,
