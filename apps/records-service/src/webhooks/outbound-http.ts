@@ -17,6 +17,8 @@ export interface OutboundHttpOptions {
   guard: TargetGuard;
   connectTimeoutMs: number;
   responseTimeoutMs: number;
+  /** Connections kept per receiver origin: as many as attempts may be in flight, so none waits for one. */
+  connectionsPerOrigin: number;
 }
 
 /**
@@ -35,7 +37,7 @@ export class OutboundHttp {
       headersTimeout: o.responseTimeoutMs,
       bodyTimeout: o.responseTimeoutMs,
       keepAliveTimeout: 4000,
-      connections: 4,
+      connections: o.connectionsPerOrigin,
     });
   }
 

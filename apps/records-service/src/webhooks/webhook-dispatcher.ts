@@ -48,6 +48,7 @@ export class WebhookDispatcher {
       guard,
       connectTimeoutMs: env.WEBHOOK_CONNECT_TIMEOUT_MS,
       responseTimeoutMs: env.WEBHOOK_RESPONSE_TIMEOUT_MS,
+      connectionsPerOrigin: env.WEBHOOK_CONCURRENCY,
     });
     this.schedule = retrySchedule(env);
   }

@@ -51,12 +51,15 @@ export class WebhooksEnv extends EventsEnv {
   @Min(10)
   WEBHOOK_POLL_MS = 1000;
 
-  /** Deliveries attempted at once per process. */
+  /**
+   * Deliveries attempted at once per process. Each vault's events go one at a time, so
+   * below the number of vaults with traffic this, not the receivers, bounds the rate.
+   */
   @ToInt()
   @IsInt()
   @Min(1)
   @Max(100)
-  WEBHOOK_CONCURRENCY = 10;
+  WEBHOOK_CONCURRENCY = 50;
 
   /** Time JetStream waits for the dispatcher's ack of an event before redelivering it. */
   @ToInt()
