@@ -50,6 +50,15 @@ export class SseClient {
     this.res?.destroy();
   }
 
+  /** Stops reading (a client that falls behind: the bytes pile up in the socket and the server). */
+  pause(): void {
+    this.res?.pause();
+  }
+
+  resume(): void {
+    this.res?.resume();
+  }
+
   async until(cond: (c: SseClient) => boolean, what: string, ms = 20_000): Promise<void> {
     await waitFor(async () => cond(this), ms, what);
   }

@@ -15,7 +15,7 @@ export class ChangeFeedEnv extends EventsEnv {
   @Max(3650)
   CHANGE_FEED_RETENTION_DAYS = 30;
 
-  /** How often an open event stream looks for new events (and re-checks the caller's access). */
+  /** How often a vault's reader looks for new events without a signal (and re-checks its callers' access). */
   @ToInt()
   @IsInt()
   @Min(20)
@@ -28,6 +28,15 @@ export class ChangeFeedEnv extends EventsEnv {
   @Min(100)
   @Max(120_000)
   CHANGE_FEED_HEARTBEAT_MS = 15_000;
+
+  /**
+   * Bytes a live event stream may still have unsent when new events come; beyond that its
+   * client is too far behind and the stream is closed (the client resumes with Last-Event-ID).
+   */
+  @ToInt()
+  @IsInt()
+  @Min(4096)
+  CHANGE_FEED_STREAM_BUFFER_BYTES = 1_048_576;
 
   /** How often expired events are pruned. */
   @ToInt()

@@ -1,33 +1,78 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Client } from 'pg';
+import { FEED_CHANNEL } from '../persistence/change-feed.repository';
+import { ChangeFeedEnv } from './change-feed.env';
+
+/** Called with the vaults whose feed has new events, or with `undefined` for "any vault". */
+export type FeedListener = (vaultIds: readonly string[] | undefined) => void;
+
+/** Delay before a lost LISTEN connection is opened again (streams poll meanwhile). */
+const RELISTEN_MS = 1000;
 
 /**
- * Wakes the open streams of a vault when this process's change-feed writer has committed
- * new events of it, so a stream does not wait for its next poll; streams served by
- * instances without the writer still find the events by polling.
+ * Tells the vault readers of this process that a vault's feed has new events: at once
+ * when this process's change-feed writer committed them, and through PostgreSQL
+ * LISTEN/NOTIFY (the writer's transaction notifies FEED_CHANNEL with the vaults it wrote)
+ * when any instance did. The LISTEN connection opens with the first listener; while it
+ * is down (and after it is back: "any vault") the readers fall back on their poll.
  */
 @Injectable()
-export class FeedSignal {
-  private readonly waiting = new Map<string, Set<() => void>>();
+export class FeedSignal implements OnModuleDestroy {
+  private readonly logger = new Logger('FeedSignal');
+  private readonly listeners = new Set<FeedListener>();
+  private listener?: Client;
+  private relisten?: NodeJS.Timeout;
+  private closed = false;
 
-  /** Resolves after `ms`, or as soon as events of the vault are written in this process. */
-  wait(vaultId: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      let set = this.waiting.get(vaultId);
-      if (!set) this.waiting.set(vaultId, (set = new Set()));
-      const waiters = set;
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.waiting.get(vaultId) === waiters) this.waiting.delete(vaultId);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      waiters.add(done);
-    });
+  constructor(private readonly env: ChangeFeedEnv) {}
+
+  /** Calls `listener` on every signal until the returned function is called. */
+  subscribe(listener: FeedListener): () => void {
+    this.listeners.add(listener);
+    if (!this.listener && !this.relisten) void this.listen();
+    return () => this.listeners.delete(listener);
   }
 
-  /** Events of these vaults were committed: their waiting streams read now. */
+  /** Events of these vaults were committed by this process. */
   written(vaultIds: Iterable<string>): void {
-    for (const vaultId of new Set(vaultIds)) for (const done of [...(this.waiting.get(vaultId) ?? [])]) done();
+    this.emit([...new Set(vaultIds)]);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.relisten);
+    const client = this.listener;
+    this.listener = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private emit(vaultIds: readonly string[] | undefined): void {
+    for (const l of [...this.listeners]) l(vaultIds);
+  }
+
+  private async listen(): Promise<void> {
+    if (this.closed) return;
+    const client = new Client({ connectionString: this.env.DATABASE_URL });
+    const lost = (err?: Error) => {
+      if (this.listener !== client) return;
+      this.listener = undefined;
+      if (err) this.logger.warn(`change feed LISTEN connection lost, streams poll until it is back: ${err.message}`);
+      void client.end().catch(() => undefined);
+      if (!this.closed) this.relisten = setTimeout(() => ((this.relisten = undefined), void this.listen()), RELISTEN_MS);
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    client.on('notification', (n) => {
+      if (n.channel === FEED_CHANNEL && n.payload) this.emit(n.payload.split(','));
+    });
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${FEED_CHANNEL}`);
+      // notifications sent before the LISTEN took effect are lost: every reader looks once
+      this.emit(undefined);
+    } catch (err) {
+      lost(err as Error);
+    }
   }
 }

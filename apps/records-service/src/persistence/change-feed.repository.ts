@@ -11,12 +11,34 @@ export interface FeedRow {
   occurredAt: string;
 }
 
-/** One event read back, with its position in the feed. */
+/** One event read back, with its position in the feed and the record it is about (if any). */
 export interface FeedEntry {
   seq: string;
   type: string;
   envelope: object;
+  recordId: string | null;
 }
+
+/** A caller of a vault's feed: its tenant and account. */
+export interface FeedCaller {
+  tenantId: string;
+  openId: string;
+}
+
+/**
+ * What a caller may see of a vault's feed now: with a vault role every event; without
+ * one, `guestRecords` are the vault's live records on which it holds a role (empty: none).
+ */
+export interface FeedView extends FeedCaller {
+  vaultRole: string | null;
+  guestRecords: string[];
+}
+
+/** The LISTEN/NOTIFY channel on which a feed write names the vaults it wrote (comma-separated ids). */
+export const FEED_CHANNEL = 'vault_feed';
+
+/** Vault ids per notification (a NOTIFY payload is below 8,000 bytes; an id takes 37). */
+const VAULTS_PER_NOTIFY = 150;
 
 /** Serialises the feed's writers so that `seq` order is also commit order (no reader skips a row). */
 const FEED_WRITE_LOCK = 1_763_800_001_200;
@@ -29,7 +51,8 @@ export class ChangeFeedRepository {
   /**
    * Inserts the rows in their order in one statement; a row of an event already in the
    * feed of that vault inserts nothing. Writers take turns, so a reader that saw a `seq`
-   * has seen every lower one.
+   * has seen every lower one. The same transaction NOTIFYs FEED_CHANNEL with the vaults
+   * it wrote (delivered to every listening instance when it commits).
    */
   async insertNew(rows: FeedRow[]): Promise<void> {
     if (rows.length === 0) return;
@@ -37,12 +60,24 @@ export class ChangeFeedRepository {
     await this.tx.run(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
       await tx.query(
-        `INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at)
-         SELECT e, v, r, t, j, o FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::timestamptz[])
-           WITH ORDINALITY AS x(e, v, r, t, j, o, n)
-         ORDER BY n
-         ON CONFLICT (event_id, vault_id) DO NOTHING`,
-        [col('eventId'), col('vaultId'), col('recordId'), col('type'), rows.map((r) => JSON.stringify(r.envelope)), col('occurredAt')],
+        `WITH written AS (
+           INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at)
+           SELECT e, v, r, t, j, o FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::timestamptz[])
+             WITH ORDINALITY AS x(e, v, r, t, j, o, n)
+           ORDER BY n
+           ON CONFLICT (event_id, vault_id) DO NOTHING
+           RETURNING vault_id),
+         vaults AS (SELECT vault_id, (row_number() OVER () - 1) / ${VAULTS_PER_NOTIFY} AS part FROM (SELECT DISTINCT vault_id FROM written) d)
+         SELECT pg_notify($7, string_agg(vault_id::text, ',')) FROM vaults GROUP BY part`,
+        [
+          col('eventId'),
+          col('vaultId'),
+          col('recordId'),
+          col('type'),
+          rows.map((r) => JSON.stringify(r.envelope)),
+          col('occurredAt'),
+          FEED_CHANNEL,
+        ],
       );
     });
   }
@@ -57,12 +92,31 @@ export class ChangeFeedRepository {
            JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED' AND r.vault_id = $1
            WHERE g.open_id = $4)`
       : '';
-    const rows: { seq: string; type: string; envelope: object }[] = await this.tx.none.query(
-      `SELECT f.seq::text AS seq, f.type, f.envelope FROM vault_feed f
+    const rows: FeedEntry[] = await this.tx.none.query(
+      `SELECT f.seq::text AS seq, f.type, f.envelope, f.record_id AS "recordId" FROM vault_feed f
        WHERE f.vault_id = $1 AND f.seq > $2 ${guest} ORDER BY f.seq LIMIT $3`,
       guestOf ? [vaultId, afterSeq, limit, guestOf] : [vaultId, afterSeq, limit],
     );
     return rows;
+  }
+
+  /**
+   * What each caller sees of the vault's feed now, in one statement: its vault role, or
+   * without one the live records of the vault on which it holds a role (the visibility
+   * of vault routes, docs/records-api.md). A caller of another tenant is left out.
+   */
+  async views(vaultId: string, callers: FeedCaller[]): Promise<FeedView[]> {
+    return this.tx.none.query(
+      `SELECT c.tenant_id AS "tenantId", c.open_id AS "openId", vm.role AS "vaultRole",
+         CASE WHEN vm.role IS NULL THEN ARRAY(
+           SELECT DISTINCT g.record_id::text FROM record_memberships g
+           JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED' AND r.vault_id = v.id
+           WHERE g.open_id = c.open_id AND g.tenant_id = v.tenant_id) ELSE '{}' END AS "guestRecords"
+       FROM unnest($2::text[], $3::text[]) AS c(tenant_id, open_id)
+       JOIN vaults v ON v.id = $1 AND v.tenant_id = c.tenant_id
+       LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = c.open_id`,
+      [vaultId, callers.map((c) => c.tenantId), callers.map((c) => c.openId)],
+    );
   }
 
   /** The highest pruned `seq` ('0' before any prune). */

@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplication } from '@nestjs/common';
+import { bootTestApp, TestNatsServer } from '@vault/platform/testing';
+import { AppModule } from '../src/app/app.module';
+import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { uniqueNamespace, waitFor } from './activity-log.harness';
+import { SseClient } from './sse-client';
+import request from 'supertest';
+import { Caller, recordBody, RecordsTestApp } from './support';
+
+/**
+ * The live change feed shared by many streams: each instance reads a vault's new events
+ * once for all its streams, woken by its own writer or by the NOTIFY of the instance that
+ * wrote them. The streams poll once a minute here, so an event arriving within seconds
+ * came through a signal, not a poll.
+ */
+describe('change feed streams fanned out per vault (real NATS and PostgreSQL, two instances)', () => {
+  jest.setTimeout(120_000);
+  let nats: TestNatsServer;
+  let t: RecordsTestApp;
+  let second: INestApplication;
+  const clients: SseClient[] = [];
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    const env = {
+      NATS_URL: nats.url,
+      EVENTS_NAMESPACE: uniqueNamespace('feedfan'),
+      OUTBOX_RELAY_POLL_MS: '100',
+      ACTIVITY_LOG_RELAY: 'inline',
+      CHANGE_FEED_POLL_MS: '60000',
+      CHANGE_FEED_STREAM_BUFFER_BYTES: '65536',
+    };
+    t = await RecordsTestApp.start('records_change_feed_fanout', env);
+    await startJetStreamConsumers(t.app);
+    // Another instance on the same database that does not write the feed.
+    second = await bootTestApp(AppModule, {
+      ...env,
+      ...t.idp.env(),
+      DATABASE_URL: t.db.url,
+      CHANGE_FEED_WRITER: 'off',
+      ACTIVITY_LOG_WRITER: 'off',
+      WEBHOOK_DISPATCHER: 'off',
+    });
+  });
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await second?.close();
+    await t?.stop();
+    await nats?.dispose();
+  });
+
+  const feedPath = (vaultId: string) => `/vault/vault-id/${vaultId}/events`;
+  const stream = async (app: INestApplication, c: Caller, vaultId: string, lastEventId?: string) => {
+    const s = await SseClient.open(app, feedPath(vaultId), {
+      authorization: `Bearer ${c.token}`,
+      accept: 'text/event-stream',
+      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+    });
+    clients.push(s);
+    expect(s.status).toBe(200);
+    return s;
+  };
+  const feedIds = async (vaultId: string) =>
+    (await t.sql<{ event_id: string }>(`SELECT event_id FROM vault_feed WHERE vault_id = $1 ORDER BY seq`, [vaultId])).map((r) => r.event_id);
+  const feedHolds = (vaultId: string, n: number) => waitFor(async () => (await feedIds(vaultId)).length >= n, 30_000, `${n} feed events`);
+
+  it('sends an event to the streams of both instances promptly, whichever instance it was written through', async () => {
+    const owner = await t.caller();
+    const viewer = await t.caller();
+    const vault = await t.createVault(owner);
+    await t.grantVaultRole(vault, viewer, 'vault_viewer');
+    await feedHolds(vault, 1);
+    const streams = [
+      await stream(t.app, owner, vault),
+      await stream(t.app, viewer, vault),
+      await stream(second, owner, vault),
+      await stream(second, viewer, vault),
+      await stream(second, owner, vault),
+    ];
+    for (const s of streams) await s.until((c) => c.events.length === 1, 'the existing event');
+
+    const created = await request(second.getHttpServer())
+      .post(`/api/v1/vault/vault-id/${vault}/records`)
+      .set('Authorization', `Bearer ${owner.token}`)
+      .send(recordBody({ name: 'Through the second' }))
+      .expect(200);
+    const viaSecond = created.body.id as string;
+    for (const s of streams) await s.until((c) => c.events.length === 2, 'the event written through the second instance', 20_000);
+    const viaFirst = await t.createRecord(owner, vault, { name: 'Through the first' });
+    for (const s of streams) await s.until((c) => c.events.length === 3, 'the event written through the first instance', 20_000);
+
+    const ids = await feedIds(vault);
+    for (const s of streams) {
+      expect(s.events.map((e) => e.data.id)).toEqual(ids);
+      expect(s.events.slice(1).map((e) => e.data.data.record.id)).toEqual([viaSecond, viaFirst]);
+    }
+    // the ids are cursors of the same positions on both instances
+    expect(streams[4].events.map((e) => e.id)).toEqual(streams[0].events.map((e) => e.id));
+  });
+
+  it('stops a viewer whose role is removed mid-stream, while the other streams go on', async () => {
+    const owner = await t.caller();
+    const [viewer, guest] = [await t.caller(), await t.caller()];
+    const vault = await t.createVault(owner);
+    const shared = await t.createRecord(owner, vault, { name: 'Shared' });
+    await t.grantVaultRole(vault, viewer, 'vault_viewer');
+    await t.grantRecordRole(shared, guest, 'rec_viewer');
+    await feedHolds(vault, 2);
+    const ownerStream = await stream(second, owner, vault);
+    const viewerStream = await stream(second, viewer, vault);
+    const guestStream = await stream(second, guest, vault);
+    await ownerStream.until((c) => c.events.length === 2, 'the existing events');
+    await viewerStream.until((c) => c.events.length === 2, "the viewer's events");
+    await guestStream.until((c) => c.events.length === 1, "the guest's record event");
+
+    // the owner removes the viewer through the API (a collaborator.deleted event)
+    const [{ id }] = await t.sql<{ id: string }>(`SELECT id FROM vault_memberships WHERE vault_id = $1 AND open_id = $2`, [vault, viewer.openId]);
+    await t.delete(owner, `/vault/vault-id/${vault}/collaborators/collaborator-id/${id}`).expect(200);
+    await viewerStream.until((c) => c.ended, "the end of the viewer's stream", 20_000);
+    expect(viewerStream.events).toHaveLength(2);
+
+    await t.put(owner, `/vault/vault-id/${vault}/records/record-id/${shared}`, recordBody({ name: 'Shared 2' })).expect(200);
+    const other = await t.createRecord(owner, vault, { name: 'Not shared' });
+    await ownerStream.until((c) => c.events.some((e) => e.data.data.record?.id === other), 'the later record', 20_000);
+    expect(ownerStream.events.map((e) => e.data.id)).toEqual(await feedIds(vault));
+    expect(ownerStream.events.map((e) => e.event)).toContain('collaborator.deleted');
+    // the guest still sees its record's events only
+    expect(guestStream.ended).toBe(false);
+    expect(guestStream.events.every((e) => e.data.data.record?.id === shared)).toBe(true);
+    expect(viewerStream.events).toHaveLength(2);
+  });
+
+  it('closes a stream whose client falls behind; the client resumes with Last-Event-ID, the others are not held back', async () => {
+    const owner = await t.caller();
+    const vault = await t.createVault(owner);
+    await feedHolds(vault, 1);
+    const slow = await stream(t.app, owner, vault);
+    const fast = await stream(t.app, owner, vault);
+    for (const s of [slow, fast]) await s.until((c) => c.events.length === 1, 'the existing event');
+    slow.pause();
+
+    // 40 large events (256 KiB each, 10 MiB in all: more than the sockets hold) join the feed
+    const pad = 'x'.repeat(256 * 1024);
+    for (let i = 0; i < 40; i++) {
+      const id = randomUUID();
+      const envelope = { specversion: '1.0', id, source: `/vault/vault-id/${vault}`, type: 'vault.updated', vaultid: vault, data: { pad } };
+      await t.sql(`INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at) VALUES ($1, $2, NULL, 'vault.updated', $3, now())`, [
+        id,
+        vault,
+        JSON.stringify(envelope),
+      ]);
+    }
+    // a record event wakes the reader, which hands all of them to both streams
+    await t.createRecord(owner, vault, { name: 'After the large ones' });
+    await fast.until((c) => c.events.length === 42, 'every event on the fast stream', 30_000);
+    // the next events find the slow stream still holding more than its buffer: it is closed
+    await t.createRecord(owner, vault, { name: 'Later' });
+    await fast.until((c) => c.events.length === 43, 'the later event on the fast stream', 20_000);
+    slow.resume();
+    await slow.until((c) => c.ended, 'the slow stream to be closed', 20_000);
+    expect(slow.events.length).toBeLessThan(43);
+
+    const ids = await feedIds(vault);
+    expect(fast.events.map((e) => e.data.id)).toEqual(ids);
+    expect(slow.events.map((e) => e.data.id)).toEqual(ids.slice(0, slow.events.length));
+    const resumed = await stream(t.app, owner, vault, slow.events.at(-1)?.id);
+    await resumed.until((c) => c.events.length === ids.length - slow.events.length, 'the rest of the feed', 30_000);
+    expect([...slow.events, ...resumed.events].map((e) => e.data.id)).toEqual(ids);
+  });
+});
