@@ -68,6 +68,22 @@ export class CollaboratorRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Members by their collaborator ids, each with the vault or record it belongs to
+   * (`targetId`), in one statement; members not found (or not of that target) are absent.
+   */
+  async byIds(scope: MembershipScope, members: { targetId: string; id: string }[]): Promise<Map<string, MemberRow>> {
+    if (members.length === 0) return new Map();
+    const { table, key } = TABLES[scope];
+    const rows: MemberRow[] = await this.tx.none.query(
+      `SELECT ${MEMBER_COLUMNS} FROM ${table} m
+       LEFT JOIN account_directory a ON a.tenant_id = m.tenant_id AND a.open_id = m.open_id
+       WHERE (m.${key}, m.id) IN (SELECT * FROM unnest($1::uuid[], $2::uuid[]))`,
+      [members.map((m) => m.targetId), members.map((m) => m.id)],
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
   /** Whether the account already holds a role on the vault or record. */
   async isMember(tx: Tx, scope: MembershipScope, targetId: string, openId: string): Promise<boolean> {
     const { table, key } = TABLES[scope];

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import { RecordEntity } from './record.entity';
 import { Transactions } from './transactions';
 import { VaultEntity } from './vault.entity';
@@ -231,11 +232,15 @@ export class WebhookRepository {
     );
   }
 
-  vault(id: string): Promise<VaultEntity | null> {
-    return this.m.findOneBy(VaultEntity, { id });
+  /** Vaults by id, in one statement (those not found are absent). */
+  async vaults(ids: string[]): Promise<Map<string, VaultEntity>> {
+    if (ids.length === 0) return new Map();
+    return new Map((await this.m.findBy(VaultEntity, { id: In(ids) })).map((v) => [v.id, v]));
   }
 
-  record(id: string): Promise<RecordEntity | null> {
-    return this.m.findOneBy(RecordEntity, { id });
+  /** Records by id, in one statement (those not found are absent). */
+  async records(ids: string[]): Promise<Map<string, RecordEntity>> {
+    if (ids.length === 0) return new Map();
+    return new Map((await this.m.findBy(RecordEntity, { id: In(ids) })).map((r) => [r.id, r]));
   }
 }

@@ -71,8 +71,9 @@ export class WebhookFanout {
 
   /**
    * One delivery per matching subscription for the events of a batch: the subscriptions
-   * read in one statement, the resources of the events that have any read side by side,
-   * every row inserted in one statement (existing ones are kept).
+   * read in one statement, the resources of the events that have any read together (one
+   * statement per kind of resource, WebhookResources), every row inserted in one statement
+   * (existing ones are kept).
    */
   private async fanOut(events: VaultEvent[]): Promise<void> {
     if (events.length === 0) return;
@@ -81,21 +82,21 @@ export class WebhookFanout {
     );
     const to = new Map<number, WebhookEntity[]>();
     for (const { i, webhook } of matches) to.set(i, [...(to.get(i) ?? []), webhook]);
-    const rows = await Promise.all(
-      [...to].map(async ([i, subscribers]) => {
-        const e = events[i];
-        const body = envelope(e, await this.resources.data(e));
-        return subscribers.map((w) => ({
-          id: randomUUID(),
-          webhookId: w.id,
-          vaultId: w.vaultId,
-          eventId: e.id,
-          eventType: e.type,
-          streamSeq: String(e.sequence),
-          body,
-        }));
-      }),
-    );
-    await this.webhooks.insertDeliveries(rows.flat());
+    const sent = [...to];
+    const data = await this.resources.dataOf(sent.map(([i]) => events[i]));
+    const rows = sent.flatMap(([i, subscribers], k) => {
+      const e = events[i];
+      const body = envelope(e, data[k]);
+      return subscribers.map((w) => ({
+        id: randomUUID(),
+        webhookId: w.id,
+        vaultId: w.vaultId,
+        eventId: e.id,
+        eventType: e.type,
+        streamSeq: String(e.sequence),
+        body,
+      }));
+    });
+    await this.webhooks.insertDeliveries(rows);
   }
 }
