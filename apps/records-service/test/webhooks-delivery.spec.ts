@@ -134,6 +134,71 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     await receiver.close();
   });
 
+  it('sends a run of one vault\'s events back to back in order; a failure in the middle stops the run and the later events wait', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    await receiver.close(); // down while the events are stored, so they are all pending behind the first
+    const vaultId = await t.createVault(owner, { name: 'Runs' });
+    const sub = await subscribe(vaultId, receiver.url, ['record.created']);
+    for (const name of ['R1', 'R2', 'R3', 'R4', 'R5']) await t.createRecord(owner, vaultId, recordBody({ name }));
+    const ids = await outboxIds(vaultId, ['vault.record.created.v1']);
+    expect(ids).toHaveLength(5);
+    await waitFor(async () => (await deliveries(sub.id)).length === 5, 30_000, 'five deliveries stored');
+    // One more failed claim of the first event once all five are stored (and acknowledged by the fan-out).
+    const tried = (await deliveries(sub.id))[0].attempts;
+    await waitFor(async () => (await deliveries(sub.id))[0].attempts > tried, 30_000, 'another attempt at the first event');
+    const before = await deliveries(sub.id);
+    expect(before.map((d) => d.status)).toEqual(Array(5).fill('pending'));
+    expect(before.slice(1).map((d) => d.attempts)).toEqual([0, 0, 0, 0]);
+
+    // Back up: the first two requests get 200, the third 500, then 200 again.
+    receiver.answer = (n) => (n === 2 ? 500 : 200);
+    const seen: { requests: string[]; rows: { event_id: string; status: string; attempts: number; leased: boolean }[] }[] = [];
+    const snapshot = async () => ({
+      requests: receiver.requests.map((r) => r.id),
+      rows: await t.sql<{ event_id: string; status: string; attempts: number; leased: boolean }>(
+        `SELECT event_id, status, attempts, leased_until IS NOT NULL AS leased FROM webhook_deliveries
+          WHERE webhook_id = $1 ORDER BY stream_seq`,
+        [sub.id],
+      ),
+    });
+    // Looks at the deliveries while the first request, and the retry of the failed one, wait for their answer.
+    receiver.beforeAnswer = async () => {
+      if (receiver.requests.length === 1 || receiver.requests.length === 4) seen.push(await snapshot());
+    };
+    receiver.secrets = [sub.secret];
+    await receiver.listen();
+    await settled(sub.id, 5);
+
+    // The first claim took all five as one run: every later event leased with it and its attempt counted.
+    const [run, retry] = seen;
+    expect(run.requests).toEqual([ids[0]]);
+    expect(run.rows.slice(1)).toEqual(ids.slice(1).map((id) => ({ event_id: id, status: 'pending', attempts: 1, leased: true })));
+    // The 500 on the third stopped the run: the fourth was not sent before the third succeeded, and the
+    // events after it were handed back (their attempt not counted) before the next run took them again.
+    expect(retry.requests).toEqual([ids[0], ids[1], ids[2], ids[2]]);
+    expect(retry.rows.map((r) => [r.status, r.attempts])).toEqual([
+      ['delivered', run.rows[0].attempts],
+      ['delivered', 1],
+      ['pending', 2],
+      ['pending', 1],
+      ['pending', 1],
+    ]);
+    expect(receiver.requests.map((r) => r.id)).toEqual([ids[0], ids[1], ids[2], ids[2], ids[3], ids[4]]);
+    expect(receiver.acceptedOf(vaultId)).toEqual(ids);
+    const rows = await deliveries(sub.id);
+    expect(rows.map((d) => [d.status, d.attempts])).toEqual([
+      ['delivered', run.rows[0].attempts],
+      ['delivered', 1],
+      ['delivered', 2],
+      ['delivered', 1],
+      ['delivered', 1],
+    ]);
+    expect(rows[2]).toMatchObject({ last_status_code: 200, last_error: null });
+    expect(receiver.rejected).toEqual([]);
+    await receiver.close();
+  });
+
   it('sends a CloudEvents envelope whose data is the resource as the API shows it', async () => {
     const receiver = new Receiver('127.0.0.1');
     await receiver.listen();

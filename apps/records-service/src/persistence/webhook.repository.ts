@@ -12,6 +12,12 @@ export type NewDelivery = Pick<
   'id' | 'webhookId' | 'vaultId' | 'eventId' | 'eventType' | 'streamSeq' | 'body'
 >;
 
+/** A delivery claimed for an attempt (its attempt already counted). */
+export type ClaimedDelivery = Pick<
+  WebhookDeliveryEntity,
+  'id' | 'webhookId' | 'vaultId' | 'eventId' | 'streamSeq' | 'body' | 'attempts'
+>;
+
 /** The outcome of one attempt, as stored on its delivery. */
 export interface AttemptOutcome {
   status: WebhookDeliveryEntity['status'];
@@ -20,12 +26,14 @@ export interface AttemptOutcome {
   excerpt: string | null;
   /** When the next attempt is due (pending), else null. */
   nextAttemptAt: Date | null;
+  /** Milliseconds between the answer and the storing of the outcome (delivered_at is the answer's time). */
+  agoMs: number;
 }
 
 /**
  * Webhook subscriptions and their deliveries: the subscriptions an event goes to,
- * the deliveries due (claimed with a lease, oldest event of a subscription and vault
- * first) and the outcome of each attempt. Also reads the resources an event is about,
+ * the deliveries due (claimed in runs with a lease, oldest event of a subscription and
+ * vault first) and the outcomes of a run's attempts. Also reads the resources an event is about,
  * for its envelope.
  */
 @Injectable()
@@ -123,49 +131,71 @@ export class WebhookRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries of enabled subscriptions: for each subscription
-   * and vault only its oldest pending event (so events keep their order), of the events
-   * up to stream sequence `horizon` (beyond it an earlier event may still be stored), each leased
-   * for `leaseMs` (another dispatcher skips it; a crashed one's lease runs out and the
-   * delivery is attempted again) and its attempt counted. The heads (the oldest pending
-   * event of each subscription and vault) are found by walking the pending-order index
-   * one subscription and vault at a time, so a claim costs about one index descent per
-   * pair whatever the backlog (a scan of the due rows with a check per row took over a
-   * second at 120,000 pending deliveries).
+   * Claims runs of due deliveries of enabled subscriptions, for up to `limit` subscription
+   * and vault pairs: each run is the pair's oldest pending event (so events keep their
+   * order) and up to `runMax - 1` of its next pending events in stream order, as long as
+   * each is due; only events up to stream sequence `horizon` (beyond it an earlier event
+   * may still be stored). Every delivery of a run has its attempt counted and is leased
+   * (another dispatcher skips it; a crashed one's lease runs out and it is attempted
+   * again): the run's n-th delivery (from 0) for `(n + 1) × attemptMs + slackMs`, the
+   * time the attempts before it and its own may take. The heads (the oldest pending event
+   * of each subscription and vault) are found by walking the pending-order index one
+   * subscription and vault at a time, so a claim costs about one index descent per pair
+   * whatever the backlog (a scan of the due rows with a check per row took over a second
+   * at 120,000 pending deliveries). Heads are locked with SKIP LOCKED; a run's later events
+   * are only ever leased with their head, so holding the head's lock keeps them to this claim.
+   * Answers each run in order.
    */
-  async claimDue(limit: number, leaseMs: number, horizon: number): Promise<WebhookDeliveryEntity[]> {
+  async claimRuns(
+    o: { limit: number; runMax: number; attemptMs: number; slackMs: number },
+    horizon: number,
+  ): Promise<ClaimedDelivery[][]> {
     // An UPDATE answers [rows, count].
-    const [rows]: [{ id: string }[], number] = await this.m.query(
-      `UPDATE webhook_deliveries d
+    const [rows]: [(ClaimedDelivery & { headId: string })[], number] = await this.m.query(
+      `WITH RECURSIVE heads AS (
+         (SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
+           WHERE e.status = 'pending' ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1)
+         UNION ALL
+         SELECT n.webhook_id, n.vault_id, n.stream_seq FROM heads h
+           CROSS JOIN LATERAL (
+             SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
+              WHERE e.status = 'pending' AND (e.webhook_id, e.vault_id) > (h.webhook_id, h.vault_id)
+              ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1) n),
+       claimed AS (
+         SELECT c.id, c.webhook_id, c.vault_id, c.stream_seq FROM heads
+           JOIN webhook_deliveries c ON c.webhook_id = heads.webhook_id AND c.vault_id = heads.vault_id
+                                    AND c.stream_seq = heads.stream_seq AND c.status = 'pending'
+           JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
+          WHERE c.next_attempt_at <= now() AND c.stream_seq <= $3
+          ORDER BY c.next_attempt_at
+          LIMIT $1
+          FOR UPDATE OF c SKIP LOCKED),
+       runs AS (
+         SELECT claimed.id AS head_id, 0::bigint AS pos, claimed.id FROM claimed
+         UNION ALL
+         SELECT claimed.id, t.pos, t.id FROM claimed
+           CROSS JOIN LATERAL (
+             SELECT n.id, n.pos FROM (
+               SELECT e.id, row_number() OVER w AS pos, bool_and(e.next_attempt_at <= now()) OVER w AS due
+                 FROM (SELECT e.id, e.stream_seq, e.next_attempt_at FROM webhook_deliveries e
+                        WHERE e.webhook_id = claimed.webhook_id AND e.vault_id = claimed.vault_id
+                          AND e.status = 'pending' AND e.stream_seq > claimed.stream_seq AND e.stream_seq <= $3
+                        ORDER BY e.stream_seq LIMIT $4 - 1) e
+               WINDOW w AS (ORDER BY e.stream_seq)) n
+              WHERE n.due) t)
+       UPDATE webhook_deliveries d
           SET attempts = d.attempts + 1,
-              next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
-              leased_until = now() + make_interval(secs => $2::double precision / 1000)
-        WHERE d.id IN (
-          WITH RECURSIVE heads AS (
-            (SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
-              WHERE e.status = 'pending' ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1)
-            UNION ALL
-            SELECT n.webhook_id, n.vault_id, n.stream_seq FROM heads h
-              CROSS JOIN LATERAL (
-                SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
-                 WHERE e.status = 'pending' AND (e.webhook_id, e.vault_id) > (h.webhook_id, h.vault_id)
-                 ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1) n)
-          SELECT c.id FROM heads
-            JOIN webhook_deliveries c ON c.webhook_id = heads.webhook_id AND c.vault_id = heads.vault_id
-                                     AND c.stream_seq = heads.stream_seq AND c.status = 'pending'
-            JOIN webhooks w ON w.id = c.webhook_id AND w.enabled
-           WHERE c.next_attempt_at <= now() AND c.stream_seq <= $3
-           ORDER BY c.next_attempt_at
-           LIMIT $1
-           FOR UPDATE OF c SKIP LOCKED)
-        RETURNING d.id`,
-      [limit, leaseMs, horizon],
+              next_attempt_at = now() + make_interval(secs => ((runs.pos + 1) * $2::double precision + $5) / 1000),
+              leased_until = now() + make_interval(secs => ((runs.pos + 1) * $2::double precision + $5) / 1000)
+         FROM runs
+        WHERE d.id = runs.id AND d.status = 'pending'
+        RETURNING d.id, d.webhook_id AS "webhookId", d.vault_id AS "vaultId", d.event_id AS "eventId",
+                  d.stream_seq::text AS "streamSeq", d.body, d.attempts, runs.head_id AS "headId"`,
+      [o.limit, o.attemptMs, horizon, o.runMax, o.slackMs],
     );
-    if (rows.length === 0) return [];
-    return this.m
-      .createQueryBuilder(WebhookDeliveryEntity, 'd')
-      .where('d.id IN (:...ids)', { ids: rows.map((r) => r.id) })
-      .getMany();
+    const runs = new Map<string, ClaimedDelivery[]>();
+    for (const { headId, ...d } of rows) runs.set(headId, [...(runs.get(headId) ?? []), d]);
+    return [...runs.values()].map((run) => run.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq))));
   }
 
   /** The subscriptions of claimed deliveries, by id. */
@@ -178,19 +208,40 @@ export class WebhookRepository {
     return new Map(rows.map((w) => [w.id, w]));
   }
 
-  async recordAttempt(id: string, o: AttemptOutcome): Promise<void> {
-    await this.m.update(
-      WebhookDeliveryEntity,
-      { id },
-      {
-        status: o.status,
-        lastStatusCode: o.statusCode,
-        lastError: o.error,
-        lastResponseExcerpt: o.excerpt,
-        nextAttemptAt: o.nextAttemptAt,
-        leasedUntil: null,
-        deliveredAt: o.status === 'delivered' ? () => 'now()' : null,
-      },
+  /**
+   * Stores the outcomes of a run's attempts and hands back the deliveries it did not
+   * attempt (a failure stopped the run), in one statement: those are pending and due
+   * again, unleased, their attempt no longer counted.
+   */
+  async recordRun(attempted: { id: string; outcome: AttemptOutcome }[], released: string[]): Promise<void> {
+    const rows = [
+      ...attempted.map(({ id, outcome: o }) => ({ id, ...o })),
+      ...released.map((id) => ({ id, status: null, statusCode: null, error: null, excerpt: null, nextAttemptAt: null, agoMs: 0 })),
+    ];
+    if (rows.length === 0) return;
+    await this.m.query(
+      `UPDATE webhook_deliveries d
+          SET status = coalesce(o.status, d.status),
+              attempts = d.attempts - CASE WHEN o.status IS NULL THEN 1 ELSE 0 END,
+              last_status_code = CASE WHEN o.status IS NULL THEN d.last_status_code ELSE o.code END,
+              last_error = CASE WHEN o.status IS NULL THEN d.last_error ELSE o.error END,
+              last_response_excerpt = CASE WHEN o.status IS NULL THEN d.last_response_excerpt ELSE o.excerpt END,
+              next_attempt_at = CASE WHEN o.status IS NULL THEN now() ELSE o.next_at END,
+              leased_until = NULL,
+              delivered_at = CASE WHEN o.status = 'delivered'
+                                  THEN now() - make_interval(secs => o.ago_ms / 1000) END
+         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::double precision[])
+              AS o(id, status, code, error, excerpt, next_at, ago_ms)
+        WHERE d.id = o.id`,
+      [
+        rows.map((r) => r.id),
+        rows.map((r) => r.status),
+        rows.map((r) => r.statusCode),
+        rows.map((r) => r.error),
+        rows.map((r) => r.excerpt),
+        rows.map((r) => r.nextAttemptAt),
+        rows.map((r) => r.agoMs),
+      ],
     );
   }
 

@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { WebhookDeliveryEntity } from '../persistence/webhook-delivery.entity';
 import { WebhookEntity } from '../persistence/webhook.entity';
-import { WebhookRepository } from '../persistence/webhook.repository';
+import { AttemptOutcome, ClaimedDelivery, WebhookRepository } from '../persistence/webhook.repository';
 import { FanoutHorizon } from './fanout-horizon';
 import { OutboundHttp, PostResult } from './outbound-http';
 import { signedHeaders, signingKeys } from './signing';
@@ -11,11 +10,16 @@ import { retrySchedule, WebhooksEnv } from './webhooks.env';
 /** The next delay of a schedule, jittered by ±20 % so failing receivers are not hit in step. */
 export const jittered = (ms: number, random = Math.random()) => Math.round(ms * (0.8 + 0.4 * random));
 
+/** Lease time beyond the attempts' own timeouts (storing outcomes, signing, scheduling). */
+const LEASE_SLACK_MS = 10_000;
+
 /**
  * Sends due deliveries (docs/webhooks.md, Delivery): claims them from the delivery
- * table with a lease (each subscription's oldest pending event of a vault first, and
- * only events up to the fan-out's horizon, so that no earlier event can still appear),
- * signs and POSTs them, and stores each outcome: 2xx delivered; 410 Gone disables the
+ * table with a lease, in runs (each subscription's oldest pending events of a vault, up
+ * to WEBHOOK_RUN_MAX, and only events up to the fan-out's horizon, so that no earlier
+ * event can still appear; the horizon is read once per claim), signs and POSTs a run's
+ * events back to back, each after the previous got a 2xx, and stores the run's outcomes
+ * in one statement: 2xx delivered; 410 Gone disables the
  * subscription; anything else (no answer, timeout, refused target, other status) is
  * retried along WEBHOOK_RETRY_SCHEDULE_MS and then given up. A subscription failing
  * for WEBHOOK_DISABLE_AFTER_MS without a success is disabled with its reason.
@@ -95,24 +99,85 @@ export class WebhookDispatcher {
   private async tick(): Promise<void> {
     const room = this.env.WEBHOOK_CONCURRENCY - this.inFlight.size;
     if (room <= 0) return;
-    const lease = this.env.WEBHOOK_CONNECT_TIMEOUT_MS + this.env.WEBHOOK_RESPONSE_TIMEOUT_MS + 10_000;
     const horizon = await this.horizon.current();
     this.recheckUntil(horizon);
-    const due = await this.webhooks.claimDue(room, lease, horizon);
-    if (due.length === 0) return;
-    const owners = await this.webhooks.webhooksByIds([...new Set(due.map((d) => d.webhookId))]);
-    for (const d of due) {
-      const w = owners.get(d.webhookId);
+    const claimedAt = Date.now();
+    const runs = await this.webhooks.claimRuns(
+      { limit: room, runMax: this.env.WEBHOOK_RUN_MAX, attemptMs: this.attemptMs, slackMs: LEASE_SLACK_MS },
+      horizon,
+    );
+    if (runs.length === 0) return;
+    const owners = await this.webhooks.webhooksByIds([...new Set(runs.map((r) => r[0].webhookId))]);
+    for (const run of runs) {
+      const w = owners.get(run[0].webhookId);
       if (!w) continue;
-      const p = this.attempt(w, d)
-        .catch((err) => this.logger.warn(`delivery ${d.id}: ${err}`))
+      const p = this.send(w, run, claimedAt)
+        .catch((err) => this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`))
         .finally(() => {
           this.inFlight.delete(p);
-          // The next event of the subscription may be due now.
+          // The next events of the subscription may be due now.
           this.wake();
         });
       this.inFlight.add(p);
     }
+  }
+
+  /** Longest time one attempt may take (connect and response timeouts). */
+  private get attemptMs(): number {
+    return this.env.WEBHOOK_CONNECT_TIMEOUT_MS + this.env.WEBHOOK_RESPONSE_TIMEOUT_MS;
+  }
+
+  /**
+   * Sends a run of one subscription's and vault's events in order, each after the
+   * previous one got a 2xx; the first that does not (or a run whose next lease is close
+   * to running out, or a stopping dispatcher) ends it, and the events after it are handed
+   * back. Then the outcomes are stored in one statement, and the subscription's state
+   * (a failing streak ended or continued, 410, disabling) follows the last attempt.
+   */
+  private async send(w: WebhookEntity, run: ClaimedDelivery[], claimedAt: number): Promise<void> {
+    const attempted: { id: string; outcome: AttemptOutcome; at: number }[] = [];
+    let last: { res: PostResult; d: ClaimedDelivery; now: Date } | undefined;
+    for (const [n, d] of run.entries()) {
+      // The n-th delivery's lease ends (n + 1) attempts and the slack after the claim: start it while that is safe.
+      if (n > 0 && (!this.running || Date.now() - claimedAt > n * this.attemptMs + LEASE_SLACK_MS / 2)) break;
+      const now = new Date();
+      const res = await this.http.post(w.url, signedHeaders(signingKeys(w, now), d.eventId, now, d.body), d.body);
+      this.attempted++;
+      attempted.push({ id: d.id, outcome: this.outcomeOf(res, d, now), at: Date.now() });
+      last = { res, d, now };
+      if (!delivered(res)) break;
+    }
+    const stored = Date.now();
+    await this.webhooks.recordRun(
+      attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } })),
+      run.slice(attempted.length).map((d) => d.id),
+    );
+    if (!last) return;
+    const { res, now } = last;
+    if (delivered(res)) {
+      // Only a subscription that was failing when claimed has a streak to end (one query less per run).
+      if (w.failingSince) await this.webhooks.markHealthy(w.id);
+      return;
+    }
+    // A success earlier in the run ended the streak that was running; this failure starts a new one.
+    if (w.failingSince && attempted.length > 1) await this.webhooks.markHealthy(w.id);
+    if (res.status === 410) {
+      await this.webhooks.disable(w.id, `the receiver answered 410 Gone on ${now.toISOString()}`);
+      return;
+    }
+    const since = await this.webhooks.markFailing(w.id);
+    if (now.getTime() - since.getTime() >= this.env.WEBHOOK_DISABLE_AFTER_MS) {
+      await this.webhooks.disable(w.id, `deliveries failing since ${since.toISOString()}; last error: ${outcome(res).error}`);
+    }
+  }
+
+  /** What an attempt's answer makes of its delivery: delivered, given up (410, schedule over) or due again later. */
+  private outcomeOf(res: PostResult, d: ClaimedDelivery, now: Date): AttemptOutcome {
+    if (delivered(res)) return { ...outcome(res), status: 'delivered', nextAttemptAt: null, agoMs: 0 };
+    if (res.status === 410) return { ...outcome(res), status: 'failed', nextAttemptAt: null, agoMs: 0 };
+    const delay = this.schedule[d.attempts - 1];
+    const nextAttemptAt = delay === undefined ? null : new Date(now.getTime() + jittered(delay));
+    return { ...outcome(res), status: nextAttemptAt ? 'pending' : 'failed', nextAttemptAt, agoMs: 0 };
   }
 
   /**
@@ -132,38 +197,9 @@ export class WebhookDispatcher {
     }, this.recheckDelay);
   }
 
-  private async attempt(w: WebhookEntity, d: WebhookDeliveryEntity): Promise<void> {
-    const now = new Date();
-    const headers = signedHeaders(signingKeys(w, now), d.eventId, now, d.body);
-    const res = await this.http.post(w.url, headers, d.body);
-    this.attempted++;
-    if (res.status !== null && res.status >= 200 && res.status < 300) {
-      await this.webhooks.recordAttempt(d.id, { ...outcome(res), status: 'delivered', nextAttemptAt: null });
-      // Only a subscription that was failing when claimed has a streak to end (one query less per delivery).
-      if (w.failingSince) await this.webhooks.markHealthy(w.id);
-      return;
-    }
-    if (res.status === 410) {
-      await this.webhooks.recordAttempt(d.id, { ...outcome(res), status: 'failed', nextAttemptAt: null });
-      await this.webhooks.disable(w.id, `the receiver answered 410 Gone on ${now.toISOString()}`);
-      return;
-    }
-    const delay = this.schedule[d.attempts - 1];
-    const nextAttemptAt = delay === undefined ? null : new Date(now.getTime() + jittered(delay));
-    await this.webhooks.recordAttempt(d.id, {
-      ...outcome(res),
-      status: nextAttemptAt ? 'pending' : 'failed',
-      nextAttemptAt,
-    });
-    const since = await this.webhooks.markFailing(w.id);
-    if (now.getTime() - since.getTime() >= this.env.WEBHOOK_DISABLE_AFTER_MS) {
-      await this.webhooks.disable(
-        w.id,
-        `deliveries failing since ${since.toISOString()}; last error: ${outcome(res).error}`,
-      );
-    }
-  }
 }
+
+const delivered = (res: PostResult) => res.status !== null && res.status >= 200 && res.status < 300;
 
 function outcome(res: PostResult) {
   const error = res.error ?? (res.status !== null && (res.status < 200 || res.status >= 300) ? `HTTP ${res.status}` : null);

@@ -52,14 +52,25 @@ export class WebhooksEnv extends EventsEnv {
   WEBHOOK_POLL_MS = 1000;
 
   /**
-   * Deliveries attempted at once per process. Each vault's events go one at a time, so
-   * below the number of vaults with traffic this, not the receivers, bounds the rate.
+   * Deliveries attempted at once per process (runs in flight, see WEBHOOK_RUN_MAX). Each
+   * vault's events go one at a time, so below the number of vaults with traffic this, not
+   * the receivers, bounds the rate.
    */
   @ToInt()
   @IsInt()
   @Min(1)
   @Max(100)
   WEBHOOK_CONCURRENCY = 50;
+
+  /**
+   * Events of one subscription and vault sent back to back per claim (a run): each only
+   * after the previous got a 2xx; a failure ends the run and the later events wait.
+   */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  WEBHOOK_RUN_MAX = 10;
 
   /** Time JetStream waits for the dispatcher's ack of an event before redelivering it. */
   @ToInt()
