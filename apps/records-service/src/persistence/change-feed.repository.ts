@@ -86,7 +86,12 @@ export class ChangeFeedRepository {
    * Up to `limit` events of the vault after `afterSeq`, in order; with `guestOf`, only
    * events about live records of the vault on which that account holds a role.
    */
-  async page(vaultId: string, afterSeq: string, limit: number, guestOf?: string): Promise<FeedEntry[]> {
+  async page(
+    vaultId: string,
+    afterSeq: string,
+    limit: number,
+    guestOf?: string,
+  ): Promise<FeedEntry[]> {
     const guest = guestOf
       ? `AND f.record_id IN (SELECT g.record_id FROM record_memberships g
            JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED' AND r.vault_id = $1
@@ -95,33 +100,63 @@ export class ChangeFeedRepository {
     const rows: FeedEntry[] = await this.tx.none.query(
       `SELECT f.seq::text AS seq, f.type, f.envelope, f.record_id AS "recordId" FROM vault_feed f
        WHERE f.vault_id = $1 AND f.seq > $2 ${guest} ORDER BY f.seq LIMIT $3`,
-      guestOf ? [vaultId, afterSeq, limit, guestOf] : [vaultId, afterSeq, limit],
+      guestOf
+        ? [vaultId, afterSeq, limit, guestOf]
+        : [vaultId, afterSeq, limit],
     );
     return rows;
   }
 
   /**
-   * What each caller sees of the vault's feed now, in one statement: its vault role, or
-   * without one the live records of the vault on which it holds a role (the visibility
-   * of vault routes, docs/records-api.md). A caller of another tenant is left out.
+   * Up to `limit` events of the vault after `afterSeq` (as `page` without a guest) and,
+   * in the same statement (the same snapshot), what each caller sees of the vault's feed
+   * now: its vault role, or without one the live records of the vault on which it holds a
+   * role (the visibility of vault routes). A caller of another tenant is left out. The
+   * views are read only when there are events or `always`.
    */
-  async views(vaultId: string, callers: FeedCaller[]): Promise<FeedView[]> {
-    return this.tx.none.query(
-      `SELECT c.tenant_id AS "tenantId", c.open_id AS "openId", vm.role AS "vaultRole",
-         CASE WHEN vm.role IS NULL THEN ARRAY(
-           SELECT DISTINCT g.record_id::text FROM record_memberships g
-           JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED' AND r.vault_id = v.id
-           WHERE g.open_id = c.open_id AND g.tenant_id = v.tenant_id) ELSE '{}' END AS "guestRecords"
-       FROM unnest($2::text[], $3::text[]) AS c(tenant_id, open_id)
-       JOIN vaults v ON v.id = $1 AND v.tenant_id = c.tenant_id
-       LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = c.open_id`,
-      [vaultId, callers.map((c) => c.tenantId), callers.map((c) => c.openId)],
-    );
+  async eventsAndViews(
+    vaultId: string,
+    afterSeq: string,
+    limit: number,
+    callers: FeedCaller[],
+    always: boolean,
+  ): Promise<{ events: FeedEntry[]; views: FeedView[] }> {
+    const rows: { events: FeedEntry[]; views: FeedView[] }[] =
+      await this.tx.none.query(
+        `WITH events AS (
+         SELECT f.seq, f.type, f.envelope, f.record_id FROM vault_feed f
+         WHERE f.vault_id = $1 AND f.seq > $2 ORDER BY f.seq LIMIT $3),
+       views AS (
+         SELECT c.tenant_id AS "tenantId", c.open_id AS "openId", vm.role AS "vaultRole",
+           CASE WHEN vm.role IS NULL THEN ARRAY(
+             SELECT DISTINCT g.record_id::text FROM record_memberships g
+             JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED' AND r.vault_id = v.id
+             WHERE g.open_id = c.open_id AND g.tenant_id = v.tenant_id) ELSE '{}' END AS "guestRecords"
+         FROM unnest($4::text[], $5::text[]) AS c(tenant_id, open_id)
+         JOIN vaults v ON v.id = $1 AND v.tenant_id = c.tenant_id
+         LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = c.open_id
+         WHERE $6 OR EXISTS (SELECT 1 FROM events))
+       SELECT
+         (SELECT coalesce(json_agg(json_build_object('seq', seq::text, 'type', type, 'envelope', envelope, 'recordId', record_id) ORDER BY seq), '[]')
+            FROM events) AS events,
+         (SELECT coalesce(json_agg(views), '[]') FROM views) AS views`,
+        [
+          vaultId,
+          afterSeq,
+          limit,
+          callers.map((c) => c.tenantId),
+          callers.map((c) => c.openId),
+          always,
+        ],
+      );
+    return rows[0];
   }
 
   /** The highest pruned `seq` ('0' before any prune). */
   async prunedSeq(): Promise<string> {
-    const rows: { pruned_seq: string }[] = await this.tx.none.query(`SELECT pruned_seq::text AS pruned_seq FROM vault_feed_horizon`);
+    const rows: { pruned_seq: string }[] = await this.tx.none.query(
+      `SELECT pruned_seq::text AS pruned_seq FROM vault_feed_horizon`,
+    );
     return rows[0]?.pruned_seq ?? '0';
   }
 
