@@ -30,6 +30,9 @@ export interface AttemptOutcome {
   agoMs: number;
 }
 
+/** The values of each named field over rows, one array per field (for `unnest`). */
+const columns = <T>(rows: T[], fields: (keyof T)[]) => fields.map((f) => rows.map((r) => r[f]));
+
 /**
  * Webhook subscriptions and their deliveries: the subscriptions an event goes to,
  * the deliveries due (claimed in runs with a lease, oldest event of a subscription and
@@ -69,11 +72,12 @@ export class WebhookRepository {
    * For each event of a batch (its index `i`, a vault it concerns, its type and time), the
    * enabled subscriptions of that vault that take the type (or every type) and existed
    * when the event happened: a subscription never receives older events, even when the
-   * stream reaches the fan-out after it was created. One statement for the batch.
+   * stream reaches the fan-out after it was created. One statement for the batch,
+   * answering the subscriptions' ids and vaults (what a delivery row needs).
    */
   async subscribersOf(
     events: { i: number; vaultId: string; type: string; occurredAt: string }[],
-  ): Promise<{ i: number; webhook: WebhookEntity }[]> {
+  ): Promise<{ i: number; webhook: Pick<WebhookEntity, 'id' | 'vaultId'> }[]> {
     if (events.length === 0) return [];
     const [ids, vaults, types, times] = [
       events.map((e) => e.i),
@@ -81,30 +85,27 @@ export class WebhookRepository {
       events.map((e) => e.type),
       events.map((e) => e.occurredAt),
     ];
-    const rows: { i: number; id: string }[] = await this.m.query(
-      `SELECT e.i, w.id
+    const rows: { i: number; id: string; vaultId: string }[] = await this.m.query(
+      `SELECT e.i, w.id, w.vault_id AS "vaultId"
          FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[]) AS e(i, vault_id, type, occurred_at)
          JOIN webhooks w ON w.vault_id = e.vault_id AND w.enabled
                         AND w.events && ARRAY[e.type, '*'] AND w.created_at <= e.occurred_at`,
       [ids, vaults, types, times],
     );
-    const byId = await this.webhooksByIds([...new Set(rows.map((r) => r.id))]);
-    return rows.flatMap((r) => {
-      const webhook = byId.get(r.id);
-      return webhook ? [{ i: r.i, webhook }] : [];
-    });
+    return rows.map(({ i, id, vaultId }) => ({ i, webhook: { id, vaultId } }));
   }
 
   /** Inserts deliveries; one that exists already (a redelivered event) is left as it is. */
   async insertDeliveries(rows: NewDelivery[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.m
-      .createQueryBuilder()
-      .insert()
-      .into(WebhookDeliveryEntity)
-      .values(rows.map((r) => ({ ...r, status: 'pending' as const, nextAttemptAt: () => 'now()' })))
-      .orIgnore()
-      .execute();
+    await this.m.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, vault_id, event_id, event_type, stream_seq, body, status, next_attempt_at)
+       SELECT r.*, 'pending', now()
+         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
+              AS r(id, webhook_id, vault_id, event_id, event_type, stream_seq, body)
+       ON CONFLICT DO NOTHING`,
+      columns(rows, ['id', 'webhookId', 'vaultId', 'eventId', 'eventType', 'streamSeq', 'body']),
+    );
   }
 
   /** A page of a subscription's deliveries, newest event first, with the number of all. */
@@ -233,15 +234,7 @@ export class WebhookRepository {
          FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::double precision[])
               AS o(id, status, code, error, excerpt, next_at, ago_ms)
         WHERE d.id = o.id`,
-      [
-        rows.map((r) => r.id),
-        rows.map((r) => r.status),
-        rows.map((r) => r.statusCode),
-        rows.map((r) => r.error),
-        rows.map((r) => r.excerpt),
-        rows.map((r) => r.nextAttemptAt),
-        rows.map((r) => r.agoMs),
-      ],
+      columns(rows, ['id', 'status', 'statusCode', 'error', 'excerpt', 'nextAttemptAt', 'agoMs']),
     );
   }
 

@@ -25,7 +25,7 @@ export const WEBHOOK_CONSUMER: JetStreamConsumerOptions = {
   stream: STREAM,
   payload: WEBHOOK_PAYLOADS,
   batch: true,
-  batchSize: 50,
+  batchSize: 200,
   deadLetter: { stream: `${STREAM}_DLQ`, subjects: ['deadletter.vault.>'], subject: `deadletter.vault.${DURABLE}` },
 };
 
@@ -80,7 +80,7 @@ export class WebhookFanout {
     const matches = await this.webhooks.subscribersOf(
       events.flatMap((e, i) => eventVaults(e).map((vaultId) => ({ i, vaultId, type: e.type, occurredAt: e.payload.occurredAt }))),
     );
-    const to = new Map<number, WebhookEntity[]>();
+    const to = new Map<number, Pick<WebhookEntity, 'id' | 'vaultId'>[]>();
     for (const { i, webhook } of matches) to.set(i, [...(to.get(i) ?? []), webhook]);
     const sent = [...to];
     const data = await this.resources.dataOf(sent.map(([i]) => events[i]));
