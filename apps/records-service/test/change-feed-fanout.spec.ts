@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
-import { bootTestApp, TestNatsServer } from '@vault/platform/testing';
-import { AppModule } from '../src/app/app.module';
+import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { SseClient } from './sse-client';
@@ -34,14 +33,7 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     t = await RecordsTestApp.start('records_change_feed_fanout', env);
     await startJetStreamConsumers(t.app);
     // Another instance on the same database that does not write the feed.
-    second = await bootTestApp(AppModule, {
-      ...env,
-      ...t.idp.env(),
-      DATABASE_URL: t.db.url,
-      CHANGE_FEED_WRITER: 'off',
-      ACTIVITY_LOG_WRITER: 'off',
-      WEBHOOK_DISPATCHER: 'off',
-    });
+    second = await t.bootInstance({ CHANGE_FEED_WRITER: 'off', ACTIVITY_LOG_WRITER: 'off', WEBHOOK_DISPATCHER: 'off' });
   });
   afterAll(async () => {
     for (const c of clients) c.close();

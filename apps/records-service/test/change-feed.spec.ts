@@ -1,5 +1,4 @@
-import { bootTestApp, TestNatsServer } from '@vault/platform/testing';
-import { AppModule } from '../src/app/app.module';
+import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { ChangeFeedService } from '../src/change-feed/change-feed.service';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
@@ -18,11 +17,10 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
   jest.setTimeout(120_000);
   let nats: TestNatsServer;
   let t: RecordsTestApp;
-  let env: Record<string, string>;
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
-    env = {
+    const env = {
       NATS_URL: nats.url,
       EVENTS_NAMESPACE: uniqueNamespace('feed'),
       OUTBOX_RELAY_POLL_MS: '100',
@@ -209,7 +207,7 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
     const all = await settled(owner, vault, 5);
 
     // another process of the service on the same database (the first one's stream is gone)
-    const second = await bootTestApp(AppModule, { ...env, ...t.idp.env(), DATABASE_URL: t.db.url, ACTIVITY_LOG_WRITER: 'off', WEBHOOK_DISPATCHER: 'off' });
+    const second = await t.bootInstance({ ACTIVITY_LOG_WRITER: 'off', WEBHOOK_DISPATCHER: 'off' });
     try {
       const after = await SseClient.open(second, feedPath(vault), { ...headers, 'last-event-id': before.events[2].id });
       try {

@@ -53,9 +53,12 @@ export class RecordsTestApp {
     return new RecordsTestApp(app, db, idp, pg, settings);
   }
 
-  /** Another instance of the service on the same database, token issuer and settings (the caller closes it). */
-  bootInstance(): Promise<INestApplication> {
-    return bootTestApp(AppModule, this.settings);
+  /**
+   * Another instance of the service on the same database, token issuer and settings, with
+   * `overrides` on top (e.g. its own background work turned off); the caller closes it.
+   */
+  bootInstance(overrides: Record<string, string> = {}): Promise<INestApplication> {
+    return bootTestApp(AppModule, { ...this.settings, ...overrides });
   }
 
   async stop(): Promise<void> {
