@@ -25,7 +25,7 @@ import { routeRecordId, type VaultAccess } from '../../access/access.service';
 import { RecordFileRepository } from '../../persistence/record-file.repository';
 import { ResumableUploadEntity } from '../../persistence/resumable-upload.entity';
 import { ResumableUploadRepository } from '../../persistence/resumable-upload.repository';
-import { Transactions } from '../../persistence/transactions';
+import { Transactions, Tx } from '../../persistence/transactions';
 import { payloadTooLarge } from '../../plans/plans.errors';
 import { QuotaService } from '../../plans/quota.service';
 import {
@@ -65,7 +65,12 @@ interface TusCall {
   finished?: Upload;
   /** The upload's row as this request read it under the upload's lock (tus reads, then writes). */
   row?: ResumableUploadEntity;
+  /** Runs in the creation's transaction, after the row's insert (an Idempotency-Key's answer). */
+  onCreate?: CreationHook;
 }
+
+/** Work committed with a new upload's row, or not at all. */
+export type CreationHook = (tx: Tx, row: ResumableUploadEntity) => Promise<void>;
 
 const uploadsFull = (max: number) =>
   new ProblemException(
@@ -171,8 +176,9 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     principal: Principal,
     req: Request,
     res: Response,
+    onCreate?: CreationHook,
   ): Promise<void> {
-    const call: TusCall = { access, principal, req, res };
+    const call: TusCall = { access, principal, req, res, onCreate };
     problemAnswers(res, () => call.problem ?? false, requestIdOf(req));
     return this.calls.run(call, async () =>
       sendTusAnswer(res, await this.server.handleWeb(tusRequest(req, res))),
@@ -181,7 +187,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
 
   /** Creation: every rule of the multipart upload before any byte, then the reservation. */
   async create(upload: Upload): Promise<Upload> {
-    const { access, principal } = this.call();
+    const { access, principal, onCreate } = this.call();
     const recordId = routeRecordId(access);
     const { metadata, sha256, mediaType } = parseTusMetadata(upload.metadata);
     const length = upload.size ?? 0;
@@ -229,6 +235,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
           expiresAt,
         };
         await this.uploads.insert(tx, row);
+        await onCreate?.(tx, row);
       });
     } catch (err) {
       await this.bytes.discard(storageKey);
