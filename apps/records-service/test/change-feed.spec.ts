@@ -1,6 +1,12 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { NATS_CONNECTION } from '@vault/platform';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { ChangeFeedEnv } from '../src/change-feed/change-feed.env';
 import { ChangeFeedService } from '../src/change-feed/change-feed.service';
+import { CHANGE_FEED_CONSUMER } from '../src/change-feed/change-feed.writer';
+import { EventStreams } from '../src/events/event-streams';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { SseClient } from './sse-client';
 import { Caller, recordBody, RecordsTestApp } from './support';
@@ -15,6 +21,8 @@ interface Page {
 
 describe('vault change feed (real NATS and PostgreSQL)', () => {
   jest.setTimeout(120_000);
+  /** The writer's ack wait in this suite (not the 30 s default). */
+  const ACK_WAIT_MS = 45_000;
   let nats: TestNatsServer;
   let t: RecordsTestApp;
 
@@ -27,6 +35,7 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
       ACTIVITY_LOG_RELAY: 'inline',
       CHANGE_FEED_POLL_MS: '100',
       CHANGE_FEED_HEARTBEAT_MS: '300',
+      CHANGE_FEED_ACK_WAIT_MS: String(ACK_WAIT_MS),
     };
     t = await RecordsTestApp.start('records_change_feed', env);
     // The feed writer runs on the service's JetStream transport (as main.ts connects it).
@@ -81,6 +90,15 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
     await settled(owner, vault, 5);
     const later = await page(owner, vault, `?cursor=${second.nextCursor}`);
     expect(later.data.map((e) => [e.type, e.data.record.id])).toEqual([['record.updated', recordId]]);
+  });
+
+  it('declares the records-change-feed consumer with CHANGE_FEED_ACK_WAIT_MS as its ack wait', async () => {
+    const jsm = await jetstreamManager(t.app.get<NatsConnection>(NATS_CONNECTION));
+    const stream = new EventStreams(t.app.get(ChangeFeedEnv)).events.name;
+    const info = () => jsm.consumers.info(stream, CHANGE_FEED_CONSUMER.durable);
+    // the transport declares its consumers in the background
+    await waitFor(async () => (await info().catch(() => null)) !== null, 30_000, 'the records-change-feed consumer');
+    expect((await info()).config.ack_wait).toBe(nanos(ACK_WAIT_MS));
   });
 
   it('lists a record transfer in the feeds of both vaults, once per vault', async () => {

@@ -8,6 +8,16 @@ export class ChangeFeedEnv extends EventsEnv {
   @IsIn(RUN_MODES)
   CHANGE_FEED_WRITER: RunMode = 'inline';
 
+  /**
+   * Time JetStream waits for the writer's ack of a batch of vault events before handing
+   * them out again (the insert ignores events already in the feed).
+   */
+  @ToInt()
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  CHANGE_FEED_ACK_WAIT_MS = 30_000;
+
   /** Days an event stays in the feed; older ones are pruned and cursors before them answer 410. */
   @ToInt()
   @IsInt()

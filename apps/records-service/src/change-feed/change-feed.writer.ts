@@ -33,9 +33,13 @@ export const CHANGE_FEED_CONSUMER: JetStreamConsumerOptions = {
   deadLetter: { stream: `${STREAM}_DLQ`, subjects: ['deadletter.vault.>'], subject: `deadletter.vault.${DURABLE}` },
 };
 
-/** The transport's settings for the change-feed consumer: `false` when CHANGE_FEED_WRITER is `off`. */
+/**
+ * The JetStream transport's settings for the change-feed consumer of this process:
+ * ChangeFeedEnv's, or `false` when CHANGE_FEED_WRITER is `off`.
+ */
 export function changeFeedConsumers(app: INestApplication): Record<string, JetStreamConsumerSettings | false> {
-  return app.get(ChangeFeedEnv).CHANGE_FEED_WRITER === 'inline' ? {} : { [DURABLE]: false };
+  const env = app.get(ChangeFeedEnv);
+  return { [DURABLE]: env.CHANGE_FEED_WRITER === 'inline' && { ackWaitMs: env.CHANGE_FEED_ACK_WAIT_MS } };
 }
 
 /** The record an event is about, if any (what a record guest may see). */
