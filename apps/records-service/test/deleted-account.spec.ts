@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { RevocationService } from '@vault/platform';
+import { TestClock } from '@vault/platform/testing';
 import { AccountDirectoryService } from '../src/directory/account-directory.service';
 import { VaultDeletionPurger } from '../src/vaults/vault-deletion.purger';
 import { Caller, RecordsTestApp } from './support';
@@ -8,8 +9,9 @@ import { Caller, RecordsTestApp } from './support';
  * A deleted account in the records module: the user module revokes every token of the
  * identity (revocation bucket) and announces account.deleted.v1 (account directory).
  * Its tokens are refused on every route, creates included; the vaults it owned alone
- * are removed after the grace period, those shared stay with their collaborators
- * (docs/user-api.md, Account deletion).
+ * are removed after the grace period, those shared stay with their collaborators, a
+ * vault_editor of them may claim their ownership, and they are removed after the grace
+ * period once their last collaborator is gone (docs/user-api.md, Account deletion).
  */
 describe('records-service: a deleted account', () => {
   let t: RecordsTestApp;
@@ -110,5 +112,181 @@ describe('records-service: a deleted account', () => {
     const deleted = (await t.outbox('vault.vault.deleted.v1')).filter((e) => e.vault_id === alone);
     expect(deleted).toHaveLength(1);
     await t.get(guest, `/vault/vault-id/${recordShared}/records/record-id/${sharedRecord}`).expect(200);
+  });
+
+  describe('a shared vault of a deleted owner', () => {
+    let clock: TestClock | undefined;
+    afterEach(() => {
+      clock?.restore();
+      clock = undefined;
+    });
+
+    const PREMIUM = { licenseKey: 'PREMIUM-DEMO-2026' };
+    const share = async (owner: Caller, vaultId: string, c: Caller, role: string): Promise<string> => {
+      const res = await t.post(owner, `/vault/vault-id/${vaultId}/collaborators`, { username: c.username, role }).expect(201);
+      return res.body.id as string;
+    };
+    const claim = (c: Caller, vaultId: string) => t.post(c, `/vault/vault-id/${vaultId}/claim-ownership`);
+    const leave = async (c: Caller, vaultId: string, collaboratorId: string, record?: string) => {
+      const path = record ? `/vault/vault-id/${vaultId}/records/record-id/${record}` : `/vault/vault-id/${vaultId}`;
+      await t.delete(c, `${path}/collaborators/collaborator-id/${collaboratorId}`).expect(200);
+    };
+    const members = (vaultId: string) =>
+      t.sql<{ open_id: string; role: string }>(`SELECT open_id, role FROM vault_memberships WHERE vault_id = $1 ORDER BY role, open_id`, [vaultId]);
+    const transfers = async (vaultId: string) => (await t.outbox('vault.vault.transferred.v1')).filter((e) => e.vault_id === vaultId);
+    const exists = async (vaultId: string) => (await t.sql(`SELECT 1 FROM vaults WHERE id = $1`, [vaultId])).length === 1;
+
+    it("lets its vault_editor claim it: the editor's membership becomes the owner's, the licence stays, a scheduled removal ends", async () => {
+      const [owner, editor, viewer, info, recordGuest, stranger] = await Promise.all([1, 2, 3, 4, 5, 6].map(() => account()));
+      const otherTenant = await t.caller('tenant-b');
+      const vaultId = await t.createVault(owner, { name: 'Family papers', default: true, ...PREMIUM });
+      const recordId = await t.createRecord(owner, vaultId);
+      const editorId = await share(owner, vaultId, editor, 'vault_editor');
+      await share(owner, vaultId, viewer, 'vault_viewer');
+      await share(owner, vaultId, info, 'vault_info');
+      await t.post(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, { username: recordGuest.username, role: 'rec_editor' }).expect(201);
+
+      // while the owner's account is active, nobody claims (the owner itself included)
+      for (const c of [editor, owner]) {
+        const res = await claim(c, vaultId).expect(409);
+        expect(res.body).toMatchObject({ status: 409, code: 'vault_owner_active', requestId: expect.any(String) });
+      }
+      await deleteAccount(owner);
+      // an operator scheduled its removal by hand (before claims existed, docs/user-api.md)
+      await t.sql(`UPDATE vaults SET deletion_due_at = now() + interval '1 day' WHERE id = $1`, [vaultId]);
+      const licences = (await t.get(editor, `/vault/vault-id/${vaultId}/licenses`).expect(200)).body;
+
+      const before = await t.snapshot();
+      for (const [c, status, code] of [
+        [viewer, 403, 'forbidden'],
+        [info, 403, 'forbidden'],
+        [recordGuest, 403, 'forbidden'],
+        [stranger, 404, 'not_found'],
+        [otherTenant, 404, 'not_found'],
+      ] as const) {
+        const res = await claim(c, vaultId);
+        expect([c.username, res.status, res.body.code]).toEqual([c.username, status, code]);
+        expect(res.body.requestId).toEqual(expect.any(String));
+      }
+      expect(await t.snapshot()).toBe(before);
+
+      const res = await claim(editor, vaultId).expect(200);
+      expect(res.body[0]).toMatchObject({ id: editorId, openId: editor.openId, username: editor.username, role: 'vault_owner' });
+      expect(res.body.map((m: { openId: string }) => m.openId)).not.toContain(owner.openId);
+      expect(await members(vaultId)).toEqual([
+        { open_id: info.openId, role: 'vault_info' },
+        { open_id: editor.openId, role: 'vault_owner' },
+        { open_id: viewer.openId, role: 'vault_viewer' },
+      ]);
+      expect(await dueAt(vaultId)).toBeNull();
+      expect(await t.sql(`SELECT is_default FROM vaults WHERE id = $1`, [vaultId])).toEqual([{ is_default: false }]);
+      expect((await t.get(editor, `/vault/vault-id/${vaultId}/licenses`).expect(200)).body).toEqual(licences);
+      expect((await t.get(editor, `/vault/vault-id/${vaultId}`).expect(200)).body.userVaultRole).toEqual(['vault_owner']);
+      // announced and logged as a transfer to the claimant, by the claimant
+      const [event, ...more] = await transfers(vaultId);
+      expect(more).toEqual([]);
+      expect(event.payload).toMatchObject({
+        actor: { openId: editor.openId },
+        collaborator: { id: editorId, openId: editor.openId, role: 'vault_owner' },
+        previousRole: 'vault_editor',
+      });
+      // the vault has a reachable owner again: it shares, and a second claim is a conflict
+      await share(editor, vaultId, stranger, 'vault_viewer');
+      expect((await claim(editor, vaultId).expect(409)).body.code).toBe('vault_owner_active');
+      await t.get(recordGuest, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).expect(200);
+    });
+
+    it('gives the vault to exactly one of two editors claiming at once; the other gets 409', async () => {
+      const [owner, first, second] = await Promise.all([1, 2, 3].map(() => account()));
+      const vaultId = await t.createVault(owner, PREMIUM);
+      await share(owner, vaultId, first, 'vault_editor');
+      await share(owner, vaultId, second, 'vault_editor');
+      await deleteAccount(owner);
+
+      const answers = await Promise.all([first, second].map((c) => claim(c, vaultId)));
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const winner = answers[0].status === 200 ? first : second;
+      const loser = winner === first ? second : first;
+      expect(answers.find((r) => r.status === 409)?.body.code).toBe('vault_owner_active');
+      expect(await members(vaultId)).toEqual([
+        { open_id: loser.openId, role: 'vault_editor' },
+        { open_id: winner.openId, role: 'vault_owner' },
+      ]);
+      expect((await transfers(vaultId)).map((e) => e.payload.collaborator.openId)).toEqual([winner.openId]);
+    });
+
+    it("refuses a claim that would take the editor beyond its plans' owned vaults; nothing changes", async () => {
+      const [owner, editor] = await Promise.all([account(), account()]);
+      const vaultId = await t.createVault(owner, PREMIUM);
+      await share(owner, vaultId, editor, 'vault_editor');
+      for (let i = 0; i < 10; i++) await t.createVault(editor, PREMIUM);
+      await deleteAccount(owner);
+
+      const before = await t.snapshot();
+      const res = await claim(editor, vaultId).expect(409);
+      expect(res.body).toMatchObject({ code: 'max_owned_vaults_reached', requestId: expect.any(String) });
+      expect(await t.snapshot()).toBe(before);
+    });
+
+    it('is scheduled for removal when its last collaborator leaves, not while one remains, and removed after the grace period', async () => {
+      const [owner, editor, viewer] = await Promise.all([account(), account(), account()]);
+      const vaultId = await t.createVault(owner, PREMIUM);
+      const editorId = await share(owner, vaultId, editor, 'vault_editor');
+      const viewerId = await share(owner, vaultId, viewer, 'vault_viewer');
+      await t.createRecord(editor, vaultId);
+      await deleteAccount(owner);
+      expect(await dueAt(vaultId)).toBeNull();
+
+      await leave(viewer, vaultId, viewerId);
+      expect(await dueAt(vaultId)).toBeNull();
+      const before = Date.now();
+      await leave(editor, vaultId, editorId);
+      const due = (await dueAt(vaultId)) as Date;
+      expect(due.getTime()).toBeGreaterThanOrEqual(before + 30 * DAY);
+      expect(due.getTime()).toBeLessThanOrEqual(Date.now() + 30 * DAY);
+
+      const purger = t.app.get(VaultDeletionPurger);
+      clock = TestClock.install();
+      clock.advance(29 * DAY);
+      await purger.purgeDue();
+      expect(await exists(vaultId)).toBe(true);
+      clock.advance(DAY + 60_000);
+      await purger.purgeDue();
+      expect(await exists(vaultId)).toBe(false);
+      const [deleted] = (await t.outbox('vault.vault.deleted.v1')).filter((e) => e.vault_id === vaultId);
+      expect(deleted.payload.actor).toMatchObject({ openId: 'system' });
+    });
+
+    it('counts the grace period from the moment the last member is gone: a record guest leaving, an account deleted later', async () => {
+      const [owner, editor, guest] = await Promise.all([account(), account(), account()]);
+      const vaultId = await t.createVault(owner, PREMIUM);
+      const recordId = await t.createRecord(owner, vaultId);
+      const editorId = await share(owner, vaultId, editor, 'vault_editor');
+      const guestId = (
+        await t.post(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, { username: guest.username, role: 'rec_viewer' }).expect(201)
+      ).body.id as string;
+      const other = await t.createVault(owner, PREMIUM);
+      await share(owner, other, editor, 'vault_viewer');
+      await deleteAccount(owner);
+
+      // the editor leaves: the record guest still holds a role; then the guest leaves its record
+      await leave(editor, vaultId, editorId);
+      expect(await dueAt(vaultId)).toBeNull();
+      const before = Date.now();
+      await leave(guest, vaultId, guestId, recordId);
+      const due = (await dueAt(vaultId)) as Date;
+      expect(due.getTime()).toBeGreaterThanOrEqual(before + 30 * DAY);
+      expect(due.getTime()).toBeLessThanOrEqual(Date.now() + 30 * DAY);
+
+      // the last member of the other vault has its account deleted 20 days after the owner: 30 days from then
+      expect(await dueAt(other)).toBeNull();
+      clock = TestClock.install();
+      clock.advance(20 * DAY);
+      const deletedAt = Date.now();
+      await account(false, editor);
+      const otherDue = (await dueAt(other)) as Date;
+      expect(otherDue.getTime()).toBeGreaterThanOrEqual(deletedAt + 30 * DAY);
+      expect(otherDue.getTime()).toBeLessThanOrEqual(Date.now() + 30 * DAY);
+    });
   });
 });

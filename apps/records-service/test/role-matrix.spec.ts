@@ -91,6 +91,8 @@ const recordEditor = (ok: number) => [ok, ok, 403, 403, ok, 403, 403, 404, 404];
 const recordOwner = (ok: number) => [ok, ok, 403, 403, 403, 403, 403, 404, 404];
 const vaultMember = (ok: number) => [ok, ok, ok, ok, 403, 403, 403, 404, 404];
 const seesRecord = (ok: number) => [ok, ok, ok, ok, ok, ok, ok, 404, 404];
+/** The code of each refusal status (409: a claim of a vault whose owner is active). */
+const REFUSAL_CODES: Record<number, string> = { 403: 'forbidden', 404: 'not_found', 409: 'vault_owner_active' };
 const C = `${V}/collaborators`;
 const RC = `${R}/collaborators`;
 
@@ -267,6 +269,15 @@ const ROUTES: Route[] = [
     send: (req, w) => req.send({ collaboratorId: w.member }),
     writes: true,
     expect: vaultOwner(200),
+  },
+  {
+    // every owner of the matrix has an active account: the editor's claim is a conflict
+    name: 'claim the ownership',
+    pattern: `POST ${V}/claim-ownership`,
+    method: 'POST',
+    path: (w) => `${vaultPath(w)}/claim-ownership`,
+    writes: false,
+    expect: vaultEditor(409),
   },
   { name: 'list record collaborators', pattern: `GET ${RC}`, method: 'GET', path: (w) => `${recordPath(w)}/collaborators`, writes: false, expect: seesRecord(200) },
   {
@@ -458,7 +469,7 @@ describe('records-service role matrix', () => {
       const prepared = !refused && route.prepare ? await snapshot() : before;
       const res = await call(route, c, path, shared);
       expect([who, route.name, res.status]).toEqual([who, route.name, status]);
-      if (refused && route.method !== 'HEAD') expect(res.body).toMatchObject({ status, code: status === 404 ? 'not_found' : 'forbidden' });
+      if (refused && route.method !== 'HEAD') expect(res.body).toMatchObject({ status, code: REFUSAL_CODES[status] });
       expect(await snapshot()).toBe(prepared);
       return;
     }

@@ -24,6 +24,7 @@ const EXPECTED = {
   'PUT /vault/vault-id/:vaultId/collaborators/collaborator-id/:collaboratorId': 'vault:owner',
   'DELETE /vault/vault-id/:vaultId/collaborators/collaborator-id/:collaboratorId': 'vault:info',
   'PUT /vault/vault-id/:vaultId/owner': 'vault:owner',
+  'POST /vault/vault-id/:vaultId/claim-ownership': 'vault:editor',
   'GET /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators': 'record:info',
   'POST /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators': 'record:info',
   'PUT /vault/vault-id/:vaultId/records/record-id/:recordId/collaborators/collaborator-id/:collaboratorId': 'record:info',

@@ -23,6 +23,15 @@ export const ownerCannotBeRemoved = () =>
 export const alreadyOwner = () =>
   ProblemException.conflict(ERROR_CODES.conflict, 'The collaborator already owns the vault.');
 
+export const vaultOwnerActive = () =>
+  ProblemException.conflict(
+    COLLABORATOR_ERROR_CODES.vaultOwnerActive,
+    "The vault's owner has an active account: only a vault whose owner deleted its account can be claimed.",
+  );
+
+export const onlyEditorsClaim = () =>
+  ProblemException.forbidden('Only a vault_editor of the vault may claim its ownership.');
+
 export const onlyOwnersManage = () =>
   ProblemException.forbidden(
     'Only the owner adds, changes and removes collaborators; a member may only remove itself.',

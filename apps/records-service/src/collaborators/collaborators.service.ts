@@ -13,10 +13,12 @@ import {
 import { vaultNotFound } from '../access/access.errors';
 import { isUuid, type VaultAccess } from '../access/access.service';
 import { AccountDirectoryService } from '../directory/account-directory.service';
+import { OrphanedVaults } from '../directory/orphaned-vaults';
 import { collaboratorEvent, eventBase } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
 import { CollaboratorRepository, MemberRow, MembershipScope } from '../persistence/collaborator.repository';
 import { Transactions, Tx } from '../persistence/transactions';
+import { VaultEntity } from '../persistence/vault.entity';
 import { VaultRepository } from '../persistence/vault.repository';
 import { LicensesService } from '../plans/licenses.service';
 import { QuotaService } from '../plans/quota.service';
@@ -28,7 +30,9 @@ import {
   featureNotInPlan,
   mapMemberRace,
   onlyOwnersManage,
+  onlyEditorsClaim,
   ownerCannotBeRemoved,
+  vaultOwnerActive,
 } from './collaborators.errors';
 
 type GuestRole = VaultGuestRole | RecordGuestRole;
@@ -65,8 +69,9 @@ const targetOf = (scope: MembershipScope, access: VaultAccess): Target => ({
 
 /**
  * Sharing vaults and records: who may add, change and remove members, within which
- * plan flags, and the ownership transfer. Every change runs under the vault row lock
- * and announces itself (activity log entity Network).
+ * plan flags, the ownership transfer and its claim by an editor of a deleted owner's
+ * vault. Every change runs under the vault row lock and announces itself (activity log
+ * entity Network).
  */
 @Injectable()
 export class CollaboratorsService {
@@ -78,6 +83,7 @@ export class CollaboratorsService {
     private readonly licenses: LicensesService,
     private readonly quota: QuotaService,
     private readonly events: EventPublisher,
+    private readonly orphans: OrphanedVaults,
   ) {}
 
   async list(scope: MembershipScope, access: VaultAccess): Promise<CollaboratorView[]> {
@@ -147,7 +153,8 @@ export class CollaboratorsService {
   /**
    * The owner removes anyone but itself; any other member may remove itself (leave).
    * Leaving a vault ends the member's roles on its records too (those of the records
-   * it created included): nothing of the vault stays visible to it.
+   * it created included): nothing of the vault stays visible to it. When the vault's owner
+   * is deleted and the last member leaves, the vault is scheduled for removal.
    */
   async remove(scope: MembershipScope, access: VaultAccess, principal: Principal, id: string): Promise<void> {
     const target = targetOf(scope, access);
@@ -158,12 +165,14 @@ export class CollaboratorsService {
       if (OWNER_ROLES.includes(member.role)) throw ownerCannotBeRemoved();
       await this.members.remove(tx, scope, member.id);
       await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, target, member);
-      if (scope !== 'vault') return;
-      for (const ended of await this.members.removeRecordRoles(tx, access.vault.id, member.openId)) {
-        const record = { id: ended.recordId, name: ended.recordName };
-        const ending = { ...ended, username: member.username };
-        await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, target, ending, undefined, record);
+      if (scope === 'vault') {
+        for (const ended of await this.members.removeRecordRoles(tx, access.vault.id, member.openId)) {
+          const record = { id: ended.recordId, name: ended.recordName };
+          const ending = { ...ended, username: member.username };
+          await this.announce(tx, SUBJECTS.collaboratorDeleted, principal, target, ending, undefined, record);
+        }
       }
+      await this.orphans.scheduleRemoval(tx, [access.vault.id]);
     });
   }
 
@@ -184,29 +193,67 @@ export class CollaboratorsService {
       if (heir.role === 'vault_owner') throw alreadyOwner();
       const owner = (await this.members.list('vault', vault.id, tx)).find((m) => m.role === 'vault_owner');
       if (!owner) throw vaultNotFound();
-      await this.vaults.lockOwner(tx, vault.tenantId, heir.openId);
-      await this.quota.assertCanOwnAnotherVault(
-        tx,
-        { tenantId: vault.tenantId, openId: heir.openId },
-        await this.licenses.planOf(vault.id, tx),
-      );
-      await this.members.setRole(tx, 'vault', owner.id, 'vault_editor');
-      await this.members.setRole(tx, 'vault', heir.id, 'vault_owner');
-      if (vault.isDefault) {
-        // `default` is the former owner's preference among its own vaults
-        vault.isDefault = false;
-        await this.vaults.save(tx, vault);
-      }
-      await this.announce(
-        tx,
-        SUBJECTS.vaultTransferred,
-        principal,
-        target,
-        { ...heir, role: 'vault_owner' },
-        heir.role,
-      );
+      await this.handOver(tx, vault, principal, target, heir, async () => {
+        await this.members.setRole(tx, 'vault', owner.id, 'vault_editor');
+      });
     });
     return this.list('vault', access);
+  }
+
+  /**
+   * A vault_editor of a vault whose owner deleted its account takes the ownership, as a
+   * transfer to it would (docs/records-api.md, Collaborators): the former owner's
+   * membership ends, the caller's becomes `vault_owner`, a scheduled removal is cancelled.
+   * Under the vault row lock, so of concurrent claims the first wins and the others find
+   * an active owner (409 vault_owner_active).
+   */
+  async claimOwnership(access: VaultAccess, principal: Principal): Promise<CollaboratorView[]> {
+    const target = targetOf('vault', access);
+    await this.tx.run(async (tx) => {
+      const vault = await this.lockVault(tx, access.vault.id);
+      const members = await this.members.list('vault', vault.id, tx);
+      const owner = members.find((m) => m.role === 'vault_owner');
+      const claimant = members.find((m) => m.openId === principal.openId);
+      if (!owner || !claimant) throw vaultNotFound();
+      if (!(await this.orphans.ownerDeleted(tx, { tenantId: vault.tenantId, openId: owner.openId }))) {
+        throw vaultOwnerActive();
+      }
+      if (claimant.role !== 'vault_editor') throw onlyEditorsClaim();
+      await this.handOver(tx, vault, principal, target, claimant, async () => {
+        await this.members.remove(tx, 'vault', owner.id);
+        await this.vaults.cancelDeletion(tx, vault.id);
+      });
+    });
+    return this.list('vault', access);
+  }
+
+  /**
+   * Makes `heir` the vault's owner once `retireOwner` has dealt with the former one: the
+   * heir needs room for one more owned vault under the vault's plan; the vault keeps its
+   * licence and stops being anyone's default; announced as vault.transferred.
+   */
+  private async handOver(
+    tx: Tx,
+    vault: VaultEntity,
+    principal: Principal,
+    target: Target,
+    heir: MemberRow,
+    retireOwner: () => Promise<void>,
+  ): Promise<void> {
+    await this.vaults.lockOwner(tx, vault.tenantId, heir.openId);
+    await this.quota.assertCanOwnAnotherVault(
+      tx,
+      { tenantId: vault.tenantId, openId: heir.openId },
+      await this.licenses.planOf(vault.id, tx),
+    );
+    await retireOwner();
+    await this.members.setRole(tx, 'vault', heir.id, 'vault_owner');
+    if (vault.isDefault) {
+      // `default` is the former owner's preference among its own vaults
+      vault.isDefault = false;
+      await this.vaults.save(tx, vault);
+    }
+    await this.announce(tx, SUBJECTS.vaultTransferred, principal, target, { ...heir, role: 'vault_owner' }, heir.role);
   }
 
   /** Adding, changing and removing others needs the vault owner (or, on a record, its rec_owner). */

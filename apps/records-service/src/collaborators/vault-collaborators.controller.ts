@@ -111,4 +111,30 @@ export class VaultCollaboratorsController {
   ): Promise<CollaboratorView[]> {
     return this.collaborators.transferOwnership(access, principal, body.collaboratorId);
   }
+
+  @Post('claim-ownership')
+  @HttpCode(200)
+  @Idempotent()
+  @Access('vault:editor')
+  @ApiOperation({
+    summary: 'Take the ownership of a vault whose owner deleted its account (a vault_editor of it).',
+    description:
+      "Only while the owner's account is deleted; the first claim wins. The caller's vault_editor membership becomes " +
+      "vault_owner (same collaborator id), the deleted owner's ends, a scheduled removal is cancelled; announced and " +
+      'logged as an ownership transfer. The vault keeps its licence and plan. No body.',
+  })
+  @ApiOkResponse({
+    type: [CollaboratorView],
+    description: 'The members after the claim, the caller first as vault_owner.',
+  })
+  @ApiForbiddenResponse({ description: 'forbidden: the caller is a vault_viewer, vault_info or record guest.' })
+  @ApiNotFoundResponse({ description: 'not_found: no role on the vault, or no such vault.' })
+  @ApiConflictResponse({
+    description:
+      "vault_owner_active: the owner's account is not deleted (or a concurrent claim was first); " +
+      'max_owned_vaults_reached: the caller owns the vaults its plans allow.',
+  })
+  claim(@ResolvedAccess() access: VaultAccess, @CurrentPrincipal() principal: Principal): Promise<CollaboratorView[]> {
+    return this.collaborators.claimOwnership(access, principal);
+  }
 }

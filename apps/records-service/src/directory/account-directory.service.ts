@@ -8,11 +8,11 @@ import {
   AccountNames,
   DirectoryAccount,
 } from '../persistence/account-directory.repository';
-import { RecordsEnv } from '../config/records.env';
 import { CollaboratorRepository } from '../persistence/collaborator.repository';
+import { MembershipRepository } from '../persistence/membership.repository';
 import { Transactions, Tx } from '../persistence/transactions';
-import { VaultRepository } from '../persistence/vault.repository';
 import { accountNotFound } from './directory.errors';
+import { OrphanedVaults } from './orphaned-vaults';
 
 /**
  * The accounts of each tenant as records-service knows them, kept from user-service's
@@ -28,8 +28,8 @@ export class AccountDirectoryService {
     private readonly accounts: AccountDirectoryRepository,
     private readonly collaborators: CollaboratorRepository,
     private readonly events: EventPublisher,
-    private readonly vaults: VaultRepository,
-    private readonly env: RecordsEnv,
+    private readonly memberships: MembershipRepository,
+    private readonly orphans: OrphanedVaults,
   ) {}
 
   /** The active account of the tenant named by username or openId (404 account_not_found). */
@@ -46,8 +46,9 @@ export class AccountDirectoryService {
   /**
    * Applies an account's state from an event, in one transaction: a stale or repeated
    * event changes nothing; an inactive account loses every membership but its vault
-   * ownerships, each ending announced like a removal, and the vaults it owned alone are
-   * scheduled for removal after DELETED_OWNER_VAULT_GRACE_DAYS.
+   * ownerships, each ending announced like a removal; the vaults it owned alone, and those
+   * of deleted owners it was the last member of, are scheduled for removal after
+   * DELETED_OWNER_VAULT_GRACE_DAYS.
    */
   async apply(account: DirectoryAccount): Promise<void> {
     await this.tx.run(async (tx) => {
@@ -60,10 +61,10 @@ export class AccountDirectoryService {
         await this.events.publish(tx, SUBJECTS.collaboratorDeleted, event);
       }
       if (ended.length > 0) this.logger.log(`account ${account.openId} left: ${ended.length} memberships ended`);
-      // what it owned alone nobody can reach any more: removed after the grace period (VaultDeletionPurger)
-      const due = new Date(Date.now() + this.env.DELETED_OWNER_VAULT_GRACE_DAYS * 86_400_000);
-      const scheduled = await this.vaults.scheduleDeletionOfSoleOwned(tx, account.tenantId, account.openId, due);
-      if (scheduled.length > 0) this.logger.log(`account ${account.openId} left: ${scheduled.length} vaults removed after ${due.toISOString()}`);
+      // what it owned alone, and vaults of deleted owners it was the last member of, nobody
+      // can reach any more: removed after the grace period (VaultDeletionPurger)
+      const owned = await this.memberships.ownedVaultIds(tx, account.tenantId, account.openId);
+      await this.orphans.scheduleRemoval(tx, [...owned, ...ended.map((m) => m.vaultId)]);
     });
   }
 }

@@ -3,6 +3,7 @@ import { EventsModule } from '../events/events.module';
 import { PersistenceModule } from '../persistence/persistence.module';
 import { AccountDirectoryService } from './account-directory.service';
 import { AccountEventsHandler } from './account-events.handler';
+import { OrphanedVaults } from './orphaned-vaults';
 
 /**
  * The tenant account directory, projected from user-service's account events by a
@@ -11,7 +12,7 @@ import { AccountEventsHandler } from './account-events.handler';
 @Module({
   imports: [PersistenceModule, EventsModule],
   controllers: [AccountEventsHandler],
-  providers: [AccountDirectoryService],
-  exports: [AccountDirectoryService],
+  providers: [AccountDirectoryService, OrphanedVaults],
+  exports: [AccountDirectoryService, OrphanedVaults],
 })
 export class DirectoryModule {}

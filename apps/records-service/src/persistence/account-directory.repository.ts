@@ -48,6 +48,13 @@ export class AccountDirectoryRepository {
     return out;
   }
 
+  /** Whether the directory knows the account and it is inactive (deleted). */
+  async isInactive(tx: Tx, tenantId: string, openId: string): Promise<boolean> {
+    return tx
+      .getRepository(AccountDirectoryEntity)
+      .exists({ where: { tenantId, openId, active: false } });
+  }
+
   /**
    * Stores the account's state unless the directory already holds the same or a newer
    * version (events may arrive twice or out of order). True when it was stored.

@@ -125,21 +125,31 @@ export class VaultRepository {
   }
 
   /**
-   * Schedules the removal, at `due`, of the tenant's vaults `openId` owns that nobody else
-   * holds a role on (vault or record membership); the ids scheduled.
+   * Schedules the removal, at `due`, of those of the vaults that are orphaned: their owner's
+   * account is inactive in the account directory (deleted) and nobody else holds a role on
+   * them (vault or record membership). Vaults already scheduled keep their time; the ids
+   * scheduled now.
    */
-  async scheduleDeletionOfSoleOwned(tx: Tx, tenantId: string, openId: string, due: Date): Promise<string[]> {
+  async scheduleDeletionOfOrphaned(tx: Tx, vaultIds: string[], due: Date): Promise<string[]> {
+    if (vaultIds.length === 0) return [];
     const rows = (await tx.query(
-      `UPDATE vaults v SET deletion_due_at = $3
-        WHERE v.tenant_id = $1 AND v.deletion_due_at IS NULL
-          AND EXISTS (SELECT 1 FROM vault_memberships m WHERE m.vault_id = v.id AND m.open_id = $2 AND m.role = 'vault_owner')
-          AND NOT EXISTS (SELECT 1 FROM vault_memberships o WHERE o.vault_id = v.id AND o.open_id <> $2)
+      `UPDATE vaults v SET deletion_due_at = $2
+        FROM vault_memberships o
+        JOIN account_directory a ON a.tenant_id = o.tenant_id AND a.open_id = o.open_id AND NOT a.active
+        WHERE v.id = ANY($1) AND v.deletion_due_at IS NULL
+          AND o.vault_id = v.id AND o.role = 'vault_owner'
+          AND NOT EXISTS (SELECT 1 FROM vault_memberships m WHERE m.vault_id = v.id AND m.open_id <> o.open_id)
           AND NOT EXISTS (SELECT 1 FROM record_memberships rm JOIN records r ON r.id = rm.record_id
-                           WHERE r.vault_id = v.id AND rm.open_id <> $2)
+                           WHERE r.vault_id = v.id AND rm.open_id <> o.open_id)
         RETURNING v.id`,
-      [tenantId, openId, due],
+      [[...new Set(vaultIds)], due],
     )) as [{ id: string }[], number];
     return rows[0].map((r) => r.id);
+  }
+
+  /** Cancels the scheduled removal of the vault, if any. */
+  async cancelDeletion(tx: Tx, id: string): Promise<void> {
+    await tx.query(`UPDATE vaults SET deletion_due_at = NULL WHERE id = $1 AND deletion_due_at IS NOT NULL`, [id]);
   }
 
   /** Locks up to `limit` vaults whose scheduled removal is due (skipping those another instance holds). */

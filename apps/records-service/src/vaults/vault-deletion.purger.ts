@@ -36,8 +36,8 @@ export class VaultDeletionPurger implements OnModuleInit, OnModuleDestroy {
     this.task.stop();
   }
 
-  /** Removes every vault whose removal is due at `now`; how many. */
-  async purgeDue(now = new Date()): Promise<number> {
+  /** Removes every vault whose removal is due at `now` (the clock's `Date.now()` by default); how many. */
+  async purgeDue(now = new Date(Date.now())): Promise<number> {
     let removed = 0;
     for (;;) {
       const batch = await this.tx.run(async (tx) => {

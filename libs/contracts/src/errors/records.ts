@@ -52,6 +52,11 @@ export const COLLABORATOR_ERRORS = {
     status: 409,
     meaning: 'The owner cannot be removed or given another role; transfer the ownership first.',
   },
+  vaultOwnerActive: {
+    code: 'vault_owner_active',
+    status: 409,
+    meaning: "The vault's owner account is not deleted (or a claim made the caller or another collaborator its owner): only a vault whose owner deleted its account can be claimed.",
+  },
 } as const satisfies ErrorTable;
 
 /** Codes of the records module about record files. */
