@@ -1,5 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { NATS_CONNECTION } from '@vault/platform';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { EventStreams } from '../src/events/event-streams';
+import { FanoutHorizon } from '../src/webhooks/fanout-horizon';
+import { WebhooksEnv } from '../src/webhooks/webhooks.env';
 import { Webhook } from 'standardwebhooks';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { Caller, recordBody, RecordsTestApp } from './support';
@@ -449,6 +456,90 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
       ].map(async ([v, id]) => (await t.get(owner, `${hooks(v)}/webhook-id/${id}`).expect(200)).body),
     );
     expect(subs.map((s) => s.failingSince)).toEqual([null, null]);
+    await receiver.close();
+  });
+
+  it('makes due only the recovered tenant’s deliveries: another tenant’s subscriptions to the same origin keep their schedule', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    await receiver.close(); // down: both tenants' first events fail
+    const other = await t.caller('tenant-b');
+    const vaultA = await t.createVault(owner, { name: 'Tenant A' });
+    const vaultB = await t.createVault(other, { name: 'Tenant B' });
+    const subA = await subscribe(vaultA, receiver.url, ['record.created']);
+    const subB = (await t.post(other, hooks(vaultB), { url: `${receiver.url}/b`, events: ['record.created'] }).expect(201))
+      .body as { id: string; secret: string };
+    await t.createRecord(owner, vaultA, recordBody({ name: 'A1' }));
+    await t.createRecord(other, vaultB, recordBody({ name: 'B1' }));
+    const failing = async (id: string) =>
+      (await t.sql(`SELECT 1 FROM webhooks WHERE id = $1 AND failing_since IS NOT NULL`, [id])).length === 1;
+    await waitFor(
+      async () => (await pushBack(subA.id)) && (await pushBack(subB.id)) && (await failing(subA.id)) && (await failing(subB.id)),
+      30_000,
+      'both first events failed',
+    );
+    const [heldB] = await queue(subB.id);
+
+    // Back up; tenant A's delivery goes through (its owner redelivers it) and ends A's failing streak.
+    receiver.secretsByVault.set(vaultA, [subA.secret]).set(vaultB, [subB.secret]);
+    await receiver.listen();
+    const [headA] = await queue(subA.id);
+    await t.post(owner, `${hooks(vaultA)}/webhook-id/${subA.id}/deliveries/delivery-id/${headA.id}/redeliver`).expect(202);
+    // failing_since is cleared by the statement that makes the origin's waiting deliveries due.
+    await waitFor(async () => !(await failing(subA.id)), 20_000, 'tenant A recovered');
+
+    // Tenant B's delivery to the same origin still waits for its own retry, and was not sent.
+    const [stillB] = await queue(subB.id);
+    expect(stillB).toMatchObject({ id: heldB.id, status: 'pending', attempts: heldB.attempts });
+    expect(stillB.next_attempt_at).toEqual(heldB.next_attempt_at);
+    expect(receiver.requests.map((r) => r.event.vaultid)).toEqual([vaultA]);
+    expect(receiver.rejected).toEqual([]);
+    await t.delete(other, `${hooks(vaultB)}/webhook-id/${subB.id}`).expect(200);
+    await receiver.close();
+  });
+
+  it('sends a subscription the events stamped at or after its createdAt (one clock for both), not those before', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    const vaultId = await t.createVault(owner, { name: 'Boundary' });
+    const sub = (await t.post(owner, hooks(vaultId), { url: receiver.url, events: ['vault.updated'] }).expect(201)).body;
+    receiver.secrets = [sub.secret];
+    // The createdAt the API shows is the stored creation time itself.
+    const [{ same }] = await t.sql<{ same: boolean }>(
+      `SELECT created_at = $2::timestamptz AS same FROM webhooks WHERE id = $1`,
+      [sub.id, sub.createdAt],
+    );
+    expect(same).toBe(true);
+
+    // Three changes of the vault written as the service writes them (outbox rows), stamped
+    // 1 ms before, at and 1 ms after the subscription's createdAt.
+    const [created] = (await t.outbox('vault.vault.created.v1')).filter((e) => e.vault_id === vaultId);
+    const events = [-1, 0, 1].map((ms) => ({ id: randomUUID(), at: new Date(Date.parse(sub.createdAt) + ms).toISOString() }));
+    await t.sql(
+      `INSERT INTO outbox_events (id, subject, tenant_id, vault_id, payload, occurred_at)
+       SELECT e.id, 'vault.vault.updated.v1', $3, $4,
+              $5::jsonb || jsonb_build_object('occurredAt', e.at, 'changedFields', '["name"]'::jsonb), e.at::timestamptz
+         FROM unnest($1::uuid[], $2::text[]) AS e(id, at)`,
+      [events.map((e) => e.id), events.map((e) => e.at), owner.tenantId, vaultId, JSON.stringify(created.payload)],
+    );
+
+    // Every event of the stream up to the last of them has been through the fan-out (its ack floor passed them).
+    const ids: string[] = events.map((e) => e.id);
+    await waitFor(
+      async () => (await t.outbox()).filter((e) => ids.includes(e.id) && e.published_at !== null).length === 3,
+      30_000,
+      'the three events published',
+    );
+    const jsm = await jetstreamManager(t.app.get<NatsConnection>(NATS_CONNECTION));
+    const last = (await jsm.streams.info(new EventStreams(t.app.get(WebhooksEnv)).events.name)).state.last_seq;
+    const horizon = t.app.get(FanoutHorizon);
+    await waitFor(async () => (await horizon.current()) >= last, 30_000, 'the fan-out to pass the three events');
+
+    expect((await deliveries(sub.id)).map((d) => d.event_id)).toEqual(ids.slice(1));
+    await settled(sub.id, 2);
+    expect(receiver.acceptedOf(vaultId)).toEqual(ids.slice(1));
+    expect([...receiver.accepted.values()].map((r) => r.event.time)).toEqual(events.slice(1).map((e) => e.at));
+    expect(receiver.rejected).toEqual([]);
     await receiver.close();
   });
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { waitFor } from './activity-log.harness';
 import { Caller, RecordsTestApp } from './support';
 
 /** Webhook subscription endpoints: rules, roles, validation and the SSRF refusals at subscription time. */
@@ -197,6 +199,92 @@ describe('webhook subscriptions', () => {
     const other = await create();
     const foreign = await t.post(owner, `${hook(other.id)}/deliveries/delivery-id/${target.id}/redeliver`).expect(404);
     expect(foreign.body.code).toBe('webhook_delivery_not_found');
+  });
+
+  describe('redeliver leaves a delivery being sent alone', () => {
+    /** A delivery of `webhookId` that failed once; `leaseSeconds` from now: its lease (null: none). */
+    const delivery = async (webhookId: string, status: string, leaseSeconds: number | null) => {
+      const [row] = await t.sql<{ id: string }>(
+        `INSERT INTO webhook_deliveries (id, webhook_id, vault_id, event_id, event_type, stream_seq, body, status,
+           attempts, last_status_code, last_error, next_attempt_at, leased_until)
+         VALUES (gen_random_uuid(), $1, $2, gen_random_uuid(), 'record.created', 1, '{}', $3, 1, 500, 'HTTP 500',
+           now() + interval '10 minutes', now() + make_interval(secs => $4))
+         RETURNING id`,
+        [webhookId, vaultId, status, leaseSeconds],
+      );
+      return row.id;
+    };
+    const row = async (id: string) => (await t.sql(`SELECT * FROM webhook_deliveries WHERE id = $1`, [id]))[0];
+    const redeliver = (webhookId: string, id: string) =>
+      t.post(owner, `${hook(webhookId)}/deliveries/delivery-id/${id}/redeliver`);
+
+    it('answers 409 webhook_delivery_in_flight while an attempt holds the lease, and changes nothing', async () => {
+      const w = await create();
+      const held = await delivery(w.id, 'pending', 60);
+      const before = await row(held);
+      const res = await redeliver(w.id, held).expect(409);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 409, code: 'webhook_delivery_in_flight', requestId: expect.any(String) });
+      expect(res.body.detail).toMatch(/being sent right now/);
+      const retryAfter = Number(res.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(61);
+      expect(await row(held)).toEqual(before);
+    });
+
+    it('redelivers a pending delivery waiting for its retry, one whose lease ran out, and a delivered one', async () => {
+      const w = await create();
+      for (const [status, lease] of [
+        ['pending', null],
+        ['pending', -1],
+        ['delivered', null],
+      ] as const) {
+        const id = await delivery(w.id, status, lease);
+        const res = await redeliver(w.id, id).expect(202);
+        expect([status, lease, res.body]).toEqual([status, lease, expect.objectContaining({ id, status: 'pending', attempts: 0 })]);
+        const [{ due }] = await t.sql<{ due: boolean }>(
+          `SELECT next_attempt_at <= now() AND delivered_at IS NULL AS due FROM webhook_deliveries WHERE id = $1`,
+          [id],
+        );
+        expect(due).toBe(true);
+      }
+      await redeliver(w.id, 'not-a-uuid').expect(404);
+    });
+
+    it('checks the lease and requeues in one statement: a claim committing meanwhile wins, with 409', async () => {
+      const w = await create();
+      const id = await delivery(w.id, 'pending', null);
+      // A dispatcher's claim: it has locked and leased the row, not yet committed.
+      const claim = new Client({ connectionString: t.db.url });
+      await claim.connect();
+      try {
+        await claim.query('BEGIN');
+        await claim.query(
+          `UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = now() + interval '1 minute',
+             leased_until = now() + interval '1 minute' WHERE id = $1`,
+          [id],
+        );
+        const answer = redeliver(w.id, id).then((res) => res);
+        // The redelivery waits for the claim's row lock; then the claim commits.
+        await waitFor(
+          async () =>
+            (
+              await t.sql(
+                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+                   AND query LIKE '%webhook_deliveries%'`,
+              )
+            ).length > 0,
+          20_000,
+          'the redelivery to wait for the claim',
+        );
+        await claim.query('COMMIT');
+        const res = await answer;
+        expect([res.status, res.body.code]).toEqual([409, 'webhook_delivery_in_flight']);
+        expect(await row(id)).toMatchObject({ status: 'pending', attempts: 2, leased_until: expect.any(Date) });
+      } finally {
+        await claim.end();
+      }
+    });
   });
 
   it('answers 404 webhook_not_found for unknown ids and for a subscription of another vault', async () => {

@@ -49,6 +49,10 @@ export class WebhookEntity {
   @Column({ name: 'created_by', type: 'text' })
   createdBy!: string;
 
+  /**
+   * Stamped by the service on creation, by the clock that stamps events' `occurredAt`:
+   * the subscription receives the events at or after it.
+   */
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

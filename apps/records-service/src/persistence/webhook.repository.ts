@@ -71,8 +71,9 @@ export class WebhookRepository {
   /**
    * For each event of a batch (its index `i`, a vault it concerns, its type and time), the
    * enabled subscriptions of that vault that take the type (or every type) and existed
-   * when the event happened: a subscription never receives older events, even when the
-   * stream reaches the fan-out after it was created. One statement for the batch,
+   * when the event happened (`created_at` at or before the event's `occurredAt`, both
+   * stamped by the service's clock): a subscription never receives older events, even
+   * when the stream reaches the fan-out after it was created. One statement for the batch,
    * answering the subscriptions' ids and vaults (what a delivery row needs).
    */
   async subscribersOf(
@@ -122,13 +123,22 @@ export class WebhookRepository {
     return this.m.findOneBy(WebhookDeliveryEntity, { webhookId, id });
   }
 
-  /** Due again now with a fresh retry schedule (attempts from 0). */
-  async requeue(id: string): Promise<void> {
-    await this.m.update(
-      WebhookDeliveryEntity,
-      { id },
-      { status: 'pending', attempts: 0, nextAttemptAt: () => 'now()', deliveredAt: null },
+  /**
+   * Makes a subscription's delivery due again now with a fresh retry schedule (attempts
+   * from 0), unless an attempt holds it (pending with a lease that has not run out): the
+   * lease is checked and the row changed in one statement, which waits for a claim taking
+   * the row at the same moment and then sees its lease. False when nothing was changed
+   * (no such delivery, or it is in flight).
+   */
+  async requeue(webhookId: string, id: string): Promise<boolean> {
+    const [, count]: [unknown[], number] = await this.m.query(
+      `UPDATE webhook_deliveries
+          SET status = 'pending', attempts = 0, next_attempt_at = now(), delivered_at = NULL
+        WHERE webhook_id = $1 AND id = $2
+          AND NOT (status = 'pending' AND leased_until IS NOT NULL AND leased_until > now())`,
+      [webhookId, id],
     );
+    return count === 1;
   }
 
   /**
@@ -240,18 +250,20 @@ export class WebhookRepository {
 
   /**
    * A success ends a failing streak. When one was running, the endpoint answers again:
-   * the pending deliveries of every enabled subscription to the same origin (scheme, host
-   * and port) that wait for a retry (not those in flight) are due now. The claim still
-   * takes only each vault's oldest pending event, so the order is kept.
+   * the pending deliveries of every enabled subscription of the same tenant to the same
+   * origin (scheme, host and port) that wait for a retry (not those in flight) are due
+   * now; another tenant's subscriptions to that origin keep their schedule. The claim
+   * still takes only each vault's oldest pending event, so the order is kept.
    */
   async markHealthy(webhookId: string): Promise<void> {
     await this.m.query(
       `WITH healed AS (
          UPDATE webhooks SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL
-         RETURNING lower(substring(url from '^[^:]+://[^/?#]+')) AS origin)
+         RETURNING tenant_id, lower(substring(url from '^[^:]+://[^/?#]+')) AS origin)
        UPDATE webhook_deliveries d SET next_attempt_at = now()
          FROM webhooks w, healed
-        WHERE lower(substring(w.url from '^[^:]+://[^/?#]+')) = healed.origin AND w.enabled
+        WHERE w.tenant_id = healed.tenant_id AND w.enabled
+          AND lower(substring(w.url from '^[^:]+://[^/?#]+')) = healed.origin
           AND d.webhook_id = w.id AND d.status = 'pending' AND d.next_attempt_at > now()
           AND (d.leased_until IS NULL OR d.leased_until <= now())`,
       [webhookId],

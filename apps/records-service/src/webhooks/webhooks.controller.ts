@@ -3,6 +3,7 @@ import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiBearerAuth,
+  ApiConflictResponse,
   ApiCreatedResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
@@ -129,9 +130,17 @@ export class WebhooksController {
   @Access('vault:owner')
   @ApiOperation({
     summary: 'Send a delivery again now (same webhook-id and body, a fresh retry schedule).',
+    description:
+      'A pending delivery waiting for its retry, and a delivered or given-up one, are due again at once. ' +
+      'A delivery being sent at this moment (leased by an attempt) is left as it is: 409.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryView })
   @ApiNotFoundResponse({ description: `${NO_WEBHOOK} webhook_delivery_not_found.` })
+  @ApiConflictResponse({
+    description:
+      'webhook_delivery_in_flight: the delivery is being sent right now (redelivering it could send it twice); ' +
+      'retry once the attempt has ended. Retry-After: seconds until its lease runs out, when the attempt has ended at the latest.',
+  })
   redeliver(
     @ResolvedAccess() access: VaultAccess,
     @Param('webhookId') id: string,

@@ -7,6 +7,16 @@ export const webhookNotFound = () =>
 export const deliveryNotFound = () =>
   new ProblemException(404, WEBHOOK_ERROR_CODES.webhookDeliveryNotFound, 'The webhook has no delivery with this id.');
 
+/** The delivery is leased by an attempt; `retryAfterSeconds`: until its lease runs out at the latest. */
+export const deliveryInFlight = (retryAfterSeconds: number) =>
+  new ProblemException(
+    409,
+    WEBHOOK_ERROR_CODES.webhookDeliveryInFlight,
+    'The delivery is being sent right now; redeliver it once that attempt has ended.',
+    undefined,
+    { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+  );
+
 export const targetRefused = (why: string) =>
   new ProblemException(400, WEBHOOK_ERROR_CODES.webhookTargetRefused, `The webhook url is refused: ${why}.`, [
     { field: 'url', message: why },

@@ -19,7 +19,7 @@ import { WebhookRepository } from '../persistence/webhook.repository';
 import { newSecret, ROTATION_OVERLAP_MS } from './signing';
 import { TargetGuard, TargetRefusedError } from './target-guard';
 import { WebhookDispatcher } from './webhook-dispatcher';
-import { deliveryNotFound, targetRefused, webhookNotFound } from './webhooks.errors';
+import { deliveryInFlight, deliveryNotFound, targetRefused, webhookNotFound } from './webhooks.errors';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -70,9 +70,18 @@ export class WebhooksService {
     return (await this.webhooks.list(access.vault.id)).map(toWebhookView);
   }
 
+  /**
+   * A new subscription. Its creation time is stamped here, by the service's clock, as
+   * every event's `occurredAt` is (eventBase): the fan-out sends a subscription the
+   * events at or after its `createdAt`, so both sides of that comparison come from one
+   * clock, at the millisecond precision the API shows (docs/webhooks.md, From its creation on).
+   */
   async create(access: VaultAccess, principal: Principal, dto: WebhookDto): Promise<WebhookWithSecretView> {
     const url = await this.checkedUrl(dto.url);
+    const now = new Date();
     const w = await this.webhooks.insert({
+      createdAt: now,
+      updatedAt: now,
       id: randomUUID(),
       tenantId: access.vault.tenantId,
       vaultId: access.vault.id,
@@ -127,14 +136,20 @@ export class WebhooksService {
     return { items: rows.map(toDeliveryView), pageInfo: pageInfo(total, page, size) };
   }
 
-  /** Sends a delivery again now, with a fresh retry schedule (same webhook-id and body). */
+  /**
+   * Sends a delivery again now, with a fresh retry schedule (same webhook-id and body).
+   * Not while an attempt holds it: redelivering it then could send it twice at once, so
+   * the answer is 409 with the time its lease runs out (the attempt ends by then).
+   */
   async redeliver(access: VaultAccess, id: string, deliveryId: string): Promise<WebhookDeliveryView> {
     const w = await this.found(access, id);
+    if (!isUuid(deliveryId)) throw deliveryNotFound();
+    const requeued = await this.webhooks.requeue(w.id, deliveryId);
     const d = await this.webhooks.findDelivery(w.id, deliveryId);
     if (!d) throw deliveryNotFound();
-    await this.webhooks.requeue(d.id);
+    if (!requeued) throw deliveryInFlight(((d.leasedUntil?.getTime() ?? 0) - Date.now()) / 1000);
     this.dispatcher.wake();
-    return toDeliveryView((await this.webhooks.findDelivery(w.id, d.id)) as WebhookDeliveryEntity);
+    return toDeliveryView(d);
   }
 
   private async found(access: VaultAccess, id: string): Promise<WebhookEntity> {

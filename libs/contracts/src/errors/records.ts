@@ -127,6 +127,12 @@ export const WEBHOOK_ERRORS = {
     status: 404,
     meaning: 'The webhook subscription has no delivery with this id.',
   },
+  webhookDeliveryInFlight: {
+    code: 'webhook_delivery_in_flight',
+    status: 409,
+    meaning:
+      'The delivery is being sent right now, so it is not redelivered (that would send it twice); retry once the attempt has ended (Retry-After: when it has at the latest).',
+  },
   webhookTargetRefused: {
     code: 'webhook_target_refused',
     status: 400,
