@@ -200,7 +200,7 @@ async function main() {
   const envFile = join(dir, 'smoke.env');
   writeFileSync(
     envFile,
-    [`POSTGRES_PASSWORD=${randomBytes(18).toString('hex')}`, `KEY_ENCRYPTION_SECRET=${randomBytes(24).toString('hex')}`, `VAULT_TAG=${tag}`, 'NODE_ENV=development', ''].join('\n'),
+    [`POSTGRES_PASSWORD=${randomBytes(18).toString('hex')}`, `KEY_ENCRYPTION_SECRET=${randomBytes(24).toString('hex')}`, `WEBHOOK_SECRET_KEYS=smoke:${randomBytes(32).toString('base64')}`, `VAULT_TAG=${tag}`, 'NODE_ENV=development', ''].join('\n'),
     { mode: 0o600 },
   );
   let failed = false;

@@ -5,13 +5,15 @@ export interface AppSpec {
   port: number;
   /** Database the app owns (and so a migration step), if any. */
   database?: string;
+  /** Variables the app refuses to start without in production: each must come from a Secret. */
+  secrets?: string[];
 }
 
 export const APPS: AppSpec[] = [
   { name: 'gateway', port: 8443 },
   { name: 'developer-service', port: 3001, database: 'vault_developer' },
   { name: 'user-service', port: 3002, database: 'vault_user' },
-  { name: 'records-service', port: 3003, database: 'vault_records' },
+  { name: 'records-service', port: 3003, database: 'vault_records', secrets: ['WEBHOOK_SECRET_KEYS'] },
 ];
 
 export const DATABASE_APPS = APPS.filter((a) => a.database);

@@ -65,6 +65,17 @@ describe('Kubernetes rules on the rendered overlays', () => {
     expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).env.find((e: any) => e.name === 'DB_MIGRATE_ON_START').value = 'true')))).toEqual(['migration-order']);
   });
 
+  it('require the variables an app cannot start without in production from a Secret', () => {
+    const records = app('records-service');
+    const rules = (change: (env: any[]) => void) =>
+      checkApp(edit(PROD, 'Deployment', 'records-service', (d) => change(container(d).env)), records, 'prod').map((v) => [v.rule, v.message]);
+    const keys = (env: any[]) => env.find((e) => e.name === 'WEBHOOK_SECRET_KEYS');
+    const problem = ['required-secrets', 'WEBHOOK_SECRET_KEYS must come from a Secret (not optional): the app refuses to start without it in production'];
+    expect(rules((env) => env.splice(env.indexOf(keys(env)), 1))).toEqual([problem]);
+    expect(rules((env) => (keys(env).valueFrom.secretKeyRef.optional = true))).toEqual([problem]);
+    expect(rules(() => undefined)).toEqual([]);
+  });
+
   it('require hardened containers with pinned images and resources', () => {
     const dep = (change: (c: any) => void) => edit(USER_SERVICE, 'Deployment', 'user-service', (d) => change(container(d)));
     expect(workloadRules(dep((c) => (c.securityContext.readOnlyRootFilesystem = false)))).toEqual(['security-context']);

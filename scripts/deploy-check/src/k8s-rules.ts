@@ -123,6 +123,11 @@ export function checkApp(objs: K8sObject[], app: AppSpec, where: string): Violat
     fail(at, 'module-complete', 'no PodDisruptionBudget covers its pods');
   }
 
+  for (const name of app.secrets ?? []) {
+    const ref = env[name]?.valueFrom?.secretKeyRef;
+    if (!ref || ref.optional) fail(at, 'required-secrets', `${name} must come from a Secret (not optional): the app refuses to start without it in production`);
+  }
+
   if (app.database) {
     if (env['DB_MIGRATE_ON_START']?.value !== 'false') fail(at, 'migration-order', 'DB_MIGRATE_ON_START must be "false": the migration Job runs them');
     const dbSecret = env['DATABASE_URL']?.valueFrom?.secretKeyRef;

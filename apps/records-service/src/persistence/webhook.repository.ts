@@ -18,6 +18,9 @@ export type ClaimedDelivery = Pick<
   'id' | 'webhookId' | 'vaultId' | 'eventId' | 'streamSeq' | 'body' | 'attempts'
 >;
 
+/** The signing secrets of a subscription as stored (sealed, or plain text from before encryption). */
+export type StoredSecrets = Pick<WebhookEntity, 'id' | 'secret' | 'previousSecret'>;
+
 /** The outcome of one attempt, as stored on its delivery. */
 export interface AttemptOutcome {
   status: WebhookDeliveryEntity['status'];
@@ -278,6 +281,42 @@ export class WebhookRepository {
       [webhookId],
     );
     return rows[0]?.since ?? new Date();
+  }
+
+  /**
+   * The next `limit` subscriptions after `afterId` (by id) whose secret or previous secret is
+   * not sealed with the key `keyId` (plain text, or another key of the ring).
+   */
+  async secretsToReseal(keyId: string, afterId: string, limit: number): Promise<StoredSecrets[]> {
+    return this.m.query(
+      `SELECT id, secret, previous_secret AS "previousSecret" FROM webhooks
+        WHERE id > $1 AND (NOT starts_with(secret, $2) OR NOT starts_with(previous_secret, $2))
+        ORDER BY id LIMIT $3`,
+      [afterId, `v1:${keyId}:`, limit],
+    );
+  }
+
+  /**
+   * Stores re-encrypted secrets, in one statement, each only where the row still holds the
+   * values they were made from (another instance or a rotation may have changed them since);
+   * answers how many rows changed. The subscriptions' `updated_at` stays: nothing a caller sees changes.
+   */
+  async resealSecrets(rows: { from: StoredSecrets; to: StoredSecrets }[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const [, count]: [unknown, number] = await this.m.query(
+      `UPDATE webhooks w SET secret = r.secret, previous_secret = r.previous
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[])
+              AS r(id, secret, previous, old_secret, old_previous)
+        WHERE w.id = r.id AND w.secret = r.old_secret AND w.previous_secret IS NOT DISTINCT FROM r.old_previous`,
+      [
+        rows.map((r) => r.from.id),
+        rows.map((r) => r.to.secret),
+        rows.map((r) => r.to.previousSecret),
+        rows.map((r) => r.from.secret),
+        rows.map((r) => r.from.previousSecret),
+      ],
+    );
+    return count;
   }
 
   async disable(webhookId: string, reason: string): Promise<void> {

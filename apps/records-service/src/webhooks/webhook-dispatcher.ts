@@ -3,7 +3,9 @@ import { WebhookEntity } from '../persistence/webhook.entity';
 import { AttemptOutcome, ClaimedDelivery, WebhookRepository } from '../persistence/webhook.repository';
 import { FanoutHorizon } from './fanout-horizon';
 import { OutboundHttp, PostResult } from './outbound-http';
-import { signedHeaders, signingKeys } from './signing';
+import { SecretUnreadableError } from './secret-box/secret-box';
+import { WebhookSecrets } from './secret-box/webhook-secrets';
+import { signedHeaders } from './signing';
 import { TargetGuard } from './target-guard';
 import { retrySchedule, WebhooksEnv } from './webhooks.env';
 
@@ -46,6 +48,7 @@ export class WebhookDispatcher {
     private readonly webhooks: WebhookRepository,
     private readonly env: WebhooksEnv,
     private readonly horizon: FanoutHorizon,
+    private readonly secrets: WebhookSecrets,
     guard: TargetGuard,
   ) {
     this.http = new OutboundHttp({
@@ -141,7 +144,7 @@ export class WebhookDispatcher {
       // The n-th delivery's lease ends (n + 1) attempts and the slack after the claim: start it while that is safe.
       if (n > 0 && (!this.running || Date.now() - claimedAt > n * this.attemptMs + LEASE_SLACK_MS / 2)) break;
       const now = new Date();
-      const res = await this.http.post(w.url, signedHeaders(signingKeys(w, now), d.eventId, now, d.body), d.body);
+      const res = await this.attempt(w, d, now);
       this.attempted++;
       attempted.push({ id: d.id, outcome: this.outcomeOf(res, d, now), at: Date.now() });
       last = { res, d, now };
@@ -169,6 +172,23 @@ export class WebhookDispatcher {
     if (now.getTime() - since.getTime() >= this.env.WEBHOOK_DISABLE_AFTER_MS) {
       await this.webhooks.disable(w.id, `deliveries failing since ${since.toISOString()}; last error: ${outcome(res).error}`);
     }
+  }
+
+  /**
+   * Signs and POSTs one delivery. A secret that cannot be opened (a key missing from
+   * WEBHOOK_SECRET_KEYS, an altered or moved value) sends nothing: the attempt fails with
+   * that reason, and is retried like any failed attempt (a keyring put right lets it through).
+   */
+  private async attempt(w: WebhookEntity, d: ClaimedDelivery, now: Date): Promise<PostResult> {
+    let keys: string[];
+    try {
+      keys = this.secrets.signingKeys(w, now);
+    } catch (err) {
+      if (!(err instanceof SecretUnreadableError)) throw err;
+      this.logger.error(`delivery ${d.id} of webhook ${w.id} not sent: ${err.message}`);
+      return { status: null, excerpt: null, error: `not sent: ${err.message}` };
+    }
+    return this.http.post(w.url, signedHeaders(keys, d.eventId, now, d.body), d.body);
   }
 
   /** What an attempt's answer makes of its delivery: delivered, given up (410, schedule over) or due again later. */

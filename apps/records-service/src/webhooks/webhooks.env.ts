@@ -1,6 +1,20 @@
-import { ToInt } from '@vault/platform';
-import { IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { SecretSetting, ToInt } from '@vault/platform';
+import { IsIn, IsInt, IsString, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { EventsEnv, RUN_MODES, RunMode } from '../events/events.env';
+import { parseKeyring } from './secret-box/secret-box';
+
+/** What is wrong with a WEBHOOK_SECRET_KEYS value, or null when it is a valid keyring. */
+function keyringProblem(value: unknown): string | null {
+  if (value === undefined) {
+    return 'WEBHOOK_SECRET_KEYS is required in production: <keyId>:<base64 of 32 random bytes>[,<keyId>:<key>…] (docs/webhooks.md, Secrets at rest)';
+  }
+  try {
+    parseKeyring(String(value));
+    return null;
+  } catch (err) {
+    return `WEBHOOK_SECRET_KEYS is not a keyring: ${(err as Error).message}`;
+  }
+}
 
 /** Delays between attempts: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27 h in all). */
 export const DEFAULT_RETRY_SCHEDULE_MS = '5000,300000,1800000,7200000,18000000,36000000,36000000';
@@ -25,6 +39,22 @@ export class WebhooksEnv extends EventsEnv {
   @IsString()
   @Matches(/^\d+(,\d+)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE_MS is a comma-separated list of milliseconds' })
   WEBHOOK_RETRY_SCHEDULE_MS = DEFAULT_RETRY_SCHEDULE_MS;
+
+  /**
+   * Keys that encrypt the signing secrets at rest: `<keyId>:<base64 of 32 bytes>`, comma-separated;
+   * the first encrypts, every one decrypts (rotation). Required in production; elsewhere, when
+   * unset, a development key is made and kept in .data/webhook-secret-keys.
+   */
+  @SecretSetting()
+  @ValidateIf((e: WebhooksEnv) => e.NODE_ENV === 'production' || e.WEBHOOK_SECRET_KEYS !== undefined)
+  @ValidateBy({
+    name: 'isKeyring',
+    validator: {
+      validate: (value: unknown) => keyringProblem(value) === null,
+      defaultMessage: (args) => keyringProblem(args?.value) ?? '',
+    },
+  })
+  WEBHOOK_SECRET_KEYS?: string;
 
   /** A subscription whose deliveries have failed this long without a success is disabled (5 days). */
   @ToInt()

@@ -5,6 +5,9 @@ import { CatalogueModule } from '../catalogue/catalogue.module';
 import { PersistenceModule } from '../persistence/persistence.module';
 import { PlansModule } from '../plans/plans.module';
 import { FanoutHorizon } from './fanout-horizon';
+import { SecretBox } from './secret-box/secret-box';
+import { SecretReseal } from './secret-box/secret-reseal';
+import { secretBoxOf, WebhookSecrets } from './secret-box/webhook-secrets';
 import { TargetGuard } from './target-guard';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookFanout } from './webhook-fanout';
@@ -21,6 +24,9 @@ import { WebhooksService } from './webhooks.service';
   providers: [
     { provide: WebhooksEnv, useFactory: () => loadEnv(WebhooksEnv) },
     { provide: TargetGuard, inject: [WebhooksEnv], useFactory: (e: WebhooksEnv) => new TargetGuard(e.WEBHOOK_ALLOWED_TARGETS) },
+    { provide: SecretBox, inject: [WebhooksEnv], useFactory: secretBoxOf },
+    WebhookSecrets,
+    SecretReseal,
     WebhookResources,
     FanoutHorizon,
     WebhookDispatcher,

@@ -16,6 +16,7 @@ import { isUuid, type VaultAccess } from '../access/access.service';
 import { WebhookDeliveryEntity } from '../persistence/webhook-delivery.entity';
 import { WebhookEntity } from '../persistence/webhook.entity';
 import { WebhookRepository } from '../persistence/webhook.repository';
+import { WebhookSecrets } from './secret-box/webhook-secrets';
 import { newSecret, ROTATION_OVERLAP_MS } from './signing';
 import { TargetGuard, TargetRefusedError } from './target-guard';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -39,7 +40,8 @@ export function toWebhookView(w: WebhookEntity): WebhookView {
   };
 }
 
-const withSecret = (w: WebhookEntity): WebhookWithSecretView => ({ ...toWebhookView(w), secret: w.secret });
+/** The subscription with its new secret in plain text: the one time it is shown. */
+const withSecret = (w: WebhookEntity, secret: string): WebhookWithSecretView => ({ ...toWebhookView(w), secret });
 
 export function toDeliveryView(d: WebhookDeliveryEntity): WebhookDeliveryView {
   return {
@@ -64,6 +66,7 @@ export class WebhooksService {
     private readonly webhooks: WebhookRepository,
     private readonly guard: TargetGuard,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly secrets: WebhookSecrets,
   ) {}
 
   async list(access: VaultAccess): Promise<WebhookView[]> {
@@ -79,20 +82,22 @@ export class WebhooksService {
   async create(access: VaultAccess, principal: Principal, dto: WebhookDto): Promise<WebhookWithSecretView> {
     const url = await this.checkedUrl(dto.url);
     const now = new Date();
+    const id = randomUUID();
+    const secret = newSecret();
     const w = await this.webhooks.insert({
       createdAt: now,
       updatedAt: now,
-      id: randomUUID(),
+      id,
       tenantId: access.vault.tenantId,
       vaultId: access.vault.id,
       url,
       events: dto.events,
       description: dto.description ?? null,
-      secret: newSecret(),
+      secret: this.secrets.seal(secret, id),
       enabled: true,
       createdBy: principal.openId,
     });
-    return withSecret(w);
+    return withSecret(w, secret);
   }
 
   async get(access: VaultAccess, id: string): Promise<WebhookView> {
@@ -119,13 +124,14 @@ export class WebhooksService {
     await this.webhooks.delete((await this.found(access, id)).id);
   }
 
-  /** A new secret; the old one keeps signing beside it for 24 hours. */
+  /** A new secret; the old one (kept as stored) keeps signing beside it for 24 hours. */
   async rotateSecret(access: VaultAccess, id: string): Promise<WebhookWithSecretView> {
     const w = await this.found(access, id);
+    const secret = newSecret();
     w.previousSecret = w.secret;
     w.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-    w.secret = newSecret();
-    return withSecret(await this.webhooks.save(w));
+    w.secret = this.secrets.seal(secret, w.id);
+    return withSecret(await this.webhooks.save(w), secret);
   }
 
   async deliveries(access: VaultAccess, id: string, q: WebhookDeliveriesQuery): Promise<WebhookDeliveryPage> {

@@ -1,5 +1,5 @@
-import { IsString } from 'class-validator';
-import { EnvValidationError, loadEnv, parseAddressList, ServiceEnv } from './env';
+import { IsString, MinLength } from 'class-validator';
+import { EnvValidationError, loadEnv, parseAddressList, SecretSetting, ServiceEnv } from './env';
 
 class SampleEnv extends ServiceEnv {
   @IsString()
@@ -28,6 +28,18 @@ describe('loadEnv', () => {
     const { problems, message } = error as EnvValidationError;
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_URL', 'DB_MIGRATE_ON_START', 'PORT', 'REQUIRED_THING']);
     expect(message).toMatch(/Invalid configuration/);
+  });
+
+  it('names a malformed secret variable without showing its value', () => {
+    class WithSecret extends SampleEnv {
+      @SecretSetting()
+      @MinLength(16)
+      SOME_KEY = '';
+    }
+    const attempt = () => loadEnv(WithSecret, { ...base, SOME_KEY: 'hunter2', LOG_FORMAT: 'xml' });
+    expect(attempt).toThrow(/SOME_KEY: .*\(got a value that is not shown\)/);
+    expect(attempt).toThrow(/LOG_FORMAT: .*\(got "xml"\)/);
+    expect(attempt).not.toThrow(/hunter2/);
   });
 
   it('treats empty strings as unset', () => {

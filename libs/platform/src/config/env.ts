@@ -153,6 +153,23 @@ export class ServiceEnv extends BaseEnv {
   REQUIRE_IF_MATCH = false;
 }
 
+/** Properties of env classes whose values are secret (by class prototype). */
+const secretSettings = new WeakMap<object, Set<string | symbol>>();
+
+/**
+ * Marks a variable as secret: a validation error names it and says why, but never shows its value.
+ */
+export const SecretSetting = (): PropertyDecorator => (target, property) => {
+  secretSettings.set(target, new Set([...(secretSettings.get(target) ?? []), property]));
+};
+
+function isSecretSetting(instance: object, property: string): boolean {
+  for (let p = Object.getPrototypeOf(instance); p; p = Object.getPrototypeOf(p)) {
+    if (secretSettings.get(p)?.has(property)) return true;
+  }
+  return false;
+}
+
 export class EnvValidationError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -179,7 +196,11 @@ export function loadEnv<T extends object>(
       errors.map(
         (e) =>
           `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')} (got ${
-            e.value === undefined ? 'nothing' : JSON.stringify(e.value)
+            e.value === undefined
+              ? 'nothing'
+              : isSecretSetting(instance, e.property)
+                ? 'a value that is not shown'
+                : JSON.stringify(e.value)
           })`,
       ),
     );

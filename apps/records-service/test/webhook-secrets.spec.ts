@@ -1,0 +1,237 @@
+import { INestApplication } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { Webhook } from 'standardwebhooks';
+import { TestNatsServer } from '@vault/platform/testing';
+import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { SecretReseal } from '../src/webhooks/secret-box/secret-reseal';
+import { uniqueNamespace, waitFor } from './activity-log.harness';
+import { Caller, recordBody, RecordsTestApp } from './support';
+import { Receiver } from './webhook-receiver';
+
+const K1 = `k1:${randomBytes(32).toString('base64')}`;
+const K2 = `k2:${randomBytes(32).toString('base64')}`;
+
+/** Webhook signing secrets encrypted at rest (docs/webhooks.md, Secrets at rest), against real PostgreSQL, NATS and receivers. */
+describe('webhook secrets at rest', () => {
+  jest.setTimeout(120_000);
+  let nats: TestNatsServer;
+  let t: RecordsTestApp;
+  let owner: Caller;
+  let receiver: Receiver;
+  /** Other instances a case boots: closed after it even when it stops half-way. */
+  const instances = new Set<INestApplication>();
+
+  beforeAll(async () => {
+    nats = await TestNatsServer.start();
+    t = await RecordsTestApp.start('records_webhook_secrets', {
+      NATS_URL: nats.url,
+      EVENTS_NAMESPACE: uniqueNamespace('secrets'),
+      OUTBOX_RELAY_POLL_MS: '100',
+      ACTIVITY_LOG_RELAY: 'inline',
+      WEBHOOK_DISPATCHER: 'inline',
+      WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
+      WEBHOOK_RETRY_SCHEDULE_MS: '200,200',
+      WEBHOOK_POLL_MS: '100',
+      WEBHOOK_CONNECT_TIMEOUT_MS: '1000',
+      WEBHOOK_RESPONSE_TIMEOUT_MS: '2000',
+      // After a key rotation: k2 encrypts, k1 (the key before) still decrypts.
+      WEBHOOK_SECRET_KEYS: `${K2},${K1}`,
+    });
+    await startJetStreamConsumers(t.app);
+    receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+  });
+  beforeEach(async () => {
+    owner = await t.caller();
+  });
+  afterEach(async () => {
+    for (const app of instances) await app.close();
+    instances.clear();
+  });
+  afterAll(async () => {
+    await Receiver.closeAll();
+    await t?.stop();
+    await nats?.dispose();
+  });
+
+  const hooks = (v: string) => `/vault/vault-id/${v}/webhooks`;
+  const subscribe = async (vaultId: string) =>
+    (await t.post(owner, hooks(vaultId), { url: receiver.url, events: ['record.created'] }).expect(201)).body as {
+      id: string;
+      secret: string;
+    };
+  const stored = async (id: string) =>
+    (
+      await t.sql<{ secret: string; previous_secret: string | null; updated_at: Date }>(
+        `SELECT secret, previous_secret, updated_at FROM webhooks WHERE id = $1`,
+        [id],
+      )
+    )[0];
+  const deliveries = (webhookId: string) =>
+    t.sql<{ id: string; event_id: string; status: string; attempts: number; last_error: string | null }>(
+      `SELECT id, event_id, status, attempts, last_error FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY stream_seq`,
+      [webhookId],
+    );
+  const settled = (webhookId: string, n: number) =>
+    waitFor(
+      async () => {
+        const rows = await deliveries(webhookId);
+        return rows.length === n && rows.every((d) => d.status !== 'pending');
+      },
+      60_000,
+      `${n} settled deliveries of ${webhookId}`,
+    );
+  /** Makes a record (one record.created event) and waits for its delivery to settle; answers the deliveries so far. */
+  const oneEvent = async (vaultId: string, webhookId: string) => {
+    const n = (await deliveries(webhookId)).length + 1;
+    await t.createRecord(owner, vaultId, recordBody({ name: `Record ${n}` }));
+    await settled(webhookId, n);
+    return deliveries(webhookId);
+  };
+  /** The requests the receiver accepted for a vault, each verified here again with every secret given. */
+  const verifiedWith = (vaultId: string, secrets: string[]) => {
+    const accepted = [...receiver.accepted.values()].filter((r) => r.event.vaultid === vaultId);
+    for (const r of accepted) {
+      const headers = { 'webhook-id': r.id, 'webhook-timestamp': r.timestamp, 'webhook-signature': r.signature };
+      for (const s of secrets) expect(() => new Webhook(s).verify(r.body, headers)).not.toThrow();
+    }
+    return accepted.map((r) => r.id);
+  };
+  /** Another instance on the same database, delivering nothing; it re-encrypts at start. */
+  const instance = async (overrides: Record<string, string>) => {
+    const app = await t.bootInstance({ WEBHOOK_DISPATCHER: 'off', ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off', ...overrides });
+    instances.add(app);
+    return app;
+  };
+  const sealedWith = (keyId: string, value: string | null, plain: string) => {
+    expect(value).toMatch(new RegExp(`^v1:${keyId}:[A-Za-z0-9_-]+$`));
+    expect(value).not.toContain(plain.slice('whsec_'.length));
+  };
+
+  it('a key rotation (new key first, old second) keeps rows of the old key signing and re-encrypts them at start', async () => {
+    // A subscription made while k1 alone was the ring.
+    const before = await instance({ WEBHOOK_SECRET_KEYS: K1 });
+    const vaultId = await t.createVault(owner, { name: 'Rotation' });
+    const sub = (
+      await request(before.getHttpServer())
+        .post(`/api/v1${hooks(vaultId)}`)
+        .set('Authorization', `Bearer ${owner.token}`)
+        .send({ url: receiver.url, events: ['record.created'] })
+        .expect(201)
+    ).body as { id: string; secret: string };
+    sealedWith('k1', (await stored(sub.id)).secret, sub.secret);
+    receiver.secretsByVault.set(vaultId, [sub.secret]);
+
+    // This instance (k2 first, k1 second) signs with it as it is.
+    expect((await oneEvent(vaultId, sub.id)).map((d) => d.status)).toEqual(['delivered']);
+
+    // An instance starting with the new ring re-encrypts it under k2; it still signs.
+    const { updated_at } = await stored(sub.id);
+    const after = await instance({});
+    await waitFor(async () => (await stored(sub.id)).secret.startsWith('v1:k2:'), 30_000, 'the secret re-encrypted under k2');
+    const row = await stored(sub.id);
+    sealedWith('k2', row.secret, sub.secret);
+    expect(row.updated_at).toEqual(updated_at);
+    expect((await oneEvent(vaultId, sub.id)).map((d) => d.status)).toEqual(['delivered', 'delivered']);
+    expect(verifiedWith(vaultId, [sub.secret])).toHaveLength(2);
+    // Nothing left to do: another pass changes nothing.
+    expect(await after.get(SecretReseal).run()).toBe(0);
+    expect(receiver.rejected).toEqual([]);
+  });
+
+  it('stores no plain secret after create and after rotate; the API shows each new secret once', async () => {
+    const vaultId = await t.createVault(owner, { name: 'At rest' });
+    const sub = await subscribe(vaultId);
+    const created = await stored(sub.id);
+    sealedWith('k2', created.secret, sub.secret);
+    expect(created.previous_secret).toBeNull();
+
+    const rotated = (await t.post(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/rotate-secret`).expect(200)).body;
+    expect(rotated.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rotated.secret).not.toBe(sub.secret);
+    const row = await stored(sub.id);
+    sealedWith('k2', row.secret, rotated.secret);
+    sealedWith('k2', row.previous_secret, sub.secret);
+    expect(row.previous_secret).toBe(created.secret);
+    const everything = JSON.stringify(await t.sql(`SELECT * FROM webhooks WHERE id = $1`, [sub.id]));
+    for (const s of [sub.secret, rotated.secret]) expect(everything).not.toContain(s.slice('whsec_'.length));
+
+    const one = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
+    const list = await t.get(owner, hooks(vaultId)).expect(200);
+    expect(one.body.secret).toBeUndefined();
+    expect(list.body.every((w: object) => !('secret' in w))).toBe(true);
+
+    // Both keys of the overlap sign, each verifying on its own with the standardwebhooks package.
+    receiver.secretsByVault.set(vaultId, [sub.secret, rotated.secret]);
+    expect((await oneEvent(vaultId, sub.id)).map((d) => d.status)).toEqual(['delivered']);
+    expect(verifiedWith(vaultId, [sub.secret, rotated.secret])).toHaveLength(1);
+    expect(receiver.rejected).toEqual([]);
+  });
+
+  it('a legacy plain-text row keeps signing, and an instance starting re-encrypts it', async () => {
+    const vaultId = await t.createVault(owner, { name: 'Legacy' });
+    const sub = await subscribe(vaultId);
+    // A row from before encryption: both secrets in plain text, the previous one still in its overlap.
+    const previous = `whsec_${randomBytes(32).toString('base64')}`;
+    await t.sql(
+      `UPDATE webhooks SET secret = $2, previous_secret = $3, previous_secret_expires_at = now() + interval '1 hour' WHERE id = $1`,
+      [sub.id, sub.secret, previous],
+    );
+    receiver.secretsByVault.set(vaultId, [sub.secret, previous]);
+    expect((await oneEvent(vaultId, sub.id)).map((d) => d.status)).toEqual(['delivered']);
+
+    const after = await instance({});
+    await waitFor(async () => (await stored(sub.id)).secret.startsWith('v1:'), 30_000, 'the plain-text secret re-encrypted');
+    const row = await stored(sub.id);
+    sealedWith('k2', row.secret, sub.secret);
+    sealedWith('k2', row.previous_secret, previous);
+    expect((await oneEvent(vaultId, sub.id)).map((d) => d.status)).toEqual(['delivered', 'delivered']);
+    expect(verifiedWith(vaultId, [sub.secret, previous])).toHaveLength(2);
+    expect(await after.get(SecretReseal).run()).toBe(0);
+    expect(receiver.rejected).toEqual([]);
+  });
+
+  it('a secret moved to another row or altered is not used: the delivery fails with the reason, the API answers, a rotation recovers', async () => {
+    const vaultA = await t.createVault(owner, { name: 'Source' });
+    const vaultMoved = await t.createVault(owner, { name: 'Moved' });
+    const vaultAltered = await t.createVault(owner, { name: 'Altered' });
+    const source = await subscribe(vaultA);
+    const moved = await subscribe(vaultMoved);
+    const altered = await subscribe(vaultAltered);
+    await t.sql(`UPDATE webhooks SET secret = (SELECT secret FROM webhooks WHERE id = $1) WHERE id = $2`, [source.id, moved.id]);
+    const [v, keyId, payload] = (await stored(altered.id)).secret.split(':');
+    const bytes = Buffer.from(payload, 'base64url');
+    bytes[20] ^= 1;
+    await t.sql(`UPDATE webhooks SET secret = $2 WHERE id = $1`, [altered.id, `${v}:${keyId}:${bytes.toString('base64url')}`]);
+    receiver.secretsByVault.set(vaultA, [source.secret]).set(vaultMoved, [moved.secret]).set(vaultAltered, [altered.secret]);
+
+    for (const [vaultId, sub] of [
+      [vaultMoved, moved],
+      [vaultAltered, altered],
+    ] as const) {
+      const [d] = await oneEvent(vaultId, sub.id);
+      // Given up after the schedule's attempts, never sent.
+      expect(d).toMatchObject({ status: 'failed', attempts: 3 });
+      expect(d.last_error).toMatch(/^not sent: the signing secret does not decrypt with key "k2" \(the stored value was altered or belongs to another webhook\)$/);
+      expect(receiver.requests.filter((r) => r.event.vaultid === vaultId)).toEqual([]);
+      const log = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/deliveries`).expect(200);
+      expect(log.body.items[0]).toMatchObject({ status: 'failed', lastStatusCode: null, lastError: d.last_error });
+      await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
+      await t.get(owner, hooks(vaultId)).expect(200);
+      await t.put(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`, { url: receiver.url, events: ['record.created'] }).expect(200);
+    }
+    // The dispatcher goes on: the row the secret was copied from still delivers.
+    expect((await oneEvent(vaultA, source.id)).map((d) => d.status)).toEqual(['delivered']);
+    expect(verifiedWith(vaultA, [source.secret])).toHaveLength(1);
+
+    // The owner rotates the secret: the new one signs (the unreadable previous one is left out), and a redelivery goes through.
+    const rotated = (await t.post(owner, `${hooks(vaultAltered)}/webhook-id/${altered.id}/rotate-secret`).expect(200)).body;
+    receiver.secretsByVault.set(vaultAltered, [rotated.secret]);
+    const [failed] = await deliveries(altered.id);
+    await t.post(owner, `${hooks(vaultAltered)}/webhook-id/${altered.id}/deliveries/delivery-id/${failed.id}/redeliver`).expect(202);
+    await waitFor(async () => (await deliveries(altered.id))[0].status === 'delivered', 60_000, 'the redelivery signed with the new secret');
+    expect(verifiedWith(vaultAltered, [rotated.secret])).toEqual([failed.event_id]);
+    expect(receiver.rejected).toEqual([]);
+  });
+});
