@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { FeedSignal } from '../src/change-feed/feed-signal';
+import { VaultFeedReaders } from '../src/change-feed/vault-feed-readers';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { SseClient } from './sse-client';
 import request from 'supertest';
@@ -89,6 +91,39 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     }
     // the ids are cursors of the same positions on both instances
     expect(streams[4].events.map((e) => e.id)).toEqual(streams[0].events.map((e) => e.id));
+  });
+
+  it('wakes the writing instance once per feed write (its own NOTIFY is skipped) and the other instance by the NOTIFY', async () => {
+    const signal = t.app.get(FeedSignal);
+    const [here, there] = [t.app.get(VaultFeedReaders), second.get(VaultFeedReaders)];
+    const written = (n: number) => waitFor(async () => signal.signalled.written >= n, 30_000, `the writer's signal of ${n} vaults`);
+    // PostgreSQL delivers notifications in commit order: once the writing instance has one sent
+    // now (naming no vault of the test), it has every notification committed before
+    const notificationsIn = async () => {
+      const seen = signal.signalled.notified;
+      await t.sql(`SELECT pg_notify('vault_feed', $1)`, [randomUUID()]);
+      await waitFor(async () => signal.signalled.notified > seen, 30_000, 'the notifications committed so far');
+    };
+    const before = signal.signalled.written;
+    const owner = await t.caller();
+    const vault = await t.createVault(owner);
+    await feedHolds(vault, 1);
+    await written(before + 1); // the vault's first event has woken this instance before its streams open
+    const streams = [await stream(t.app, owner, vault), await stream(second, owner, vault)];
+    for (const s of streams) await s.until((c) => c.events.length === 1, 'the existing event');
+    await notificationsIn();
+    const [wakesHere, wakesThere, skipped] = [here.signalledWakes(vault), there.signalledWakes(vault), signal.signalled.ownSkipped];
+
+    await t.createRecord(owner, vault, { name: 'One write' });
+    for (const s of streams) await s.until((c) => c.events.length === 2, 'the new event', 20_000);
+    await written(before + 2);
+    await notificationsIn();
+    // the write's own NOTIFY came back to the writing instance and was skipped: one wake-up there, by its writer
+    expect(signal.signalled.ownSkipped).toBe(skipped + 1);
+    expect(here.signalledWakes(vault)).toBe(wakesHere + 1);
+    // the other instance was woken by the NOTIFY (its poll is a minute away) and skips nothing
+    expect(there.signalledWakes(vault)).toBeGreaterThan(wakesThere);
+    expect(second.get(FeedSignal).signalled.ownSkipped).toBe(0);
   });
 
   it('stops a viewer whose role is removed mid-stream, while the other streams go on', async () => {

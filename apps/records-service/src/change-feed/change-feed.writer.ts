@@ -70,7 +70,8 @@ export function toFeedRows(e: JetStreamEvent<VaultEventBase>): FeedRow[] {
  * The change-feed writer, a handler on the JetStream transport: each batch becomes its
  * feed rows, inserted in stream order in one statement (a redelivered event inserts
  * nothing); the transport acknowledges the events once the insert committed, and the
- * open streams of the vaults written in this process are woken (FeedSignal).
+ * open streams in this process of the vaults it wrote are woken (FeedSignal; the other
+ * instances by the insert's NOTIFY).
  */
 @Controller()
 export class ChangeFeedWriter {
@@ -82,7 +83,6 @@ export class ChangeFeedWriter {
   @EventPattern('vault.>', jetStreamConsumer(CHANGE_FEED_CONSUMER))
   async write(@Payload() events: JetStreamEvent<VaultEventBase>[]): Promise<void> {
     const rows = events.flatMap(toFeedRows);
-    await this.feed.insertNew(rows);
-    this.signal.written(rows.map((r) => r.vaultId));
+    this.signal.written(await this.feed.insertNew(rows, this.signal.instanceId));
   }
 }

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Client } from 'pg';
-import { FEED_CHANNEL } from '../persistence/change-feed.repository';
+import { FEED_CHANNEL, feedNotification } from '../persistence/change-feed.repository';
 import { ChangeFeedEnv } from './change-feed.env';
 
 /** Called with the vaults whose feed has new events, or with `undefined` for "any vault". */
@@ -12,9 +13,11 @@ const RELISTEN_MS = 1000;
 /**
  * Tells the vault readers of this process that a vault's feed has new events: at once
  * when this process's change-feed writer committed them, and through PostgreSQL
- * LISTEN/NOTIFY (the writer's transaction notifies FEED_CHANNEL with the vaults it wrote)
- * when any instance did. The LISTEN connection opens with the first listener; while it
- * is down (and after it is back: "any vault") the readers fall back on their poll.
+ * LISTEN/NOTIFY (the writer's transaction notifies FEED_CHANNEL with its instance id and
+ * the vaults it wrote) when another instance did; this process's own notifications are
+ * skipped, its readers were woken by its writer already. The LISTEN connection opens with
+ * the first listener; while it is down (and after it is back: "any vault") the readers
+ * fall back on their poll.
  */
 @Injectable()
 export class FeedSignal implements OnModuleDestroy {
@@ -23,6 +26,15 @@ export class FeedSignal implements OnModuleDestroy {
   private listener?: Client;
   private relisten?: NodeJS.Timeout;
   private closed = false;
+
+  /** Names this process in the notifications of its writer. */
+  readonly instanceId = randomUUID();
+
+  /**
+   * Vaults signalled so far, counted once per signal: by this process's writer, by
+   * notifications of other instances, and in its own notifications (skipped).
+   */
+  readonly signalled = { written: 0, notified: 0, ownSkipped: 0 };
 
   constructor(private readonly env: ChangeFeedEnv) {}
 
@@ -35,7 +47,10 @@ export class FeedSignal implements OnModuleDestroy {
 
   /** Events of these vaults were committed by this process. */
   written(vaultIds: Iterable<string>): void {
-    this.emit([...new Set(vaultIds)]);
+    const ids = [...new Set(vaultIds)];
+    if (ids.length === 0) return;
+    this.signalled.written += ids.length;
+    this.emit(ids);
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -48,6 +63,16 @@ export class FeedSignal implements OnModuleDestroy {
 
   private emit(vaultIds: readonly string[] | undefined): void {
     for (const l of [...this.listeners]) l(vaultIds);
+  }
+
+  private notified(payload: string): void {
+    const { sender, vaultIds } = feedNotification(payload);
+    if (sender === this.instanceId) {
+      this.signalled.ownSkipped += vaultIds.length;
+      return;
+    }
+    this.signalled.notified += vaultIds.length;
+    this.emit(vaultIds);
   }
 
   private async listen(): Promise<void> {
@@ -63,7 +88,7 @@ export class FeedSignal implements OnModuleDestroy {
     client.on('error', lost);
     client.on('end', () => lost());
     client.on('notification', (n) => {
-      if (n.channel === FEED_CHANNEL && n.payload) this.emit(n.payload.split(','));
+      if (n.channel === FEED_CHANNEL && n.payload) this.notified(n.payload);
     });
     this.listener = client;
     try {

@@ -58,6 +58,8 @@ function visibleTo(
  */
 class VaultFeedReader {
   readonly subscribers = new Set<FeedSubscriber>();
+  /** Signals naming this vault (its writer's or a notification) that woke the reader. */
+  signalled = 0;
   private running = false;
   private again = false;
   private recheck = false;
@@ -201,6 +203,15 @@ export class VaultFeedReaders implements OnModuleDestroy {
     this.readers.delete(vaultId);
   }
 
+  /**
+   * Signals naming the vault (this process's writer or another instance's notification)
+   * that woke its reader since it was created with the vault's first open stream; 0
+   * without open streams.
+   */
+  signalledWakes(vaultId: string): number {
+    return this.readers.get(vaultId)?.signalled ?? 0;
+  }
+
   onModuleDestroy(): void {
     this.unsubscribe?.();
     for (const r of this.readers.values()) r.stop();
@@ -209,6 +220,12 @@ export class VaultFeedReaders implements OnModuleDestroy {
 
   private woken(vaultIds: readonly string[] | undefined): void {
     if (vaultIds === undefined) for (const r of this.readers.values()) r.wake();
-    else for (const id of vaultIds) this.readers.get(id)?.wake();
+    else
+      for (const id of vaultIds) {
+        const reader = this.readers.get(id);
+        if (!reader) continue;
+        reader.signalled++;
+        reader.wake();
+      }
   }
 }

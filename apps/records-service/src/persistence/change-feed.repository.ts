@@ -34,8 +34,22 @@ export interface FeedView extends FeedCaller {
   guestRecords: string[];
 }
 
-/** The LISTEN/NOTIFY channel on which a feed write names the vaults it wrote (comma-separated ids). */
+/**
+ * The LISTEN/NOTIFY channel on which a feed write names the vaults it wrote: the payload
+ * is `from:<instance>` (the process whose writer committed them), then the vault ids,
+ * comma-separated (see feedNotification).
+ */
 export const FEED_CHANNEL = 'vault_feed';
+
+/** Marks the first item of a FEED_CHANNEL payload: the writing instance, not a vault. */
+const SENDER = 'from:';
+
+/** The writing instance (absent in a payload without one) and the vaults of a FEED_CHANNEL payload. */
+export function feedNotification(payload: string): { sender?: string; vaultIds: string[] } {
+  const items = payload.split(',');
+  const sender = items[0].startsWith(SENDER) ? items.shift()?.slice(SENDER.length) : undefined;
+  return { sender, vaultIds: items.filter((id) => id !== '') };
+}
 
 /** Vault ids per notification (a NOTIFY payload is below 8,000 bytes; an id takes 37). */
 const VAULTS_PER_NOTIFY = 150;
@@ -51,15 +65,16 @@ export class ChangeFeedRepository {
   /**
    * Inserts the rows in their order in one statement; a row of an event already in the
    * feed of that vault inserts nothing. Writers take turns, so a reader that saw a `seq`
-   * has seen every lower one. The same transaction NOTIFYs FEED_CHANNEL with the vaults
-   * it wrote (delivered to every listening instance when it commits).
+   * has seen every lower one. The same transaction NOTIFYs FEED_CHANNEL with `sender`
+   * (the writing instance) and the vaults it wrote (delivered to every listening instance
+   * when it commits). Answers those vaults (none when every row was in the feed already).
    */
-  async insertNew(rows: FeedRow[]): Promise<void> {
-    if (rows.length === 0) return;
+  async insertNew(rows: FeedRow[], sender: string): Promise<string[]> {
+    if (rows.length === 0) return [];
     const col = <K extends keyof FeedRow>(k: K) => rows.map((r) => r[k]);
-    await this.tx.run(async (tx) => {
+    return this.tx.run(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
-      await tx.query(
+      const parts: { ids: string }[] = await tx.query(
         `WITH written AS (
            INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at)
            SELECT e, v, r, t, j, o FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::timestamptz[])
@@ -67,8 +82,9 @@ export class ChangeFeedRepository {
            ORDER BY n
            ON CONFLICT (event_id, vault_id) DO NOTHING
            RETURNING vault_id),
-         vaults AS (SELECT vault_id, (row_number() OVER () - 1) / ${VAULTS_PER_NOTIFY} AS part FROM (SELECT DISTINCT vault_id FROM written) d)
-         SELECT pg_notify($7, string_agg(vault_id::text, ',')) FROM vaults GROUP BY part`,
+         vaults AS (SELECT vault_id, (row_number() OVER () - 1) / ${VAULTS_PER_NOTIFY} AS part FROM (SELECT DISTINCT vault_id FROM written) d),
+         parts AS (SELECT string_agg(vault_id::text, ',') AS ids FROM vaults GROUP BY part)
+         SELECT ids, pg_notify($7, $8 || ',' || ids) FROM parts`,
         [
           col('eventId'),
           col('vaultId'),
@@ -77,8 +93,10 @@ export class ChangeFeedRepository {
           rows.map((r) => JSON.stringify(r.envelope)),
           col('occurredAt'),
           FEED_CHANNEL,
+          `${SENDER}${sender}`,
         ],
       );
+      return parts.flatMap((p) => p.ids.split(','));
     });
   }
 
