@@ -9,6 +9,7 @@ import { StorageModule } from '../storage/storage.module';
 import { FileChanges } from './file-changes';
 import { FilesController } from './files.controller';
 import { FilesService } from './files.service';
+import { ResumableCreationKeys } from './resumable/resumable-creation-keys';
 import { ResumableUploadService } from './resumable/resumable-upload.service';
 import { ResumableUploadsController, TusDiscoveryController } from './resumable/resumable-uploads.controller';
 import { ResumableEnv } from './resumable/resumable.env';
@@ -23,6 +24,7 @@ import { UploadService } from './upload/upload.service';
     FilesService,
     UploadService,
     ResumableUploadService,
+    ResumableCreationKeys,
     { provide: ResumableEnv, useFactory: () => loadEnv(ResumableEnv) },
   ],
 })

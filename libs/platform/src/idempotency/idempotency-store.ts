@@ -31,6 +31,9 @@ export interface KeyRow {
 
 export type Claim = { kind: 'claimed'; token: string } | { kind: 'existing'; row: KeyRow };
 
+/** Where the key statements run: the data source (autocommit) or a transaction's manager. */
+export type KeyStore = DataSource | EntityManager;
+
 const PK = 'tenant_id = $1 AND caller = $2 AND key = $3';
 
 /**
@@ -38,7 +41,7 @@ const PK = 'tenant_id = $1 AND caller = $2 AND key = $3';
  * over a row whose window ended or whose in-flight lease lapsed. Otherwise returns the
  * row as it stands.
  */
-export async function claimKey(ds: DataSource, s: KeyScope, fingerprint: string | null): Promise<Claim> {
+export async function claimKey(ds: KeyStore, s: KeyScope, fingerprint: string | null): Promise<Claim> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const token = randomUUID();
     const claimed: Array<{ claim: string }> = await ds.query(
@@ -74,9 +77,10 @@ export async function claimKey(ds: DataSource, s: KeyScope, fingerprint: string 
 }
 
 /** Keeps an in-flight claim alive. */
-export async function renewClaim(ds: DataSource, s: KeyScope, token: string): Promise<void> {
+export async function renewClaim(ds: KeyStore, s: KeyScope, token: string): Promise<void> {
   await ds.query(
-    `UPDATE idempotency_keys SET lease_until = now() + $5 * interval '1 millisecond' WHERE ${PK} AND claim = $4`,
+    `UPDATE idempotency_keys SET lease_until = now() + $5 * interval '1 millisecond'
+      WHERE ${PK} AND claim = $4 AND state = 'in_flight'`,
     [s.tenantId, s.caller, s.key, token, IDEMPOTENCY_LEASE_MS],
   );
 }
@@ -85,26 +89,30 @@ export async function renewClaim(ds: DataSource, s: KeyScope, token: string): Pr
  * Stores the answer of a claimed key, through `m`: inside the request's transaction for
  * a success (so it commits with the change), on its own for a refusal that changed
  * nothing. False when the claim was lost (its lease lapsed and another request took it).
+ * With `keepClaim` the answer is replayed from now on, but the request that claimed the
+ * key may still replace it (completeKey again) or forget it (releaseKey) once it ends:
+ * for a request whose change commits before its final answer is known.
  */
 export async function completeKey(
-  m: EntityManager | DataSource,
+  m: KeyStore,
   s: KeyScope,
   token: string,
   fingerprint: string | null,
   answer: StoredAnswer,
+  opts: { keepClaim?: boolean } = {},
 ): Promise<boolean> {
   const result: [unknown[], number] = await m.query(
     `UPDATE idempotency_keys
-        SET state = 'completed', claim = NULL, lease_until = NULL, fingerprint = COALESCE($5, fingerprint),
-            status = $6, headers = $7, body = $8
+        SET state = 'completed', claim = CASE WHEN $9 THEN claim END, lease_until = NULL,
+            fingerprint = COALESCE($5, fingerprint), status = $6, headers = $7, body = $8
       WHERE ${PK} AND claim = $4`,
-    [s.tenantId, s.caller, s.key, token, fingerprint, answer.status, JSON.stringify(answer.headers), answer.body],
+    [s.tenantId, s.caller, s.key, token, fingerprint, answer.status, JSON.stringify(answer.headers), answer.body, opts.keepClaim === true],
   );
   return result[1] === 1;
 }
 
 /** Frees a claimed key (the request failed in a way that must not be replayed). */
-export async function releaseKey(ds: DataSource, s: KeyScope, token: string): Promise<void> {
+export async function releaseKey(ds: KeyStore, s: KeyScope, token: string): Promise<void> {
   await ds.query(`DELETE FROM idempotency_keys WHERE ${PK} AND claim = $4`, [s.tenantId, s.caller, s.key, token]);
 }
 

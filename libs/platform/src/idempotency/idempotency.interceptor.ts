@@ -36,6 +36,7 @@ import {
   IDEMPOTENCY_LEASE_MS,
   IDEMPOTENCY_WINDOW_HOURS,
   KeyScope,
+  KeyStore,
   releaseKey,
   renewClaim,
   StoredAnswer,
@@ -123,10 +124,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const tx = new RequestTransaction(this.ds, fingerprint !== null);
     const state = new IdempotentRequest(fingerprint, undefined, tx);
     attachIdempotentRequest(req, state);
-    const lease = setInterval(() => {
-      renewClaim(this.ds, scope, token).catch((err: unknown) => this.log.warn(`lease renewal failed: ${String(err)}`));
-    }, IDEMPOTENCY_LEASE_MS / 3);
-    lease.unref();
+    const stopLease = keepClaimAlive(this.ds, scope, token, this.log);
     try {
       const value = await runInRequestTransaction(tx, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
       const answer = answerOf(res, value);
@@ -153,9 +151,39 @@ export class IdempotencyInterceptor implements NestInterceptor {
       });
       throw err;
     } finally {
-      clearInterval(lease);
+      stopLease();
     }
   }
+}
+
+/**
+ * Renews the in-flight lease of a claimed key while its request runs (every third of
+ * the lease); returns the function that stops it.
+ */
+export function keepClaimAlive(ds: KeyStore, scope: KeyScope, token: string, log: Logger): () => void {
+  const lease = setInterval(() => {
+    renewClaim(ds, scope, token).catch((err: unknown) => log.warn(`lease renewal failed: ${String(err)}`));
+  }, IDEMPOTENCY_LEASE_MS / 3);
+  lease.unref();
+  return () => clearInterval(lease);
+}
+
+/**
+ * The `Idempotency-Key` request header in the OpenAPI document; `sameRequest` names what
+ * (besides method and path) a repeat must send again to be replayed: the body, for most routes.
+ */
+export function ApiIdempotencyKey(sameRequest = 'body'): MethodDecorator & ClassDecorator {
+  return ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7E]+$' },
+    description:
+      `Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1–${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, ` +
+      `unique per request of the caller. A repeat with the same key and the same ${sameRequest} within ${IDEMPOTENCY_WINDOW_HOURS} h ` +
+      `is answered with the first answer and \`${IDEMPOTENCY_REPLAYED_HEADER}: true\`, without running again; ` +
+      `the same key with another ${sameRequest} is 422 \`idempotency_key_reused\`, a repeat while the first still runs ` +
+      '409 `idempotency_key_in_flight`. See docs/retries-and-concurrency.md.',
+  });
 }
 
 /**
@@ -163,19 +191,5 @@ export class IdempotencyInterceptor implements NestInterceptor {
  * (see IdempotencyInterceptor), and the header is described in the OpenAPI document.
  */
 export function Idempotent(opts: IdempotentOptions = {}): MethodDecorator & ClassDecorator {
-  return applyDecorators(
-    SetMetadata(IDEMPOTENT, opts),
-    UseInterceptors(IdempotencyInterceptor),
-    ApiHeader({
-      name: IDEMPOTENCY_KEY_HEADER,
-      required: false,
-      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: '^[\\x21-\\x7E]+$' },
-      description:
-        `Makes a retry safe (draft-ietf-httpapi-idempotency-key-header): 1–${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters, ` +
-        `unique per request of the caller. A repeat with the same key and body within ${IDEMPOTENCY_WINDOW_HOURS} h ` +
-        `is answered with the first answer and \`${IDEMPOTENCY_REPLAYED_HEADER}: true\`, without running again; ` +
-        'the same key with a different body is 422 `idempotency_key_reused`, a repeat while the first still runs ' +
-        '409 `idempotency_key_in_flight`. See docs/retries-and-concurrency.md.',
-    }),
-  );
+  return applyDecorators(SetMetadata(IDEMPOTENT, opts), UseInterceptors(IdempotencyInterceptor), ApiIdempotencyKey());
 }

@@ -22,7 +22,9 @@ import {
 import { Principal } from '@vault/contracts';
 import {
   Access,
+  ApiIdempotencyKey,
   CurrentPrincipal,
+  IDEMPOTENCY_REPLAYED_HEADER,
   Public,
   ReadsOwnBody,
 } from '@vault/platform';
@@ -36,6 +38,10 @@ import {
   ResumableUploadService,
 } from './resumable-upload.service';
 import { CHUNK_ALGORITHMS } from './tus-metadata';
+import {
+  CREATION_HEADERS,
+  ResumableCreationKeys,
+} from './resumable-creation-keys';
 
 const ROUTE = 'vault/vault-id/:vaultId/records/record-id/:recordId/uploads';
 const TUS_EXTENSIONS =
@@ -62,7 +68,10 @@ const uploadOffset = ApiHeader({
 @UseGuards(RoleGuard)
 @Controller(ROUTE)
 export class ResumableUploadsController {
-  constructor(private readonly resumable: ResumableUploadService) {}
+  constructor(
+    private readonly resumable: ResumableUploadService,
+    private readonly creationKeys: ResumableCreationKeys,
+  ) {}
 
   @Post()
   @Access('record:editor')
@@ -74,8 +83,12 @@ export class ResumableUploadsController {
       'Upload-Metadata (tus: comma-separated "key base64(value)") carries fileName, correlationId, fileType, caption ' +
       '(images), uploadTitle, uploadDetail, fileExtension, contentType and optionally sha256 (whole file, hex or base64). ' +
       'Refused before any byte: 400 metadata, 403 viewer, 404, 409 file_name_taken, 413 payload_too_large (vault.maxUploadMBs) ' +
-      'or storage_quota_exceeded (vault.maxVaultGBs, counting open uploads), 429 too many open uploads.',
+      'or storage_quota_exceeded (vault.maxVaultGBs, counting open uploads), 429 too many open uploads. ' +
+      `With Idempotency-Key, a repeat answers the first creation again (${IDEMPOTENCY_REPLAYED_HEADER}: true, same Location ` +
+      "and Upload-Expires) without a second upload, with the upload's current Upload-Offset while it is open; " +
+      'bytes a repeat carries are not appended.',
   })
+  @ApiIdempotencyKey(`set of creation headers (${CREATION_HEADERS.join(', ')})`)
   @tusResumable
   @ApiHeader({
     name: 'Upload-Length',
@@ -95,7 +108,7 @@ export class ResumableUploadsController {
     @Req() req: Request,
     @Res() res: Response,
   ) {
-    return this.resumable.handle(access, principal, req, res);
+    return this.creationKeys.create(access, principal, req, res);
   }
 
   @Head(':uploadId')
