@@ -5,8 +5,7 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { EVENT_STREAMS, SUBJECTS } from '@vault/contracts';
 import { EventNamespace, ensureStream } from '@vault/platform';
-import { bootTestApp, TestNatsServer } from '@vault/platform/testing';
-import { AppModule } from '../src/app/app.module';
+import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { RecordsTestApp } from './support';
@@ -30,14 +29,13 @@ describe('account directory from the account events', () => {
   const tenantId = 'tenant-directory';
   let nats: TestNatsServer;
   let t: RecordsTestApp;
-  let env: Record<string, string>;
   let namespace: EventNamespace;
   let app: INestApplication | undefined;
   const accounts: Account[] = [];
 
-  /** A records-service instance on the test database, its JetStream consumers started. */
+  /** Another records-service instance on the test database and settings, its JetStream consumers started. */
   const startService = async () => {
-    const instance = await bootTestApp(AppModule, { DATABASE_URL: t.db.url, ...t.idp.env(), ...env });
+    const instance = await t.bootInstance();
     await startJetStreamConsumers(instance);
     return instance;
   };
@@ -83,8 +81,7 @@ describe('account directory from the account events', () => {
     nats = await TestNatsServer.start();
     const ns = uniqueNamespace('directory');
     namespace = new EventNamespace(ns);
-    env = { NATS_URL: nats.url, EVENTS_NAMESPACE: ns, ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off' };
-    t = await RecordsTestApp.start('records_directory', env);
+    t = await RecordsTestApp.start('records_directory', { NATS_URL: nats.url, EVENTS_NAMESPACE: ns, ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off' });
     // the stream is user-service's; it exists before its first event
     const nc = await connect({ servers: nats.url });
     await ensureStream(await jetstreamManager(nc), {
