@@ -56,8 +56,9 @@ export class SecretReseal implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   private resealed(from: StoredSecrets): { from: StoredSecrets; to: StoredSecrets }[] {
-    const again = (stored: string) =>
-      this.secrets.box.isCurrent(stored) ? stored : this.secrets.seal(this.secrets.open(stored, from.id), from.id);
+    // The box itself, not the signing cache: these values are opened once, to be sealed again.
+    const box = this.secrets.box;
+    const again = (stored: string) => (box.isCurrent(stored) ? stored : box.seal(box.open(stored, from.id), from.id));
     try {
       const to = { id: from.id, secret: again(from.secret), previousSecret: from.previousSecret && again(from.previousSecret) };
       return [{ from, to }];
