@@ -32,9 +32,11 @@ export interface TusOptions {
   /** Per-chunk Upload-Checksum computed from the chunk the client is about to send (or a wrong one). */
   checksum?: 'sha1' | 'sha256' | 'wrong';
   onProgress?: (sent: number, upload: tus.Upload) => void;
+  /** tus-js-client's retries (none by default): a retry asks HEAD for the offset again. */
+  retryDelays?: number[];
 }
 
-/** Runs tus-js-client (no retries, no fingerprint store) for `bytes` as the caller. */
+/** Runs tus-js-client (no retries unless asked, no fingerprint store) for `bytes` as the caller. */
 export function tusUpload(c: Caller, bytes: Buffer, o: TusOptions): TusRun {
   const chunkSize = o.chunkSize ?? bytes.length;
   let run!: tus.Upload;
@@ -43,7 +45,7 @@ export function tusUpload(c: Caller, bytes: Buffer, o: TusOptions): TusRun {
       endpoint: o.endpoint,
       uploadUrl: o.uploadUrl,
       chunkSize,
-      retryDelays: [],
+      retryDelays: o.retryDelays ?? [],
       storeFingerprintForResuming: false,
       headers: { Authorization: `Bearer ${c.token}` },
       metadata: o.metadata ?? {},

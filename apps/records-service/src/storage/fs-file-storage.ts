@@ -10,6 +10,7 @@ import {
   ByteRange,
   FileStorage,
   MissingObjectError,
+  WrittenAppend,
 } from './file-storage';
 
 const KEY = /^[0-9a-f-]{36}$/;
@@ -78,7 +79,10 @@ export class FsFileStorage extends FileStorage {
 
   /**
    * Writes the chunk at `offset` (cutting what lies beyond it first, on the same open
-   * file) and flushes it to disk: the chunk is recorded only once it is durable.
+   * file); `durable` fsyncs it (waiting for the background flushes, and failing when one
+   * failed) and closes the file. The descriptor stays open until then, so that a
+   * writeback error is reported to this fsync (Linux reports it to the descriptors open
+   * when it happened).
    */
   async append(
     key: string,
@@ -86,25 +90,39 @@ export class FsFileStorage extends FileStorage {
     offset: number,
     _length: number,
     source: Readable,
-  ): Promise<AppendState> {
+  ): Promise<WrittenAppend> {
     const temp = this.tempPath(key);
     const fd = await openP(temp, 'r+');
+    const flushing = earlyFlushFs(APPEND_FLUSH_EVERY);
     try {
       await ftruncateP(fd, offset);
+      // the stream writes only: this method opens, syncs and closes the descriptor
+      const out = createWriteStream(temp, {
+        fd,
+        start: offset,
+        autoClose: false,
+        highWaterMark: CHUNK,
+        fs: { ...flushing, close: (_fd, done) => done(null) },
+      });
+      await pipeline(source, out).catch(async (err: unknown) => {
+        if (!out.closed) await new Promise<void>((done) => out.once('close', () => done()));
+        throw err;
+      });
     } catch (err) {
       await closeP(fd);
       throw err;
     }
-    // the stream owns the descriptor from here: it syncs and closes it, also on failure
-    const out = createWriteStream(temp, {
-      fd,
-      start: offset,
-      flush: true,
-      highWaterMark: CHUNK,
-      fs: earlyFlushFs(APPEND_FLUSH_EVERY),
-    });
-    await pipeline(source, out);
-    return state;
+    const durable = () =>
+      new Promise<void>((resolve, reject) =>
+        flushing.fsync(fd, (syncErr) =>
+          close(fd, (closeErr) => {
+            const err = syncErr ?? closeErr;
+            if (err) reject(err);
+            else resolve();
+          }),
+        ),
+      );
+    return { state, durable };
   }
 
   async releaseAppend(): Promise<void> {
