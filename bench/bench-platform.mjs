@@ -5,6 +5,7 @@
  * a process from /proc.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -70,6 +71,8 @@ export async function startBenchPlatform({ name, work, plans, env = {}, nodeArgs
     env: {
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',
+      // production requires the key that encrypts webhook signing secrets: one for this run
+      WEBHOOK_SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,
       VAULT_BOOTSTRAP_FILE: bootstrap,
       VAULT_PLANS_FILE: plansFile,
       FILE_STORAGE: 'fs',
