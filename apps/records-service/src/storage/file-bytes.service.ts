@@ -30,8 +30,6 @@ export interface AppendedChunk {
   written: number;
   /** Digest of the chunk alone in the algorithm asked for (base64), for Upload-Checksum. */
   chunkDigest?: string;
-  /** Makes the written chunk survive a crash of the machine; called once, before `next` is recorded. */
-  durable: () => Promise<void>;
 }
 
 export type ChunkAlgorithm = 'sha1' | 'sha256';
@@ -116,11 +114,10 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Appends one chunk, feeding its bytes to `whole` (the running hash of the file, when
-   * the caller has one) and computing the chunk's own digest when asked; at most
-   * `length - offset` bytes are taken (more is refused by `overLimit`). The chunk comes
-   * back written; the caller calls its `durable` in every case, then records `next` (only
-   * once that resolved) or refuses it (`releaseAppend`).
+   * Appends one chunk durably, feeding its bytes to `whole` (the running hash of the
+   * file, when the caller has one) and computing the chunk's own digest when asked; at
+   * most `length - offset` bytes are taken (more is refused by `overLimit`). The caller
+   * records `next` or refuses it (`releaseAppend`).
    */
   async appendChunk(
     at: AppendProgress,
@@ -143,7 +140,7 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
       },
     });
     source.on('error', (err) => meter.destroy(err));
-    const { state, durable } = await this.storage.append(
+    const state = await this.storage.append(
       at.storageKey,
       at.state,
       at.offset,
@@ -152,12 +149,7 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
     );
     fileBytes.inc({ direction: 'in' }, written);
     const next: AppendProgress = { ...at, offset: at.offset + written, state };
-    return {
-      next,
-      written,
-      chunkDigest: chunkHash?.digest('base64'),
-      durable,
-    };
+    return { next, written, chunkDigest: chunkHash?.digest('base64') };
   }
 
   /** Drops what the storage held for `dropped` and `kept` no longer needs. */

@@ -21,9 +21,8 @@ export abstract class FileStorage {
   /*
    * Appending over several requests (resumable uploads): `beginAppend` prepares the key
    * and returns the adapter's state; `append` writes `source` from `offset` (bytes the
-   * caller never recorded beyond it are overwritten) and returns the state that includes
-   * them with `durable`, which settles once they would survive a crash of the machine
-   * (the caller records the state only then); `releaseAppend` drops what a state no longer needed holds (a state
+   * caller never recorded beyond it are overwritten) durably and returns the state that
+   * includes them; `releaseAppend` drops what a state no longer needed holds (a state
    * superseded by a recorded one, or one the caller refused); `finishAppend` makes the
    * object visible under the key once all `length` bytes are appended. `remove` clears
    * everything of an unfinished append too.
@@ -35,7 +34,7 @@ export abstract class FileStorage {
     offset: number,
     length: number,
     source: Readable,
-  ): Promise<WrittenAppend>;
+  ): Promise<AppendState>;
   abstract releaseAppend(
     key: string,
     state: AppendState,
@@ -50,16 +49,6 @@ export abstract class FileStorage {
 
 /** What an adapter keeps about an append in progress (stored with the upload, JSON). */
 export type AppendState = Record<string, unknown>;
-
-/**
- * An appended chunk: its bytes are written (readable back), and `durable` makes them
- * survive a crash of the machine; it is called once, and settles the adapter's hold on
- * the chunk (an open file, for one) whether it resolves or rejects.
- */
-export interface WrittenAppend {
-  state: AppendState;
-  durable: () => Promise<void>;
-}
 
 /** No object under the key (removed, or never written). */
 export class MissingObjectError extends Error {

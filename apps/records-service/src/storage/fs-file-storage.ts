@@ -10,7 +10,6 @@ import {
   ByteRange,
   FileStorage,
   MissingObjectError,
-  WrittenAppend,
 } from './file-storage';
 
 const KEY = /^[0-9a-f-]{36}$/;
@@ -79,10 +78,7 @@ export class FsFileStorage extends FileStorage {
 
   /**
    * Writes the chunk at `offset` (cutting what lies beyond it first, on the same open
-   * file); `durable` fsyncs it (waiting for the background flushes, and failing when one
-   * failed) and closes the file. The descriptor stays open until then, so that a
-   * writeback error is reported to this fsync (Linux reports it to the descriptors open
-   * when it happened).
+   * file) and flushes it to disk: the chunk is recorded only once it is durable.
    */
   async append(
     key: string,
@@ -90,39 +86,25 @@ export class FsFileStorage extends FileStorage {
     offset: number,
     _length: number,
     source: Readable,
-  ): Promise<WrittenAppend> {
+  ): Promise<AppendState> {
     const temp = this.tempPath(key);
     const fd = await openP(temp, 'r+');
-    const flushing = earlyFlushFs(APPEND_FLUSH_EVERY);
     try {
       await ftruncateP(fd, offset);
-      // the stream writes only: this method opens, syncs and closes the descriptor
-      const out = createWriteStream(temp, {
-        fd,
-        start: offset,
-        autoClose: false,
-        highWaterMark: CHUNK,
-        fs: { ...flushing, close: (_fd, done) => done(null) },
-      });
-      await pipeline(source, out).catch(async (err: unknown) => {
-        if (!out.closed) await new Promise<void>((done) => out.once('close', () => done()));
-        throw err;
-      });
     } catch (err) {
       await closeP(fd);
       throw err;
     }
-    const durable = () =>
-      new Promise<void>((resolve, reject) =>
-        flushing.fsync(fd, (syncErr) =>
-          close(fd, (closeErr) => {
-            const err = syncErr ?? closeErr;
-            if (err) reject(err);
-            else resolve();
-          }),
-        ),
-      );
-    return { state, durable };
+    // the stream owns the descriptor from here: it syncs and closes it, also on failure
+    const out = createWriteStream(temp, {
+      fd,
+      start: offset,
+      flush: true,
+      highWaterMark: CHUNK,
+      fs: earlyFlushFs(APPEND_FLUSH_EVERY),
+    });
+    await pipeline(source, out);
+    return state;
   }
 
   async releaseAppend(): Promise<void> {

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
-import { AppendState, ByteRange, FileStorage, MissingObjectError, WrittenAppend } from './file-storage';
+import { AppendState, ByteRange, FileStorage, MissingObjectError } from './file-storage';
 
 /**
  * An append in progress: the S3 multipart upload of the key, the parts recorded so far
@@ -118,7 +118,7 @@ export class S3FileStorage extends FileStorage {
    * (the previous tail first); at the end of the upload the rest is the last part,
    * otherwise it becomes the new tail object. At most one part is in memory.
    */
-  async append(key: string, appendState: AppendState, offset: number, length: number, source: Readable): Promise<WrittenAppend> {
+  async append(key: string, appendState: AppendState, offset: number, length: number, source: Readable): Promise<AppendState> {
     const state = appendState as unknown as S3AppendState;
     const parts = [...state.parts];
     // a tail object may be longer than recorded (a refused chunk wrote it again): its recorded size counts
@@ -156,8 +156,7 @@ export class S3FileStorage extends FileStorage {
       }
     }
     const next: S3AppendState = { uploadId: state.uploadId, parts, ...(tail ? { tail } : {}) };
-    // S3 answered every part and tail object once it stored them durably
-    return { state: { ...next }, durable: () => Promise.resolve() };
+    return { ...next };
   }
 
   /** Deletes the tail object of `state` unless `kept` still uses it. */

@@ -25,8 +25,6 @@ const lockKey = (id: string) => `tus-upload:${id}`;
 interface Held {
   release: RequestRelease;
   client?: PoolClient;
-  /** Work left after the request answered (settleAfterAnswer); the lock goes when it ends. */
-  settling?: Promise<void>;
 }
 
 /**
@@ -55,7 +53,6 @@ export class PgUploadLocker implements Locker {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.held.values()].map((held) => held.settling));
     const listener = await this.listener?.catch(() => undefined);
     await listener?.end().catch(() => undefined);
     await this.pool.end();
@@ -63,10 +60,6 @@ export class PgUploadLocker implements Locker {
 
   /** Takes the upload's lock or answers undefined while another request holds it. */
   async tryLock(id: string, release: RequestRelease): Promise<Held | undefined> {
-    // the previous request on this instance settles its chunk first: wait here, not by polling
-    for (let held = this.held.get(id); held?.settling; held = this.held.get(id)) {
-      await held.settling;
-    }
     await this.listen();
     const client = await this.pool.connect();
     try {
@@ -89,7 +82,6 @@ export class PgUploadLocker implements Locker {
   }
 
   async unlock(id: string, held: Held): Promise<void> {
-    if (held.settling) return; // the settling work ends the lock
     const client = held.client;
     held.client = undefined;
     if (!client) return; // already ended by commitThenUnlock
@@ -130,28 +122,6 @@ export class PgUploadLocker implements Locker {
     }
   }
 
-  /**
-   * Keeps the upload locked after its request answered, while `settle` runs (the chunk
-   * made durable and its offset committed, by `commitThenUnlock`); the lock is released
-   * when `settle` ends, whatever it did. Requests of this instance waiting for the upload
-   * wait for it; those of other instances get the lock once it is released (their release
-   * notification is ignored meanwhile: there is no request left to end). Answers false,
-   * and runs nothing, when this instance holds no lock on the upload.
-   */
-  settleAfterAnswer(id: string, settle: () => Promise<void>): boolean {
-    const held = this.held.get(id);
-    if (!held?.client || held.settling) return false;
-    held.settling = settle()
-      .catch((err: unknown) =>
-        this.log.warn(`upload ${id}: the answered chunk was not recorded: ${String(err)}`),
-      )
-      .finally(() => {
-        held.settling = undefined;
-        return this.unlock(id, held);
-      });
-    return true;
-  }
-
   /** The LISTEN connection, (re)opened on demand. */
   private listen(): Promise<Client | undefined> {
     if (this.closed) return Promise.resolve(undefined);
@@ -164,8 +134,8 @@ export class PgUploadLocker implements Locker {
       };
       client.on('error', reset);
       client.on('notification', (n) => {
-        const held = n.payload ? this.held.get(n.payload) : undefined;
-        if (held && !held.settling) void Promise.resolve(held.release()).catch(() => undefined);
+        const release = n.payload ? this.held.get(n.payload)?.release : undefined;
+        if (release) void Promise.resolve(release()).catch(() => undefined);
       });
       try {
         await client.connect();

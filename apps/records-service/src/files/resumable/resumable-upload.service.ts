@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { type Hash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import {
   Injectable,
@@ -29,7 +29,6 @@ import { Transactions, Tx } from '../../persistence/transactions';
 import { payloadTooLarge } from '../../plans/plans.errors';
 import { QuotaService } from '../../plans/quota.service';
 import {
-  AppendedChunk,
   AppendProgress,
   FileBytesService,
 } from '../../storage/file-bytes.service';
@@ -271,13 +270,10 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * PATCH: appends the chunk through the storage port; with Upload-Checksum the chunk
-   * counts only when its digest matches (else 460, the offset unchanged). The new offset
-   * is recorded once the chunk is durable and only if nobody moved the upload meanwhile,
-   * committed on the lock's connection just before the lock is released (one round
-   * trip); the file's running SHA-256 continues when this instance hashed every byte
-   * before the chunk. A chunk that does not complete the upload is answered once written
-   * (TUS_SYNC_BEFORE_ANSWER off): it is made durable and recorded right after the answer,
-   * under the lock, so the next request on the upload sees it recorded or not at all.
+   * counts only when its digest matches (else 460, the offset unchanged). The new
+   * offset is recorded only if nobody moved the upload meanwhile, and committed on the
+   * lock's connection just before the lock is released (one round trip); the file's running
+   * SHA-256 continues when this instance hashed every byte before the chunk.
    */
   async write(source: Readable, id: string, offset: number): Promise<number> {
     const call = this.call();
@@ -298,56 +294,34 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
       whole,
     );
     if (checksum && chunk.chunkDigest !== checksum.digest) {
-      await chunk.durable().catch(() => undefined);
-      await this.bytes.releaseAppend(row.storageKey, chunk.next.state, at.state);
+      await this.bytes.releaseAppend(
+        row.storageKey,
+        chunk.next.state,
+        at.state,
+      );
       throw chunkChecksumMismatch();
-    }
-    const record = () => this.record(row, at, chunk, whole);
-    const answered =
-      !this.env.TUS_SYNC_BEFORE_ANSWER &&
-      chunk.next.offset < row.length &&
-      this.locker.settleAfterAnswer(id, async () => {
-        if (!(await record())) throw new Error('the upload moved meanwhile');
-      });
-    if (!answered && !(await record())) throw ERRORS.INVALID_OFFSET;
-    return chunk.next.offset;
-  }
-
-  /**
-   * Makes the chunk durable, then records its offset (on the lock's connection when this
-   * instance holds the upload's lock). Answers false, the chunk's leftovers released,
-   * when the upload was moved meanwhile.
-   */
-  private async record(
-    row: ResumableUploadEntity,
-    at: AppendProgress,
-    chunk: AppendedChunk,
-    whole: Hash | undefined,
-  ): Promise<boolean> {
-    const { id } = row;
-    try {
-      await chunk.durable();
-    } catch (err) {
-      await this.bytes.releaseAppend(row.storageKey, chunk.next.state, at.state);
-      throw err;
     }
     const change = { offset: chunk.next.offset, storeState: chunk.next.state };
     // under the request's lock: the update commits and the lock goes in one round trip
     const affected = await this.locker.commitThenUnlock(
       id,
-      this.uploads.advanceStatement(id, at.offset, change),
+      this.uploads.advanceStatement(id, offset, change),
     );
     const recorded =
       affected === undefined
-        ? await this.uploads.advance(id, at.offset, change)
+        ? await this.uploads.advance(id, offset, change)
         : affected === 1;
     if (!recorded) {
-      await this.bytes.releaseAppend(row.storageKey, chunk.next.state, at.state);
-      return false;
+      await this.bytes.releaseAppend(
+        row.storageKey,
+        chunk.next.state,
+        at.state,
+      );
+      throw ERRORS.INVALID_OFFSET;
     }
     if (whole) this.hashes.keep(id, whole, chunk.next.offset, row.expiresAt);
     await this.bytes.releaseAppend(row.storageKey, at.state, chunk.next.state);
-    return true;
+    return chunk.next.offset;
   }
 
   /**

@@ -1,5 +1,5 @@
-import { ServiceEnv, ToBoolean, ToInt } from '@vault/platform';
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { ServiceEnv, ToInt } from '@vault/platform';
+import { IsInt, Max, Min } from 'class-validator';
 
 /** Settings of resumable (tus) uploads, validated at boot with the service's other variables. */
 export class ResumableEnv extends ServiceEnv {
@@ -34,15 +34,4 @@ export class ResumableEnv extends ServiceEnv {
   @Min(1)
   @Max(500)
   TUS_MAX_LOCKED_UPLOADS = 20;
-
-  /**
-   * true: a chunk is answered only once it is durable (fsynced) and recorded. false (the
-   * default): a chunk that does not complete the upload is answered once written, and
-   * made durable and recorded right after, before the upload's lock is released; a
-   * machine crash in between loses that chunk, and HEAD answers the offset before it
-   * (docs/files.md, Durability of chunks). The last chunk is always durable first.
-   */
-  @ToBoolean()
-  @IsBoolean()
-  TUS_SYNC_BEFORE_ANSWER = false;
 }
