@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { RevocationService } from '@vault/platform';
 import { TestClock } from '@vault/platform/testing';
 import { AccountDirectoryService } from '../src/directory/account-directory.service';
 import { VaultDeletionPurger } from '../src/vaults/vault-deletion.purger';
+import { waitFor } from './activity-log.harness';
 import { Caller, RecordsTestApp } from './support';
 
 /**
@@ -255,6 +257,45 @@ describe('records-service: a deleted account', () => {
       expect(await exists(vaultId)).toBe(false);
       const [deleted] = (await t.outbox('vault.vault.deleted.v1')).filter((e) => e.vault_id === vaultId);
       expect(deleted.payload.actor).toMatchObject({ openId: 'system' });
+    });
+
+    it.each([
+      ['the last other member', false],
+      ['the owner', true],
+    ])('is scheduled when a member leaves while the account of %s is being deleted', async (_, ownerGoes) => {
+      const [owner, editor, viewer] = await Promise.all([account(), account(), account()]);
+      const vaultId = await t.createVault(owner, PREMIUM);
+      if (!ownerGoes) await share(owner, vaultId, editor, 'vault_editor');
+      await share(owner, vaultId, viewer, 'vault_viewer');
+      if (!ownerGoes) await deleteAccount(owner);
+      const goes = ownerGoes ? owner : editor;
+      const lockWaits = async () =>
+        (
+          await t.sql<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          )
+        )[0].n;
+
+      // The viewer leaves as a leave does (under the vault row lock); before it commits, the
+      // account is deleted: neither sees the other's change unless one waits for the other.
+      const leaving = new Client({ connectionString: t.db.url });
+      await leaving.connect();
+      let deletion: Promise<Caller> | undefined;
+      try {
+        await leaving.query('BEGIN');
+        await leaving.query('SELECT 1 FROM vaults WHERE id = $1 FOR UPDATE', [vaultId]);
+        await leaving.query('DELETE FROM vault_memberships WHERE vault_id = $1 AND open_id = $2', [vaultId, viewer.openId]);
+        let ended = false;
+        deletion = account(false, goes).finally(() => (ended = true));
+        await waitFor(async () => ended || (await lockWaits()) > 0, 20_000, 'the account deletion to wait for the vault (or end)');
+        await leaving.query('COMMIT');
+      } finally {
+        await leaving.end();
+      }
+      await deletion;
+
+      expect(await members(vaultId)).toEqual([{ open_id: owner.openId, role: 'vault_owner' }]);
+      expect(await dueAt(vaultId)).toEqual(expect.any(Date));
     });
 
     it('counts the grace period from the moment the last member is gone: a record guest leaving, an account deleted later', async () => {

@@ -9,8 +9,8 @@ import {
   DirectoryAccount,
 } from '../persistence/account-directory.repository';
 import { CollaboratorRepository } from '../persistence/collaborator.repository';
-import { MembershipRepository } from '../persistence/membership.repository';
 import { Transactions, Tx } from '../persistence/transactions';
+import { VaultRepository } from '../persistence/vault.repository';
 import { accountNotFound } from './directory.errors';
 import { OrphanedVaults } from './orphaned-vaults';
 
@@ -28,7 +28,7 @@ export class AccountDirectoryService {
     private readonly accounts: AccountDirectoryRepository,
     private readonly collaborators: CollaboratorRepository,
     private readonly events: EventPublisher,
-    private readonly memberships: MembershipRepository,
+    private readonly vaults: VaultRepository,
     private readonly orphans: OrphanedVaults,
   ) {}
 
@@ -48,11 +48,14 @@ export class AccountDirectoryService {
    * event changes nothing; an inactive account loses every membership but its vault
    * ownerships, each ending announced like a removal; the vaults it owned alone, and those
    * of deleted owners it was the last member of, are scheduled for removal after
-   * DELETED_OWNER_VAULT_GRACE_DAYS.
+   * DELETED_OWNER_VAULT_GRACE_DAYS. The vaults it holds a role on are locked first (the lock
+   * every membership change takes), so a member leaving one of them at the same moment is
+   * seen: of the two, the one that finds the vault left alone schedules it.
    */
   async apply(account: DirectoryAccount): Promise<void> {
     await this.tx.run(async (tx) => {
       if (!(await this.accounts.apply(tx, account)) || account.active) return;
+      const vaultIds = await this.vaults.lockWhereMember(tx, account.tenantId, account.openId);
       const ended = await this.collaborators.endAll(tx, account.tenantId, account.openId);
       for (const m of ended) {
         const record = m.recordId && m.recordName !== null ? { id: m.recordId, name: m.recordName } : null;
@@ -63,8 +66,7 @@ export class AccountDirectoryService {
       if (ended.length > 0) this.logger.log(`account ${account.openId} left: ${ended.length} memberships ended`);
       // what it owned alone, and vaults of deleted owners it was the last member of, nobody
       // can reach any more: removed after the grace period (VaultDeletionPurger)
-      const owned = await this.memberships.ownedVaultIds(tx, account.tenantId, account.openId);
-      await this.orphans.scheduleRemoval(tx, [...owned, ...ended.map((m) => m.vaultId)]);
+      await this.orphans.scheduleRemoval(tx, vaultIds);
     });
   }
 }

@@ -76,6 +76,25 @@ export class VaultRepository {
   }
 
   /**
+   * Locks FOR UPDATE, in id order like `lock`, the tenant's vaults where the account holds
+   * a vault or a record membership (its ownerships included): ending its memberships then
+   * waits for, and sees, any other member's change those vaults are under. The ids locked.
+   */
+  async lockWhereMember(tx: Tx, tenantId: string, openId: string): Promise<string[]> {
+    const rows: { id: string }[] = await tx.query(
+      `SELECT v.id FROM vaults v
+        WHERE v.id IN (SELECT m.vault_id FROM vault_memberships m WHERE m.tenant_id = $1 AND m.open_id = $2
+                       UNION
+                       SELECT r.vault_id FROM record_memberships rm JOIN records r ON r.id = rm.record_id
+                        WHERE rm.tenant_id = $1 AND rm.open_id = $2)
+        ORDER BY v.id
+        FOR UPDATE OF v`,
+      [tenantId, openId],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
    * Serialises vault creation per account (a transaction-scoped advisory lock), so the
    * owned-vaults quota holds when one account creates vaults concurrently.
    */
