@@ -259,6 +259,20 @@ describe('records-service: a deleted account', () => {
       expect(deleted.payload.actor).toMatchObject({ openId: 'system' });
     });
 
+    it('does not count a guest of a deleted record, who reaches nothing of the vault, as a member that keeps it', async () => {
+      const [owner, editor, guest] = await Promise.all([account(), account(), account()]);
+      const vaultId = await t.createVault(owner, PREMIUM);
+      const editorId = await share(owner, vaultId, editor, 'vault_editor');
+      const recordId = await t.createRecord(editor, vaultId);
+      await t.post(editor, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, { username: guest.username, role: 'rec_viewer' }).expect(201);
+      await deleteAccount(owner);
+
+      await t.delete(editor, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).expect(200);
+      await t.get(guest, `/vault/vault-id/${vaultId}`).expect(404);
+      await leave(editor, vaultId, editorId);
+      expect(await dueAt(vaultId)).toEqual(expect.any(Date));
+    });
+
     it.each([
       ['the last other member', false],
       ['the owner', true],

@@ -146,8 +146,9 @@ export class VaultRepository {
   /**
    * Schedules the removal, at `due`, of those of the vaults that are orphaned: their owner's
    * account is inactive in the account directory (deleted) and nobody else holds a role on
-   * them (vault or record membership). Vaults already scheduled keep their time; the ids
-   * scheduled now.
+   * them (a vault membership, or a membership of a record that is not deleted: a guest of a
+   * deleted record reaches nothing of the vault). Vaults already scheduled keep their time;
+   * the ids scheduled now.
    */
   async scheduleDeletionOfOrphaned(tx: Tx, vaultIds: string[], due: Date): Promise<string[]> {
     if (vaultIds.length === 0) return [];
@@ -159,7 +160,7 @@ export class VaultRepository {
           AND o.vault_id = v.id AND o.role = 'vault_owner'
           AND NOT EXISTS (SELECT 1 FROM vault_memberships m WHERE m.vault_id = v.id AND m.open_id <> o.open_id)
           AND NOT EXISTS (SELECT 1 FROM record_memberships rm JOIN records r ON r.id = rm.record_id
-                           WHERE r.vault_id = v.id AND rm.open_id <> o.open_id)
+                           WHERE r.vault_id = v.id AND r.status <> 'DELETED' AND rm.open_id <> o.open_id)
         RETURNING v.id`,
       [[...new Set(vaultIds)], due],
     )) as [{ id: string }[], number];
