@@ -1,16 +1,19 @@
 import { INestApplication } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { SecretUnreadableError } from '../src/webhooks/secret-box/secret-box';
 import { SecretReseal } from '../src/webhooks/secret-box/secret-reseal';
+import { WebhookSecrets } from '../src/webhooks/secret-box/webhook-secrets';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { Caller, recordBody, RecordsTestApp } from './support';
 import { Receiver } from './webhook-receiver';
 
 const K1 = `k1:${randomBytes(32).toString('base64')}`;
 const K2 = `k2:${randomBytes(32).toString('base64')}`;
+const K3 = `k3:${randomBytes(32).toString('base64')}`;
 
 /** Webhook signing secrets encrypted at rest (docs/webhooks.md, Secrets at rest), against real PostgreSQL, NATS and receivers. */
 describe('webhook secrets at rest', () => {
@@ -233,5 +236,89 @@ describe('webhook secrets at rest', () => {
     await waitFor(async () => (await deliveries(altered.id))[0].status === 'delivered', 60_000, 'the redelivery signed with the new secret');
     expect(verifiedWith(vaultAltered, [rotated.secret])).toEqual([failed.event_id]);
     expect(receiver.rejected).toEqual([]);
+  });
+
+  describe('answers kept for Idempotency-Key repeats', () => {
+    const KEY = 'Idempotency-Key';
+    const storedAnswer = async (key: string) =>
+      (await t.sql<{ status: number; body: string }>(`SELECT status, body FROM idempotency_keys WHERE key = $1`, [key]))[0];
+    const subscriptionsOf = async (vaultId: string) =>
+      Number((await t.sql<{ n: string }>(`SELECT count(*) AS n FROM webhooks WHERE vault_id = $1`, [vaultId]))[0].n);
+    /** A keyed creation and the answer it stored. */
+    const keyedCreation = async (name: string) => {
+      const vaultId = await t.createVault(owner, { name });
+      const key = randomUUID();
+      const body = { url: receiver.url, events: ['record.created'] };
+      const first = await t.post(owner, hooks(vaultId), body).set(KEY, key).expect(201);
+      const repeat = (server = t.app.getHttpServer()) =>
+        request(server).post(`/api/v1${hooks(vaultId)}`).set('Authorization', `Bearer ${owner.token}`).set(KEY, key).send(body);
+      return { vaultId, key, first, repeat, webhook: first.body as { id: string; secret: string } };
+    };
+
+    it('a keyed creation stores its answer with the secret encrypted; a repeat answers exactly the first answer', async () => {
+      const { vaultId, key, first, repeat, webhook } = await keyedCreation('Keyed');
+      const kept = await storedAnswer(key);
+      expect(kept.status).toBe(201);
+      expect(kept.body).not.toContain(webhook.secret.slice('whsec_'.length));
+      const body = JSON.parse(kept.body) as { secret: string };
+      sealedWith('k2', body.secret, webhook.secret);
+      expect({ ...body, secret: webhook.secret }).toEqual(first.body);
+      // sealed apart from the subscription's own row
+      expect(body.secret).not.toBe((await stored(webhook.id)).secret);
+
+      const again = await repeat().expect(201);
+      expect(again.headers['idempotency-replayed']).toBe('true');
+      expect(again.headers['content-type']).toBe(first.headers['content-type']);
+      expect(again.text).toBe(first.text);
+      expect(again.body.secret).toBe(webhook.secret);
+      expect(await subscriptionsOf(vaultId)).toBe(1);
+      expect((await storedAnswer(key)).body).toBe(kept.body);
+    });
+
+    it('a stored answer and the subscription row do not take each other\'s encrypted secret', async () => {
+      const { key, repeat, webhook } = await keyedCreation('Bound');
+      const kept = JSON.parse((await storedAnswer(key)).body) as { secret: string };
+      // the answer's value does not decrypt as the row's secret
+      expect(() => t.app.get(WebhookSecrets).box.open(kept.secret, webhook.id)).toThrow(SecretUnreadableError);
+      // the row's value put into the stored answer is not replayed
+      const row = (await stored(webhook.id)).secret;
+      await t.sql(`UPDATE idempotency_keys SET body = $2 WHERE key = $1`, [key, JSON.stringify({ ...kept, secret: row })]);
+      const refused = await repeat().expect(410);
+      expect(refused.body).toMatchObject({ status: 410, code: 'webhook_secret_unavailable', requestId: expect.any(String) });
+      expect(refused.body.detail).toContain(webhook.id);
+      expect(refused.text).not.toContain(webhook.secret.slice('whsec_'.length));
+    });
+
+    it('replays after a key rotation while the sealing key is in the ring; once it is removed, 410 webhook_secret_unavailable', async () => {
+      const { key, first, repeat, webhook } = await keyedCreation('Ring');
+      const rotated = await instance({ WEBHOOK_SECRET_KEYS: `${K3},${K2}` });
+      const again = await repeat(rotated.getHttpServer()).expect(201);
+      expect(again.headers['idempotency-replayed']).toBe('true');
+      expect(again.text).toBe(first.text);
+
+      const removed = await instance({ WEBHOOK_SECRET_KEYS: K3 });
+      const refused = await repeat(removed.getHttpServer()).expect(410);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(refused.headers['idempotency-replayed']).toBeUndefined();
+      expect(refused.body).toMatchObject({ code: 'webhook_secret_unavailable', requestId: refused.headers['x-request-id'] });
+      expect(refused.body.detail).toContain(webhook.id);
+      // the stored answer stays: an instance holding the key replays it again
+      expect((await repeat().expect(201)).text).toBe(first.text);
+
+      // an answer stored with the secret in plain text (before it was encrypted) replays as it is
+      await t.sql(`UPDATE idempotency_keys SET body = $2 WHERE key = $1`, [key, first.text]);
+      expect((await repeat(removed.getHttpServer()).expect(201)).text).toBe(first.text);
+    });
+
+    it('rotate-secret does not take Idempotency-Key: nothing is stored, every call is a new secret', async () => {
+      const vaultId = await t.createVault(owner, { name: 'Rotate' });
+      const sub = await subscribe(vaultId);
+      const key = randomUUID();
+      const rotate = () => t.post(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/rotate-secret`).set(KEY, key).expect(200);
+      const [a, b] = [await rotate(), await rotate()];
+      expect(b.headers['idempotency-replayed']).toBeUndefined();
+      expect(b.body.secret).not.toBe(a.body.secret);
+      expect(await storedAnswer(key)).toBeUndefined();
+    });
   });
 });

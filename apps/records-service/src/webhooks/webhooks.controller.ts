@@ -6,6 +6,7 @@ import {
   ApiConflictResponse,
   ApiCreatedResponse,
   ApiForbiddenResponse,
+  ApiGoneResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -25,6 +26,7 @@ import { Access, CurrentPrincipal, Idempotent } from '@vault/platform';
 import type { VaultAccess } from '../access/access.service';
 import { ResolvedAccess } from '../access/resolved-access.decorator';
 import { RoleGuard } from '../access/role.guard';
+import { SecretAnswers } from './secret-box/secret-answers';
 import { WebhooksService } from './webhooks.service';
 
 const REFUSED_TARGET =
@@ -43,13 +45,21 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
-  @Idempotent()
+  @Idempotent({ storedAnswer: SecretAnswers })
   @Access('vault:owner')
   @ApiOperation({
     summary: 'Subscribe a url to events of the vault; the answer shows the signing secret, this once.',
+    description:
+      'With Idempotency-Key, the answer kept for a repeat holds the secret encrypted (docs/webhooks.md, Secrets at rest); ' +
+      'a repeat answers the same secret.',
   })
   @ApiCreatedResponse({ type: WebhookWithSecretView })
   @ApiBadRequestResponse({ description: REFUSED_TARGET })
+  @ApiGoneResponse({
+    description:
+      'webhook_secret_unavailable: a repeat (same Idempotency-Key) whose stored answer shows a secret that can no longer be ' +
+      'decrypted (its key left WEBHOOK_SECRET_KEYS); the subscription exists: rotate its secret for a new one.',
+  })
   create(
     @ResolvedAccess() access: VaultAccess,
     @CurrentPrincipal() principal: Principal,

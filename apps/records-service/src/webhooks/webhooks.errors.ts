@@ -21,3 +21,12 @@ export const targetRefused = (why: string) =>
   new ProblemException(400, WEBHOOK_ERROR_CODES.webhookTargetRefused, `The webhook url is refused: ${why}.`, [
     { field: 'url', message: why },
   ]);
+
+/** A repeat of a creation whose stored answer holds a secret that no longer decrypts (docs/webhooks.md, Secrets at rest). */
+export const storedSecretUnavailable = (webhookId: string) =>
+  new ProblemException(
+    410,
+    WEBHOOK_ERROR_CODES.webhookSecretUnavailable,
+    `The stored answer of this Idempotency-Key shows the signing secret of webhook ${webhookId}, which can no longer be decrypted; ` +
+      'the subscription exists: rotate its secret (rotate-secret) to get a new one.',
+  );

@@ -5,6 +5,7 @@ import { CatalogueModule } from '../catalogue/catalogue.module';
 import { PersistenceModule } from '../persistence/persistence.module';
 import { PlansModule } from '../plans/plans.module';
 import { FanoutHorizon } from './fanout-horizon';
+import { SecretAnswers } from './secret-box/secret-answers';
 import { SecretBox } from './secret-box/secret-box';
 import { SecretReseal } from './secret-box/secret-reseal';
 import { secretBoxOf, WebhookSecrets } from './secret-box/webhook-secrets';
@@ -26,6 +27,7 @@ import { WebhooksService } from './webhooks.service';
     { provide: TargetGuard, inject: [WebhooksEnv], useFactory: (e: WebhooksEnv) => new TargetGuard(e.WEBHOOK_ALLOWED_TARGETS) },
     { provide: SecretBox, inject: [WebhooksEnv], useFactory: secretBoxOf },
     WebhookSecrets,
+    SecretAnswers,
     SecretReseal,
     WebhookResources,
     FanoutHorizon,

@@ -139,6 +139,12 @@ export const WEBHOOK_ERRORS = {
     meaning:
       'The webhook url is not https, does not resolve, or resolves to a loopback, private, link-local or metadata address that WEBHOOK_ALLOWED_TARGETS does not allow.',
   },
+  webhookSecretUnavailable: {
+    code: 'webhook_secret_unavailable',
+    status: 410,
+    meaning:
+      'A repeat (same Idempotency-Key) of a webhook creation whose stored answer shows a signing secret that can no longer be decrypted (its key left WEBHOOK_SECRET_KEYS); the subscription exists: rotate its secret for a new one.',
+  },
 } as const satisfies ErrorTable;
 
 /** Machine codes of webhook subscription refusals. */

@@ -8,7 +8,7 @@ import {
   SetMetadata,
   UseInterceptors,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ModuleRef, Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Principal } from '@vault/contracts';
@@ -42,6 +42,7 @@ import {
   StoredAnswer,
 } from './idempotency-store';
 import { RequestTransaction, runInRequestTransaction } from './request-transaction';
+import { StoredAnswerCodec, StoredAnswerCodecToken, throughCodec } from './stored-answer-codec';
 
 export interface IdempotentOptions {
   /**
@@ -50,6 +51,12 @@ export interface IdempotentOptions {
    * and calls settleIdempotencyFingerprint() before it changes anything.
    */
   fingerprint?: 'body' | 'settled-by-handler';
+  /**
+   * Seals parts of the stored answer (a secret it shows once) before it is stored and opens
+   * them before a repeat is answered (StoredAnswerCodec): a provider of the app, by class or
+   * token. Without it the answer is stored as it was sent.
+   */
+  storedAnswer?: StoredAnswerCodecToken;
 }
 
 const IDEMPOTENT = 'vault:idempotent';
@@ -92,6 +99,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     @InjectDataSource() private readonly ds: DataSource,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -104,19 +112,31 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const opts = this.reflector.get<IdempotentOptions | undefined>(IDEMPOTENT, context.getHandler()) ?? {};
     const fingerprint = opts.fingerprint === 'settled-by-handler' ? null : requestFingerprint(req, req.body);
     const scope: KeyScope = { tenantId: principal.tenantId, caller: principal.openId, key };
-    return from(this.serve(req, http.getResponse<Response>(), scope, fingerprint, next));
+    const codec = opts.storedAnswer === undefined ? undefined : this.moduleRef.get(opts.storedAnswer, { strict: false });
+    return from(this.serve(req, http.getResponse<Response>(), scope, fingerprint, next, codec));
   }
 
-  private async serve(req: Request, res: Response, scope: KeyScope, fingerprint: string | null, next: CallHandler): Promise<unknown> {
+  private async serve(
+    req: Request,
+    res: Response,
+    scope: KeyScope,
+    fingerprint: string | null,
+    next: CallHandler,
+    codec: StoredAnswerCodec | undefined,
+  ): Promise<unknown> {
     const claim = await claimKey(this.ds, scope, fingerprint);
     if (claim.kind === 'existing') {
       const { row } = claim;
       const differs = fingerprint !== null && row.fingerprint !== null && row.fingerprint !== fingerprint;
       if (differs) throw idempotencyKeyReused();
       if (row.state === 'in_flight' || !row.answer) throw idempotencyKeyInFlight();
-      if (fingerprint !== null) throw new IdempotentReplay(row.answer);
+      const repeat = await throughCodec(codec, 'open', row.answer, scope, req).then(
+        (answer) => new IdempotentReplay(answer),
+        (refusal: unknown) => (refusal instanceof Error ? refusal : new Error(String(refusal))),
+      );
+      if (fingerprint !== null) throw repeat;
       // the handler learns the fingerprint while reading the body; it replays or refuses then
-      attachIdempotentRequest(req, new IdempotentRequest(null, { fingerprint: row.fingerprint, answer: row.answer }, undefined));
+      attachIdempotentRequest(req, new IdempotentRequest(null, { fingerprint: row.fingerprint, repeat }, undefined));
       return lastValueFrom(next.handle(), { defaultValue: undefined });
     }
 
@@ -127,7 +147,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const stopLease = keepClaimAlive(this.ds, scope, token, this.log);
     try {
       const value = await runInRequestTransaction(tx, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
-      const answer = answerOf(res, value);
+      const answer = await throughCodec(codec, 'seal', answerOf(res, value), scope, req);
       await tx.commit(async (m) => {
         if (!(await completeKey(m, scope, token, state.fingerprint, answer))) throw idempotencyKeyInFlight();
       });
@@ -142,7 +162,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       attachSettlement(req, async (answer) => {
         try {
           if (isStoredFailure(answer.status) && state.fingerprint !== null) {
-            if (await completeKey(this.ds, scope, token, state.fingerprint, answer)) return;
+            const stored = await throughCodec(codec, 'seal', answer, scope, req);
+            if (await completeKey(this.ds, scope, token, state.fingerprint, stored)) return;
           }
           await releaseKey(this.ds, scope, token);
         } catch (e) {

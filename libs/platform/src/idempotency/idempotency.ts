@@ -79,8 +79,12 @@ export class IdempotentRequest {
   constructor(
     /** The fingerprint, once known. */
     public fingerprint: string | null,
-    /** A completed answer under the same key (a repeat): its fingerprint decides replay or 422. */
-    readonly completed: { fingerprint: string | null; answer: StoredAnswer } | undefined,
+    /**
+     * A completed answer under the same key (a repeat): its fingerprint decides between 422
+     * and `repeat`, what answers the repeat (the IdempotentReplay of the stored answer, or the
+     * refusal of a stored answer that could not be opened).
+     */
+    readonly completed: { fingerprint: string | null; repeat: Error } | undefined,
     readonly transaction: RequestTransaction | undefined,
   ) {}
 }
@@ -106,7 +110,7 @@ export function settleIdempotencyFingerprint(req: Request, payload: unknown): vo
   const fingerprint = requestFingerprint(req, payload);
   if (state.completed) {
     if (state.completed.fingerprint !== fingerprint) throw idempotencyKeyReused();
-    throw new IdempotentReplay(state.completed.answer);
+    throw state.completed.repeat;
   }
   state.fingerprint = fingerprint;
   const tx = state.transaction ?? currentRequestTransaction();
