@@ -1,10 +1,10 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
-import { SecretUnreadableError } from '../src/webhooks/secret-box/secret-box';
+import { parseKeyring, SecretBox, SecretUnreadableError } from '../src/webhooks/secret-box/secret-box';
 import { SecretReseal } from '../src/webhooks/secret-box/secret-reseal';
 import { WebhookSecrets } from '../src/webhooks/secret-box/webhook-secrets';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
@@ -236,6 +236,68 @@ describe('webhook secrets at rest', () => {
     await waitFor(async () => (await deliveries(altered.id))[0].status === 'delivered', 60_000, 'the redelivery signed with the new secret');
     expect(verifiedWith(vaultAltered, [rotated.secret])).toEqual([failed.event_id]);
     expect(receiver.rejected).toEqual([]);
+  });
+
+  it('re-encrypts each value of a row on its own and clears a previous secret whose overlap has ended', async () => {
+    const K0 = `k0:${randomBytes(32).toString('base64')}`;
+    const removedKey = new SecretBox(parseKeyring(K0));
+    const oldKey = new SecretBox(parseKeyring(K1));
+    const plain = () => `whsec_${randomBytes(32).toString('base64')}`;
+    const [expired, overlapping, lost] = await Promise.all(
+      ['Expired previous', 'Unreadable previous', 'Unreadable current'].map(async (name) => subscribe(await t.createVault(owner, { name }))),
+    );
+    const set = (id: string, secret: string, previous: string, expiresIn: string) =>
+      t.sql(
+        `UPDATE webhooks SET secret = $2, previous_secret = $3, previous_secret_expires_at = now() + $4::interval WHERE id = $1`,
+        [id, secret, previous, expiresIn],
+      );
+    // Current secret under the old key k1; previous one under k0, removed from the ring after its overlap ended.
+    await set(expired.id, oldKey.seal(expired.secret, expired.id), removedKey.seal(plain(), expired.id), '-1 hour');
+    // The same, the previous secret still in its overlap.
+    const unreadablePrevious = removedKey.seal(plain(), overlapping.id);
+    await set(overlapping.id, oldKey.seal(overlapping.secret, overlapping.id), unreadablePrevious, '1 hour');
+    // Current secret under k0; previous one in plain text, in its overlap.
+    const unreadableCurrent = removedKey.seal(lost.secret, lost.id);
+    const lostPrevious = plain();
+    await set(lost.id, unreadableCurrent, lostPrevious, '1 hour');
+    const expiry = (id: string) =>
+      t.sql<{ expires: Date | null }>(`SELECT previous_secret_expires_at AS expires FROM webhooks WHERE id = $1`, [id]).then((r) => r[0].expires);
+    const overlapEnds = await expiry(overlapping.id);
+
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    const logged = (id: string) => errors.mock.calls.map(([m]) => String(m)).filter((m) => m.includes(id));
+    const reseal = t.app.get(SecretReseal);
+    const box = t.app.get(WebhookSecrets).box;
+    try {
+      await reseal.run();
+      const e = await stored(expired.id);
+      sealedWith('k2', e.secret, expired.secret);
+      expect(box.open(e.secret, expired.id)).toBe(expired.secret);
+      expect(e.previous_secret).toBeNull();
+      expect(await expiry(expired.id)).toBeNull();
+      expect(logged(expired.id)).toEqual([]);
+
+      const o = await stored(overlapping.id);
+      sealedWith('k2', o.secret, overlapping.secret);
+      expect(box.open(o.secret, overlapping.id)).toBe(overlapping.secret);
+      expect(o.previous_secret).toBe(unreadablePrevious);
+      expect(await expiry(overlapping.id)).toEqual(overlapEnds);
+      expect(logged(overlapping.id)).toEqual([expect.stringMatching(/previous secret: .*key "k0".*left as it is/)]);
+
+      const l = await stored(lost.id);
+      expect(l.secret).toBe(unreadableCurrent);
+      sealedWith('k2', l.previous_secret, lostPrevious);
+      expect(box.open(l.previous_secret as string, lost.id)).toBe(lostPrevious);
+      expect(logged(lost.id)).toEqual([expect.stringMatching(/: secret: .*key "k0".*left as it is/)]);
+
+      // A second pass changes none of them (the unreadable values are only logged again).
+      const rows = await Promise.all([expired, overlapping, lost].map((w) => stored(w.id)));
+      await reseal.run();
+      expect(await Promise.all([expired, overlapping, lost].map((w) => stored(w.id)))).toEqual(rows);
+      expect(logged(expired.id)).toEqual([]);
+    } finally {
+      errors.mockRestore();
+    }
   });
 
   describe('answers kept for Idempotency-Key repeats', () => {

@@ -1,5 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { StoredSecrets, WebhookRepository } from '../../persistence/webhook.repository';
+import { SecretsToReseal, StoredSecrets, WebhookRepository } from '../../persistence/webhook.repository';
 import { SecretUnreadableError } from './secret-box';
 import { WebhookSecrets } from './webhook-secrets';
 
@@ -14,7 +14,9 @@ const FIRST_ID = '00000000-0000-0000-0000-000000000000';
  * longer comes first (after a key rotation). Walks the subscriptions by id in batches; each
  * row is written only if it still holds what was read (so several instances doing it at once,
  * or a rotation meanwhile, lose nothing), which also makes a second run find nothing to do.
- * A value that cannot be opened is left as it is and logged (its deliveries fail with the reason).
+ * Each value is re-encrypted on its own: one that cannot be opened is left as it is and logged
+ * (deliveries fail with the reason when it is the current secret). A previous secret whose
+ * overlap has ended signs nothing any more: it is cleared rather than opened.
  */
 @Injectable()
 export class SecretReseal implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -55,17 +57,28 @@ export class SecretReseal implements OnApplicationBootstrap, BeforeApplicationSh
     return resealed;
   }
 
-  private resealed(from: StoredSecrets): { from: StoredSecrets; to: StoredSecrets }[] {
+  /**
+   * The row's values re-encrypted, each on its own: one that cannot be opened is left as it is
+   * (and logged) without keeping the other from being re-encrypted. A previous secret that no
+   * longer signs (its overlap has ended) is not opened: it is cleared. Nothing when nothing changes.
+   */
+  private resealed({ previousExpired, ...from }: SecretsToReseal): { from: StoredSecrets; to: StoredSecrets }[] {
+    const previousSecret = from.previousSecret === null || previousExpired ? null : this.again(from.previousSecret, from.id, 'previous secret');
+    const to = { id: from.id, secret: this.again(from.secret, from.id, 'secret'), previousSecret };
+    return to.secret === from.secret && to.previousSecret === from.previousSecret ? [] : [{ from, to }];
+  }
+
+  /** A stored value sealed with the current key; as it is when already so, or when it cannot be opened. */
+  private again(stored: string, webhookId: string, what: string): string {
     // The box itself, not the signing cache: these values are opened once, to be sealed again.
     const box = this.secrets.box;
-    const again = (stored: string) => (box.isCurrent(stored) ? stored : box.seal(box.open(stored, from.id), from.id));
+    if (box.isCurrent(stored)) return stored;
     try {
-      const to = { id: from.id, secret: again(from.secret), previousSecret: from.previousSecret && again(from.previousSecret) };
-      return [{ from, to }];
+      return box.seal(box.open(stored, webhookId), webhookId);
     } catch (err) {
       if (!(err instanceof SecretUnreadableError)) throw err;
-      this.logger.error(`webhook ${from.id}: ${err.message}; left as it is`);
-      return [];
+      this.logger.error(`webhook ${webhookId}: ${what}: ${err.message}; left as it is`);
+      return stored;
     }
   }
 }
