@@ -49,6 +49,7 @@ describe('webhook secrets at rest', () => {
     owner = await t.caller();
   });
   afterEach(async () => {
+    jest.restoreAllMocks();
     for (const app of instances) await app.close();
     instances.clear();
   });
@@ -195,7 +196,7 @@ describe('webhook secrets at rest', () => {
     expect(receiver.rejected).toEqual([]);
   });
 
-  it('a secret moved to another row or altered is not used: the delivery fails with the reason, the API answers, a rotation recovers', async () => {
+  it('a secret moved to another row or altered is not used: the delivery is retried and fails, not counted against the receiver; the reason is logged; a rotation recovers', async () => {
     const vaultA = await t.createVault(owner, { name: 'Source' });
     const vaultMoved = await t.createVault(owner, { name: 'Moved' });
     const vaultAltered = await t.createVault(owner, { name: 'Altered' });
@@ -208,16 +209,32 @@ describe('webhook secrets at rest', () => {
     bytes[20] ^= 1;
     await t.sql(`UPDATE webhooks SET secret = $2 WHERE id = $1`, [altered.id, `${v}:${keyId}:${bytes.toString('base64url')}`]);
     receiver.secretsByVault.set(vaultA, [source.secret]).set(vaultMoved, [moved.secret]).set(vaultAltered, [altered.secret]);
+    // The altered one's receiver had been failing for longer than WEBHOOK_DISABLE_AFTER_MS (5 days) before.
+    await t.sql(`UPDATE webhooks SET failing_since = now() - interval '6 days' WHERE id = $1`, [altered.id]);
+    const streak = async (id: string) =>
+      (await t.sql<{ enabled: boolean; failing_since: Date | null }>(`SELECT enabled, failing_since FROM webhooks WHERE id = $1`, [id]))[0];
+    const alteredStreak = await streak(altered.id);
+    const errors = jest.spyOn(Logger.prototype, 'error');
 
-    for (const [vaultId, sub] of [
-      [vaultMoved, moved],
-      [vaultAltered, altered],
+    for (const [vaultId, sub, before] of [
+      [vaultMoved, moved, { enabled: true, failing_since: null }],
+      [vaultAltered, altered, alteredStreak],
     ] as const) {
       const [d] = await oneEvent(vaultId, sub.id);
       // Given up after the schedule's attempts, never sent.
       expect(d).toMatchObject({ status: 'failed', attempts: 3 });
-      expect(d.last_error).toMatch(/^not sent: the signing secret does not decrypt with key "k2" \(the stored value was altered or belongs to another webhook\)$/);
+      expect(d.last_error).toBe(
+        'not sent: the delivery could not be signed (a problem of the service, not of the receiver); it is retried along the retry schedule',
+      );
       expect(receiver.requests.filter((r) => r.event.vaultid === vaultId)).toEqual([]);
+      // Not the receiver's failure: no streak started or continued, not disabled.
+      expect(await streak(sub.id)).toEqual(before);
+      // The reason, with the key id, is in the service's log only.
+      expect(errors.mock.calls.map(([m]) => String(m))).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`of webhook ${sub.id} not sent: the signing secret does not decrypt with key "k2" \\(the stored value was altered or belongs to another webhook\\)$`),
+        ),
+      );
       const log = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/deliveries`).expect(200);
       expect(log.body.items[0]).toMatchObject({ status: 'failed', lastStatusCode: null, lastError: d.last_error });
       await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);

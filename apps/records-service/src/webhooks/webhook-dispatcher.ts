@@ -15,6 +15,12 @@ export const jittered = (ms: number, random = Math.random()) => Math.round(ms * 
 /** Lease time beyond the attempts' own timeouts (storing outcomes, signing, scheduling). */
 const LEASE_SLACK_MS = 10_000;
 
+/** The `lastError` of an attempt whose signing secret could not be decrypted (the reason, with its key id, goes to the log only). */
+const NOT_SIGNED = 'not sent: the delivery could not be signed (a problem of the service, not of the receiver); it is retried along the retry schedule';
+
+/** An attempt's result; `notSigned` when nothing was sent because the signing secret could not be decrypted. */
+type AttemptResult = PostResult & { notSigned?: true };
+
 /**
  * Sends due deliveries (docs/webhooks.md, Delivery): claims them from the delivery
  * table with a lease, in runs (each subscription's oldest pending events of a vault, up
@@ -24,7 +30,9 @@ const LEASE_SLACK_MS = 10_000;
  * in one statement: 2xx delivered; 410 Gone disables the
  * subscription; anything else (no answer, timeout, refused target, other status) is
  * retried along WEBHOOK_RETRY_SCHEDULE_MS and then given up. A subscription failing
- * for WEBHOOK_DISABLE_AFTER_MS without a success is disabled with its reason.
+ * for WEBHOOK_DISABLE_AFTER_MS without a success is disabled with its reason; an attempt
+ * not sent because its signing secret could not be decrypted is retried but is not the
+ * receiver's failure: it neither starts nor continues the streak.
  */
 @Injectable()
 export class WebhookDispatcher {
@@ -139,7 +147,7 @@ export class WebhookDispatcher {
    */
   private async send(w: WebhookEntity, run: ClaimedDelivery[], claimedAt: number): Promise<void> {
     const attempted: { id: string; outcome: AttemptOutcome; at: number }[] = [];
-    let last: { res: PostResult; d: ClaimedDelivery; now: Date } | undefined;
+    let last: { res: AttemptResult; d: ClaimedDelivery; now: Date } | undefined;
     for (const [n, d] of run.entries()) {
       // The n-th delivery's lease ends (n + 1) attempts and the slack after the claim: start it while that is safe.
       if (n > 0 && (!this.running || Date.now() - claimedAt > n * this.attemptMs + LEASE_SLACK_MS / 2)) break;
@@ -164,6 +172,8 @@ export class WebhookDispatcher {
     }
     // A success earlier in the run ended the streak that was running; this failure starts a new one.
     if (w.failingSince && attempted.length > 1) await this.webhooks.markHealthy(w.id);
+    // Nothing reached the receiver: its streak is neither started nor continued.
+    if (res.notSigned) return;
     if (res.status === 410) {
       await this.webhooks.disable(w.id, `the receiver answered 410 Gone on ${now.toISOString()}`);
       return;
@@ -176,17 +186,18 @@ export class WebhookDispatcher {
 
   /**
    * Signs and POSTs one delivery. A secret that cannot be opened (a key missing from
-   * WEBHOOK_SECRET_KEYS, an altered or moved value) sends nothing: the attempt fails with
-   * that reason, and is retried like any failed attempt (a keyring put right lets it through).
+   * WEBHOOK_SECRET_KEYS, an altered or moved value) sends nothing: the reason goes to the
+   * log, the attempt fails with NOT_SIGNED and is retried along the schedule (a keyring put
+   * right lets it through).
    */
-  private async attempt(w: WebhookEntity, d: ClaimedDelivery, now: Date): Promise<PostResult> {
+  private async attempt(w: WebhookEntity, d: ClaimedDelivery, now: Date): Promise<AttemptResult> {
     let keys: string[];
     try {
       keys = this.secrets.signingKeys(w, now);
     } catch (err) {
       if (!(err instanceof SecretUnreadableError)) throw err;
       this.logger.error(`delivery ${d.id} of webhook ${w.id} not sent: ${err.message}`);
-      return { status: null, excerpt: null, error: `not sent: ${err.message}` };
+      return { status: null, excerpt: null, error: NOT_SIGNED, notSigned: true };
     }
     return this.http.post(w.url, signedHeaders(keys, d.eventId, now, d.body), d.body);
   }
