@@ -219,8 +219,9 @@ function creationAnswer(
 /**
  * Holds the answer written on `res` (tus's, or the problem filter's) until `settle` has
  * stored or released the key with it, then sends it. The answers of a creation are short.
+ * A callback given to `end` is called once the answer sent is really ended (finished).
  */
-function holdAnswer(
+export function holdAnswer(
   res: Response,
   settle: (answer: StoredAnswer) => Promise<void>,
 ): { readonly ended: boolean } {
@@ -251,14 +252,16 @@ function holdAnswer(
     collect(chunk, encoding);
     return true;
   }) as Response['write'];
-  res.end = ((chunk?: unknown, encoding?: unknown) => {
-    collect(chunk, encoding);
+  res.end = ((...args: unknown[]) => {
+    // end([chunk[, encoding]][, callback])
+    const done = args.find((a) => typeof a === 'function');
+    collect(args[0], args[1]);
     state.ended = true;
     const body = Buffer.concat(chunks);
     const answer = answerOf(res, head, body);
     const send = () => {
       if (head) writeHead(...head);
-      end(body);
+      end(body, done);
     };
     void settle(answer).then(send, send);
     return res;
