@@ -66,6 +66,23 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
   const outboxIds = async (vaultId: string, subjects: string[]) =>
     (await t.outbox()).filter((e) => e.vault_id === vaultId && subjects.includes(e.subject)).map((e) => e.id);
 
+  /**
+   * `n` record.created events of a new vault stored as deliveries of a new subscription
+   * while its receiver is down (so they all wait behind the first); the receiver is closed.
+   */
+  const pendingBehindFirst = async (n: number) => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    await receiver.close();
+    const vaultId = await t.createVault(owner, { name: 'Runs' });
+    const sub = await subscribe(vaultId, receiver.url, ['record.created']);
+    for (let i = 1; i <= n; i++) await t.createRecord(owner, vaultId, recordBody({ name: `R${i}` }));
+    const ids = await outboxIds(vaultId, ['vault.record.created.v1']);
+    expect(ids).toHaveLength(n);
+    await waitFor(async () => (await deliveries(sub.id)).length === n, 30_000, `${n} deliveries stored`);
+    return { receiver, vaultId, sub, ids };
+  };
+
   it('delivers every event exactly once to a receiver that is down, then fails, then answers, in order per vault', async () => {
     const receiver = new Receiver('127.0.0.1');
     await receiver.listen();
@@ -142,15 +159,7 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
   });
 
   it('sends a run of one vault\'s events back to back in order; a failure in the middle stops the run and the later events wait', async () => {
-    const receiver = new Receiver('127.0.0.1');
-    await receiver.listen();
-    await receiver.close(); // down while the events are stored, so they are all pending behind the first
-    const vaultId = await t.createVault(owner, { name: 'Runs' });
-    const sub = await subscribe(vaultId, receiver.url, ['record.created']);
-    for (const name of ['R1', 'R2', 'R3', 'R4', 'R5']) await t.createRecord(owner, vaultId, recordBody({ name }));
-    const ids = await outboxIds(vaultId, ['vault.record.created.v1']);
-    expect(ids).toHaveLength(5);
-    await waitFor(async () => (await deliveries(sub.id)).length === 5, 30_000, 'five deliveries stored');
+    const { receiver, vaultId, sub, ids } = await pendingBehindFirst(5);
     // One more failed claim of the first event once all five are stored (and acknowledged by the fan-out).
     const tried = (await deliveries(sub.id))[0].attempts;
     // read once that claim is over: while it runs the later events are leased with the first (their
@@ -213,6 +222,19 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     expect(rows[2]).toMatchObject({ last_status_code: 200, last_error: null });
     expect(receiver.rejected).toEqual([]);
     await receiver.close();
+  });
+
+  it('never lets another claim take an event of a run still being sent: with a slow receiver a run stops early, every event goes once, in order', async () => {
+    // attempts of 1.5 s: ten back to back would outlast the first event's lease (one attempt's
+    // time, 3 s here, plus 10 s), after which another claim could send it again beside the run
+    const { receiver, vaultId, sub, ids } = await pendingBehindFirst(10);
+    receiver.beforeAnswer = () => new Promise((r) => setTimeout(r, 1500));
+    receiver.secrets = [sub.secret];
+    await receiver.listen();
+    await settled(sub.id, 10);
+    expect(receiver.requests.map((r) => r.id)).toEqual(ids);
+    expect(receiver.acceptedOf(vaultId)).toEqual(ids);
+    expect((await deliveries(sub.id)).map((d) => d.status)).toEqual(Array(10).fill('delivered'));
   });
 
   it('sends a CloudEvents envelope whose data is the resource as the API shows it', async () => {

@@ -153,8 +153,9 @@ export class WebhookRepository {
    * each is due; only events up to stream sequence `horizon` (beyond it an earlier event
    * may still be stored). Every delivery of a run has its attempt counted and is leased
    * (another dispatcher skips it; a crashed one's lease runs out and it is attempted
-   * again): the run's n-th delivery (from 0) for `(n + 1) × attemptMs + slackMs`, the
-   * time the attempts before it and its own may take. The heads (the oldest pending event
+   * again) for `attemptMs + slackMs`, all alike: the run's outcomes are stored when it
+   * ends, so the head's lease must outlast the whole run (the dispatcher starts no
+   * attempt later than half the slack after the claim). The heads (the oldest pending event
    * of each subscription and vault) are found by walking the pending-order index one
    * subscription and vault at a time, so a claim costs about one index descent per pair
    * whatever the backlog (a scan of the due rows with a check per row took over a second
@@ -201,8 +202,8 @@ export class WebhookRepository {
               WHERE n.due) t)
        UPDATE webhook_deliveries d
           SET attempts = d.attempts + 1,
-              next_attempt_at = now() + make_interval(secs => ((runs.pos + 1) * $2::double precision + $5) / 1000),
-              leased_until = now() + make_interval(secs => ((runs.pos + 1) * $2::double precision + $5) / 1000)
+              next_attempt_at = now() + make_interval(secs => ($2::double precision + $5) / 1000),
+              leased_until = now() + make_interval(secs => ($2::double precision + $5) / 1000)
          FROM runs
         WHERE d.id = runs.id AND d.status = 'pending'
         RETURNING d.id, d.webhook_id AS "webhookId", d.vault_id AS "vaultId", d.event_id AS "eventId",

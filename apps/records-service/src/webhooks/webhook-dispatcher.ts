@@ -140,8 +140,8 @@ export class WebhookDispatcher {
 
   /**
    * Sends a run of one subscription's and vault's events in order, each after the
-   * previous one got a 2xx; the first that does not (or a run whose next lease is close
-   * to running out, or a stopping dispatcher) ends it, and the events after it are handed
+   * previous one got a 2xx; the first that does not (or a run that reached half the lease
+   * slack since its claim, or a stopping dispatcher) ends it, and the events after it are handed
    * back. Then the outcomes are stored in one statement, and the subscription's state
    * (a failing streak ended or continued, 410, disabling) follows the last attempt.
    */
@@ -149,8 +149,9 @@ export class WebhookDispatcher {
     const attempted: { id: string; outcome: AttemptOutcome; at: number }[] = [];
     let last: { res: AttemptResult; d: ClaimedDelivery; now: Date } | undefined;
     for (const [n, d] of run.entries()) {
-      // The n-th delivery's lease ends (n + 1) attempts and the slack after the claim: start it while that is safe.
-      if (n > 0 && (!this.running || Date.now() - claimedAt > n * this.attemptMs + LEASE_SLACK_MS / 2)) break;
+      // Every lease of the run, the head's first, ends one attempt and the slack after the claim, and the
+      // outcomes are stored when the run ends: start an attempt only while it ends well before that.
+      if (n > 0 && (!this.running || Date.now() - claimedAt > LEASE_SLACK_MS / 2)) break;
       const now = new Date();
       const res = await this.attempt(w, d, now);
       this.attempted++;
