@@ -49,15 +49,20 @@ describe('activity log pipeline under faults', () => {
       await nc.close();
     }
   };
-  /** Publishes the stream's first message again (same subject, body and message id) until it is not a duplicate. */
+  /**
+   * Publishes the stream's last message again (same subject, body and message id) until it is
+   * not a duplicate: NATS forgets ids oldest first, so every earlier id is forgotten by then.
+   */
   const republishWhenForgotten = async (stream: string) => {
     const nc = await connect({ servers: nats.url });
     try {
-      const first = await (await jetstreamManager(nc)).streams.getMessage(stream, { seq: 1 });
-      const msgID = first?.header.get('Nats-Msg-Id');
-      if (!first || !msgID) throw new Error('the stream has no first message with an id');
+      const jsm = await jetstreamManager(nc);
+      const seq = (await jsm.streams.info(stream)).state.last_seq;
+      const last = await jsm.streams.getMessage(stream, { seq });
+      const msgID = last?.header.get('Nats-Msg-Id');
+      if (!last || !msgID) throw new Error('the stream has no last message with an id');
       await waitFor(
-        async () => !(await jetstream(nc).publish(first.subject, first.data, { msgID })).duplicate,
+        async () => !(await jetstream(nc).publish(last.subject, last.data, { msgID })).duplicate,
         30_000,
         'NATS to forget the published message ids',
       );
@@ -159,7 +164,9 @@ describe('activity log pipeline under faults', () => {
     let crashed!: () => void;
     const died = new Promise<void>((r) => (crashed = r));
     const doomed = await start({ relay: false, writer: false }, extra);
+    const from = committed.length;
     await produce(ds, tenantId, vault, 10, { committed, rolledBack });
+    const mine = committed.slice(from);
     await doomed.relay.start(() => {
       crashed();
       throw new Error('relay died before marking');
@@ -167,11 +174,19 @@ describe('activity log pipeline under faults', () => {
     await died;
     await doomed.close();
     // NATS forgets a message id on a timer after the window (later under load): republish the
-    // stream's first message, as the relay would, until NATS takes it as new. Every id published
+    // stream's last message, as the relay would, until NATS takes it as new. Every id published
     // before it is then forgotten too; the relay's republish of that one message is dropped, so
     // the stream still ends with both copies of each event.
     await republishWhenForgotten(writer.streams.events.name);
     await start({ relay: true, writer: false }, extra);
+    // the entries exist since the first copies: wait for the relay to have published the second ones
+    await waitFor(
+      async () =>
+        (await ds.query(`SELECT count(*)::int AS n FROM outbox_events WHERE id = ANY($1) AND published_at IS NULL`, [mine]))[0]
+          .n === 0,
+      10_000,
+      'the relay to publish the events again',
+    );
     await expectExactlyOnce(ds, committed, rolledBack);
     // Both copies reached the stream (the window had passed): the writer deduplicated.
     expect(await streamMessages(writer.streams.events.name)).toBe(20);
