@@ -188,12 +188,12 @@ export class WebhookRepository {
           LIMIT $1
           FOR UPDATE OF c SKIP LOCKED),
        runs AS (
-         SELECT claimed.id AS head_id, 0::bigint AS pos, claimed.id FROM claimed
+         SELECT claimed.id AS head_id, claimed.id FROM claimed
          UNION ALL
-         SELECT claimed.id, t.pos, t.id FROM claimed
+         SELECT claimed.id, t.id FROM claimed
            CROSS JOIN LATERAL (
-             SELECT n.id, n.pos FROM (
-               SELECT e.id, row_number() OVER w AS pos, bool_and(e.next_attempt_at <= now()) OVER w AS due
+             SELECT n.id FROM (
+               SELECT e.id, bool_and(e.next_attempt_at <= now()) OVER w AS due
                  FROM (SELECT e.id, e.stream_seq, e.next_attempt_at FROM webhook_deliveries e
                         WHERE e.webhook_id = claimed.webhook_id AND e.vault_id = claimed.vault_id
                           AND e.status = 'pending' AND e.stream_seq > claimed.stream_seq AND e.stream_seq <= $3
