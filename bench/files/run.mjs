@@ -22,7 +22,9 @@
  * BENCH_DIR (folder for the test file, its copies and the storage; a temp folder
  * on the system disk by default), BENCH_SKIP_BUILD=1, BENCH_APP_LOG (a folder where each
  * app's output goes), BENCH_NODE_ARGS (node flags for the gateway and records-service,
- * e.g. --trace-gc), DATABASE_URL, NATS_URL.
+ * e.g. --trace-gc), DATABASE_URL, NATS_URL; with --resumable also BENCH_TUS_CHUNK_MB (8) and
+ * BENCH_VARIANTS (`;`-separated variant names as printed, `floor` for the hand-written
+ * floor of chunk-floor.mjs: only those are measured).
  * Writes .data/bench/files.json.
  */
 import { spawnSync } from 'node:child_process';
@@ -36,7 +38,8 @@ import { pipeline } from 'node:stream/promises';
 import { startNginx } from './nginx.mjs';
 import { curl, curlCpuSeconds, curlTusUpload, measureChunkFsync, measureSha256, splitIntoChunks, tusUpload, writeAuthFile } from './resumable.mjs';
 import { tlsPipe } from './tls-pipe.mjs';
-import { benchPlans, buildApps, CLIENT, cpuMsOf, platform, ROOT, rssMiBOf, SECRET, startBenchPlatform, TENANT, USER } from '../bench-platform.mjs';
+import { chunkFloor } from './chunk-floor.mjs';
+import { benchPlans, buildApps, CLIENT, cpuMsOf, PG_SERVER, platform, ROOT, rssMiBOf, SECRET, startBenchPlatform, TENANT, USER } from '../bench-platform.mjs';
 
 const MiB = 1024 * 1024;
 const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 1024);
@@ -46,6 +49,8 @@ const CLIENT_KIND = process.env.BENCH_CLIENT ?? (spawnSync('curl', ['--version']
 if (!['curl', 'node'].includes(CLIENT_KIND)) throw new Error(`BENCH_CLIENT must be curl or node, not ${CLIENT_KIND}`);
 const RESUMABLE = process.argv.includes('--resumable');
 const TUS_CHUNK_MB = Number(process.env.BENCH_TUS_CHUNK_MB ?? 8);
+/** BENCH_VARIANTS: the resumable run's variants to measure, `;`-separated names as printed (all by default). */
+const ONLY = process.env.BENCH_VARIANTS?.split(';').map((v) => v.trim());
 
 const log = (msg) => console.log(`[bench:files] ${msg}`);
 const cleanups = [];
@@ -266,8 +271,10 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
     'resumable (curl), direct': (name) => curlTusUpload({ endpoint: endpoints.direct, authFile, pieces, size, sha256, fileName: name }),
   };
   const runs = [];
+  const floor = [];
+  const chosen = Object.entries(variants).filter(([variant]) => !ONLY || ONLY.includes(variant));
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const [variant, send] of Object.entries(variants)) {
+    for (const [variant, send] of chosen) {
       const name = `${variant.replace(/\W+/g, '-')}-${round}.bin`;
       let result;
       const s = await sampled(pids, async () => (result = await send(name)));
@@ -281,7 +288,7 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
           (run.chunks ? `; PATCH median ${run.chunks.patchMedianMs} ms, gaps ${run.chunks.gapMedianMs} ms` : ''),
       );
     }
-    if (nginx) {
+    if (nginx && (!ONLY || ONLY.includes('nginx PUT'))) {
       const name = `nginx-${round}.bin`;
       const s = await sampled(nginx.pids(), async () => {
         const status = await curl(['-T', source, '-o', '/dev/null', '-w', '%{http_code}', `${nginx.url}${name}`]);
@@ -298,8 +305,13 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
       runs.push(run);
       log(`nginx PUT, round ${round}: ${run.MiBs} MiB/s (${run.withSyncMiBs} with sync); RSS growth ${JSON.stringify(run.rssGrowthMiB)} MiB; CPU s/GiB ${JSON.stringify(run.cpuSecondsPerGiB)}`);
     }
+    if (!ONLY || ONLY.includes('floor')) {
+      const figures = await chunkFloor({ source, size, pieces, databaseUrl: PG_SERVER, dir: path.join(work, 'floor') });
+      floor.push({ round, MiBs: figures });
+      log(`hand-written floor, round ${round}: ${JSON.stringify(figures)} MiB/s`);
+    }
   }
-  return { runs, fsync, sha256Cost, nginx: nginx ? { version: nginx.version } : null };
+  return { runs, floor, fsync, sha256Cost, nginx: nginx ? { version: nginx.version } : null };
 }
 
 function chunkTimings({ post, patch, gaps }) {
@@ -316,8 +328,24 @@ function chunkTimings({ post, patch, gaps }) {
   };
 }
 
+/**
+ * Medians of the hand-written floor's variants and the ratio of its durable chunks (fsync +
+ * offset committed) to its one-request upload, per round and overall (null when not run).
+ */
+function floorSummary(floor) {
+  if (!floor.length) return null;
+  const names = Object.keys(floor[0].MiBs);
+  const [oneRequest, durable] = names;
+  const roundRatios = floor.map((r) => +(r.MiBs[durable] / r.MiBs[oneRequest]).toFixed(2));
+  return {
+    medianMiBs: Object.fromEntries(names.map((n) => [n, median(floor.map((r) => r.MiBs[n]))])),
+    durableChunksToOneRequest: median(roundRatios),
+    roundRatios,
+  };
+}
+
 /** Writes .data/bench/files-resumable.json and prints the figures against the goals. */
-function writeResumableReport({ work, file: { size }, disk, resumable: { runs, fsync, sha256Cost, nginx } }) {
+function writeResumableReport({ work, file: { size }, disk, resumable: { runs, floor, fsync, sha256Cost, nginx } }) {
   const of = (variant) => runs.filter((r) => r.variant === variant);
   const variants = [...new Set(runs.map((r) => r.variant))];
   const medians = Object.fromEntries(variants.map((v) => [v, median(of(v).map((r) => r.MiBs))]));
@@ -356,6 +384,7 @@ function writeResumableReport({ work, file: { size }, disk, resumable: { runs, f
     sha256Cost,
     medianMiBs: medians,
     nginxWithSyncMiBs: nginx ? median(of('nginx PUT').map((r) => r.withSyncMiBs)) : null,
+    floor: floorSummary(floor),
     goals,
     peakRssGrowthMiB: peak,
     runs,
@@ -367,6 +396,11 @@ function writeResumableReport({ work, file: { size }, disk, resumable: { runs, f
   console.log(`file ${report.fileMiB} MiB, resumable chunks ${TUS_CHUNK_MB} MiB, ${ROUNDS} rounds (medians)`);
   for (const v of variants) console.log(`${v}: ${medians[v]} MiB/s; peak RSS growth ${JSON.stringify(peak[v])} MiB`);
   if (!nginx) console.log('nginx PUT: skipped (nginx is not installed)');
+  if (report.floor) {
+    const f = report.floor;
+    console.log(`hand-written floor (plain HTTP, curl): ${JSON.stringify(f.medianMiBs)} MiB/s`);
+    console.log(`hand-written floor: durable chunks / one request ${f.durableChunksToOneRequest} (median of the rounds' ratios ${JSON.stringify(f.roundRatios)})`);
+  }
   const verdict = (g) => (g.met === null ? 'not measured' : g.met ? 'met' : 'NOT met');
   console.log(`resumable / multipart: ${goals.resumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.resumableToMultipart)}; client tus-js-client)`);
   console.log(`resumable / multipart: ${goals.curlResumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.curlResumableToMultipart)}; client curl, the server's own ratio)`);
