@@ -4,6 +4,7 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { WebhookRepository } from '../src/persistence/webhook.repository';
 import { parseKeyring, SecretBox, SecretUnreadableError } from '../src/webhooks/secret-box/secret-box';
 import { SecretReseal } from '../src/webhooks/secret-box/secret-reseal';
 import { WebhookSecrets } from '../src/webhooks/secret-box/webhook-secrets';
@@ -315,6 +316,61 @@ describe('webhook secrets at rest', () => {
     } finally {
       errors.mockRestore();
     }
+  });
+
+  it('an update or a rotation racing the re-encryption at start keeps the re-encrypted secrets', async () => {
+    const oldKey = new SecretBox(parseKeyring(K1));
+    const vaultId = await t.createVault(owner, { name: 'Raced' });
+    const sub = await subscribe(vaultId);
+    const previous = `whsec_${randomBytes(32).toString('base64')}`;
+    /** Both secrets under k1 (the key before), the previous one in its overlap: a pass re-encrypts them under k2. */
+    const underOldKey = () =>
+      t.sql(
+        `UPDATE webhooks SET secret = $2, previous_secret = $3, previous_secret_expires_at = now() + interval '1 hour' WHERE id = $1`,
+        [sub.id, oldKey.seal(sub.secret, sub.id), oldKey.seal(previous, sub.id)],
+      );
+    const repository = t.app.get(WebhookRepository);
+    const reseal = t.app.get(SecretReseal);
+    /** The route's next read of the subscription is followed by a re-encryption pass, before the route writes; answers the row the pass left. */
+    const resealAfterRead = () => {
+      const find = repository.find.bind(repository);
+      let resealed: Awaited<ReturnType<typeof stored>> | undefined;
+      jest.spyOn(repository, 'find').mockImplementationOnce(async (...args) => {
+        const read = await find(...args);
+        await reseal.run();
+        resealed = await stored(sub.id);
+        sealedWith('k2', resealed.secret, sub.secret);
+        return read;
+      });
+      return () => resealed;
+    };
+
+    await underOldKey();
+    const updateRaced = resealAfterRead();
+    const put = await t
+      .put(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`, { url: receiver.url, events: ['record.created'], description: 'Raced' })
+      .expect(200);
+    expect(put.body).toMatchObject({ id: sub.id, description: 'Raced', enabled: true });
+    expect((await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200)).body.description).toBe('Raced');
+    const afterUpdate = await stored(sub.id);
+    expect(afterUpdate.secret).toBe(updateRaced()?.secret);
+    expect(afterUpdate.previous_secret).toBe(updateRaced()?.previous_secret);
+    sealedWith('k2', afterUpdate.previous_secret, previous);
+
+    await underOldKey();
+    const rotationRaced = resealAfterRead();
+    const rotated = (await t.post(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/rotate-secret`).expect(200)).body;
+    const afterRotation = await stored(sub.id);
+    // The previous secret is the current one as the pass re-encrypted it, not the k1 value the route read.
+    expect(afterRotation.previous_secret).toBe(rotationRaced()?.secret);
+    sealedWith('k2', afterRotation.secret, rotated.secret);
+    expect(await reseal.run()).toBe(0);
+
+    // Both secrets of the overlap sign.
+    receiver.secretsByVault.set(vaultId, [sub.secret, rotated.secret]);
+    expect((await oneEvent(vaultId, sub.id)).map((d) => d.status)).toEqual(['delivered']);
+    expect(verifiedWith(vaultId, [sub.secret, rotated.secret])).toHaveLength(1);
+    expect(receiver.rejected).toEqual([]);
   });
 
   describe('answers kept for Idempotency-Key repeats', () => {

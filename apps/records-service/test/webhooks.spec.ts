@@ -133,6 +133,9 @@ describe('webhook subscriptions', () => {
     const paused = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: false }).expect(200);
     expect(paused.body).toMatchObject({ enabled: false, disabledReason: 'disabled by the owner' });
     expect(paused.body.disabledAt).not.toBeNull();
+    // The same settings again change nothing: neither when it was disabled nor its updatedAt.
+    const again = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: false }).expect(200);
+    expect(again.body).toEqual(paused.body);
     await t.sql(`UPDATE webhooks SET failing_since = now() - interval '1 day' WHERE id = $1`, [w.id]);
     const resumed = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: true }).expect(200);
     expect(resumed.body).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null, failingSince: null });

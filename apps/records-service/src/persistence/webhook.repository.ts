@@ -65,8 +65,47 @@ export class WebhookRepository {
     return this.m.findOneByOrFail(WebhookEntity, { id: webhook.id });
   }
 
-  async save(webhook: WebhookEntity): Promise<WebhookEntity> {
-    return this.m.save(WebhookEntity, webhook);
+  /**
+   * Sets a subscription's settings, in one statement writing only their columns: the signing
+   * secrets (re-encrypted at start meanwhile), the failing streak and a dispatcher's disabling
+   * are never written back as they were read. `enabled` true resumes a disabled subscription
+   * (its reason, time and failing streak cleared), false disables an enabled one with
+   * `disabledReason`, absent leaves it; both are decided on the row as it is when written.
+   * `updated_at` moves only when a value changes. Answers the row, or null when it is gone.
+   */
+  async updateSettings(
+    vaultId: string,
+    id: string,
+    s: Pick<WebhookEntity, 'url' | 'events' | 'description'> & { enabled?: boolean; disabledReason: string },
+  ): Promise<WebhookEntity | null> {
+    await this.m.query(
+      `UPDATE webhooks w
+          SET url = $3, events = $4::text[], description = $5::text,
+              enabled = coalesce($6::boolean, w.enabled),
+              disabled_reason = CASE WHEN $6 IS NULL OR $6 = w.enabled THEN w.disabled_reason WHEN $6 THEN NULL ELSE $7::text END,
+              disabled_at = CASE WHEN $6 IS NULL OR $6 = w.enabled THEN w.disabled_at WHEN $6 THEN NULL ELSE now() END,
+              failing_since = CASE WHEN $6 AND NOT w.enabled THEN NULL ELSE w.failing_since END,
+              updated_at = CASE WHEN (w.url, w.events, w.description, w.enabled) IS DISTINCT FROM ($3, $4, $5, coalesce($6, w.enabled))
+                                THEN now() ELSE w.updated_at END
+        WHERE w.vault_id = $1 AND w.id = $2`,
+      [vaultId, id, s.url, s.events, s.description, s.enabled ?? null, s.disabledReason],
+    );
+    return this.find(vaultId, id);
+  }
+
+  /**
+   * A new signing secret, the one stored until now kept as the previous secret until
+   * `previousExpiresAt`: in one statement taking the current secret as the row holds it when
+   * written (a re-encryption at start meanwhile is kept, not undone). Answers the row, or null
+   * when it is gone.
+   */
+  async rotateSecret(vaultId: string, id: string, secret: string, previousExpiresAt: Date): Promise<WebhookEntity | null> {
+    await this.m.query(
+      `UPDATE webhooks SET previous_secret = secret, secret = $3, previous_secret_expires_at = $4, updated_at = now()
+        WHERE vault_id = $1 AND id = $2`,
+      [vaultId, id, secret, previousExpiresAt],
+    );
+    return this.find(vaultId, id);
   }
 
   async delete(id: string): Promise<void> {

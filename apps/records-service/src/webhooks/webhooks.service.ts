@@ -104,18 +104,20 @@ export class WebhooksService {
     return toWebhookView(await this.found(access, id));
   }
 
-  /** Replaces the fields; `enabled: true` resumes a disabled subscription (its pending deliveries go on). */
+  /**
+   * Replaces the fields; `enabled: true` resumes a disabled subscription (its pending deliveries
+   * go on). Writes those columns only: a re-encryption of the secrets meanwhile is kept.
+   */
   async update(access: VaultAccess, id: string, dto: UpdateWebhookDto): Promise<WebhookView> {
     const w = await this.found(access, id);
-    w.url = await this.checkedUrl(dto.url);
-    w.events = dto.events;
-    w.description = dto.description ?? null;
-    if (dto.enabled === true && !w.enabled) {
-      Object.assign(w, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null });
-    } else if (dto.enabled === false && w.enabled) {
-      Object.assign(w, { enabled: false, disabledReason: 'disabled by the owner', disabledAt: new Date() });
-    }
-    const saved = await this.webhooks.save(w);
+    const saved = await this.webhooks.updateSettings(w.vaultId, w.id, {
+      url: await this.checkedUrl(dto.url),
+      events: dto.events,
+      description: dto.description ?? null,
+      enabled: dto.enabled,
+      disabledReason: 'disabled by the owner',
+    });
+    if (!saved) throw webhookNotFound();
     if (saved.enabled) this.dispatcher.wake();
     return toWebhookView(saved);
   }
@@ -124,14 +126,21 @@ export class WebhooksService {
     await this.webhooks.delete((await this.found(access, id)).id);
   }
 
-  /** A new secret; the old one (kept as stored) keeps signing beside it for 24 hours. */
+  /**
+   * A new secret; the old one (kept as stored when the new one is written) keeps signing beside
+   * it for 24 hours.
+   */
   async rotateSecret(access: VaultAccess, id: string): Promise<WebhookWithSecretView> {
     const w = await this.found(access, id);
     const secret = newSecret();
-    w.previousSecret = w.secret;
-    w.previousSecretExpiresAt = new Date(Date.now() + ROTATION_OVERLAP_MS);
-    w.secret = this.secrets.seal(secret, w.id);
-    return withSecret(await this.webhooks.save(w), secret);
+    const saved = await this.webhooks.rotateSecret(
+      w.vaultId,
+      w.id,
+      this.secrets.seal(secret, w.id),
+      new Date(Date.now() + ROTATION_OVERLAP_MS),
+    );
+    if (!saved) throw webhookNotFound();
+    return withSecret(saved, secret);
   }
 
   async deliveries(access: VaultAccess, id: string, q: WebhookDeliveriesQuery): Promise<WebhookDeliveryPage> {
