@@ -89,6 +89,28 @@ describe('developer-service signing keys', () => {
     expect(none.message).toContain('KEY_ENCRYPTION_SECRET');
   });
 
+  it('refuses to start with a malformed KEY_ENCRYPTION_SECRET, naming it without showing the value', async () => {
+    const db = await newDb();
+    const output: string[] = [];
+    const capture = (stream: NodeJS.WriteStream) =>
+      jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        output.push(String(chunk));
+        return true;
+      });
+    for (const value of ['only-15-chars..', `long-${'x'.repeat(1020)}`]) {
+      const [stdout, stderr] = [capture(process.stdout), capture(process.stderr)];
+      let err: Error;
+      try {
+        err = await bootFailure({ ...baseEnv(db.url), KEY_ENCRYPTION_SECRET: value });
+      } finally {
+        stdout.mockRestore();
+        stderr.mockRestore();
+      }
+      expect(err.message).toMatch(/KEY_ENCRYPTION_SECRET: .*\(got a value that is not shown\)/);
+      for (const text of [err.message, String(err.stack), ...output]) expect(text).not.toContain(value.slice(0, 12));
+    }
+  });
+
   it('encrypts a plainly stored key once a secret is configured', async () => {
     const db = await newDb();
     const plain = await boot(db);

@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import { Test, TestingModule } from '@nestjs/testing';
 import {
   DEFAULT_TOKEN_AUDIENCE,
   TOKEN_SIGNING_ALGORITHM,
@@ -70,9 +70,13 @@ export async function verifyWithJwks(
 /** Boots the app with an env expected to be refused and returns the boot error (closing what started). */
 export async function bootFailure(env: Record<string, string>): Promise<Error> {
   Object.assign(process.env, { NODE_ENV: 'test', LOG_LEVEL: 'error', ...env });
-  const ref = await Test.createTestingModule({
-    imports: [AppModule],
-  }).compile();
+  let ref: TestingModule;
+  try {
+    // The configuration is validated here, when its provider is made.
+    ref = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  } catch (e) {
+    return e as Error;
+  }
   const app = ref.createNestApplication({ logger: false });
   configureApp(app, { title: 'test', description: 'test' });
   try {

@@ -1,4 +1,4 @@
-import { EVENTS_NAMESPACE_PATTERN, ServiceEnv, ToInt } from '@vault/platform';
+import { EVENTS_NAMESPACE_PATTERN, SecretSetting, ServiceEnv, ToInt } from '@vault/platform';
 import {
   IsInt,
   IsOptional,
@@ -48,7 +48,11 @@ export class DeveloperEnv extends ServiceEnv {
   @Max(3600)
   TOKEN_TTL_SECONDS = 900;
 
-  /** When set, the private signing key is stored encrypted (AES-256-GCM) with a key derived from it. */
+  /**
+   * When set, the private signing key is stored encrypted (AES-256-GCM) with a key derived from it.
+   * Secret: a malformed value is named at start, never shown.
+   */
+  @SecretSetting()
   @IsOptional()
   @IsString()
   @MinLength(16)
