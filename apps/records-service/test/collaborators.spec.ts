@@ -336,11 +336,14 @@ describe('collaborators: sharing vaults and records', () => {
       [heir.openId, 'vault_owner'],
       [owner.openId, 'vault_editor'],
     ]);
-    expect((await t.outbox('vault.vault.transferred.v1'))[0].payload).toMatchObject({
+    const [transfer] = await t.outbox('vault.vault.transferred.v1');
+    expect(transfer.payload).toMatchObject({
       vault: { id: vaultId },
       collaborator: { id: heirId, openId: heir.openId, role: 'vault_owner' },
       previousRole: 'vault_viewer',
     });
+    // a transfer by the owner is not a claim (docs/records-api.md, Events)
+    expect(transfer.payload).not.toHaveProperty('claimed');
     await t
       .get(heir, vaultPath(vaultId))
       .expect(200)

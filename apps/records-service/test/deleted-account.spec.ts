@@ -184,13 +184,14 @@ describe('records-service: a deleted account', () => {
       expect(await t.sql(`SELECT is_default FROM vaults WHERE id = $1`, [vaultId])).toEqual([{ is_default: false }]);
       expect((await t.get(editor, `/vault/vault-id/${vaultId}/licenses`).expect(200)).body).toEqual(licences);
       expect((await t.get(editor, `/vault/vault-id/${vaultId}`).expect(200)).body.userVaultRole).toEqual(['vault_owner']);
-      // announced and logged as a transfer to the claimant, by the claimant
+      // announced as a transfer to the claimant, by the claimant, marked as a claim (the log reads it as one)
       const [event, ...more] = await transfers(vaultId);
       expect(more).toEqual([]);
       expect(event.payload).toMatchObject({
         actor: { openId: editor.openId },
         collaborator: { id: editorId, openId: editor.openId, role: 'vault_owner' },
         previousRole: 'vault_editor',
+        claimed: true,
       });
       // the vault has a reachable owner again: it shares, and a second claim is a conflict
       await share(editor, vaultId, stranger, 'vault_viewer');

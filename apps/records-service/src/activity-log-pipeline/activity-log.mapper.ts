@@ -114,7 +114,10 @@ export function toLogRows(eventId: string, subject: string, event: VaultEventBas
   return [base];
 }
 
-/** Actions of the Network entries: shared, roleChanged, unshared, ownershipTransferred. */
+/**
+ * Actions of the Network entries: shared, roleChanged, unshared, ownershipTransferred, and
+ * ownershipClaimed for a vault.transferred event that is a claim (`claimed`).
+ */
 const COLLABORATOR_ACTIONS: Record<string, string> = {
   [SUBJECTS.collaboratorCreated]: 'shared',
   [SUBJECTS.collaboratorUpdated]: 'roleChanged',
@@ -124,9 +127,10 @@ const COLLABORATOR_ACTIONS: Record<string, string> = {
 
 function collaboratorRow(base: LogRow, subject: string, event: CollaboratorChangedEvent): LogRow {
   const { openId, username, role } = event.collaborator;
+  const claim = subject === SUBJECTS.vaultTransferred && event.claimed === true;
   return {
     ...base,
-    action: COLLABORATOR_ACTIONS[subject],
+    action: claim ? 'ownershipClaimed' : COLLABORATOR_ACTIONS[subject],
     recordId: event.record?.id ?? null,
     recordName: event.record?.name ?? null,
     details: { collaborator: { openId, username }, role, ...(event.previousRole ? { previousRole: event.previousRole } : {}) },

@@ -82,4 +82,23 @@ describe('renderEntry', () => {
     );
     expect(renderEntry(network('shared'), 'en-US').entity).toBe('Network');
   });
+
+  it("renders a claim of the ownership as a claim, not as a transfer to oneself, and names no deleted owner", () => {
+    const claim = entry({
+      entity: 'Network',
+      action: 'ownershipClaimed',
+      actorName: 'grace',
+      recordId: null,
+      recordName: null,
+      details: { collaborator: { openId: 'vault|grace', username: 'grace' }, role: 'vault_owner', previousRole: 'vault_editor' },
+    });
+    expect(renderEntry(claim, 'en-US')).toMatchObject({
+      action: 'claimed',
+      message: "<b>grace</b> claimed the ownership of the vault <b>Home</b> after its owner's account was deleted",
+    });
+    expect(renderEntry(claim, 'es-US')).toMatchObject({
+      action: 'reclamó',
+      message: '<b>grace</b> reclamó la propiedad de la bóveda <b>Home</b> tras la eliminación de la cuenta de su propietario',
+    });
+  });
 });

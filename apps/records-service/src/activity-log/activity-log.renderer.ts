@@ -20,6 +20,7 @@ const VERBS: Record<Language, Record<string, string>> = {
     roleChanged: 'changed',
     unshared: 'removed',
     ownershipTransferred: 'transferred',
+    ownershipClaimed: 'claimed',
   },
   es: {
     created: 'creó',
@@ -32,6 +33,7 @@ const VERBS: Record<Language, Record<string, string>> = {
     roleChanged: 'cambió',
     unshared: 'retiró',
     ownershipTransferred: 'transfirió',
+    ownershipClaimed: 'reclamó',
   },
 };
 
@@ -50,6 +52,11 @@ function networkPhrase(lang: Language, e: ActivityLogEntryEntity): string {
       return en ? `the role of ${who} on ${target} to ${role}` : `el rol de ${who} en ${target} a ${role}`;
     case 'ownershipTransferred':
       return en ? `the ownership of ${target} to ${who}` : `la propiedad de ${target} a ${who}`;
+    case 'ownershipClaimed':
+      // the actor is the claimant; the former owner's account is deleted and is not named
+      return en
+        ? `the ownership of ${target} after its owner's account was deleted`
+        : `la propiedad de ${target} tras la eliminación de la cuenta de su propietario`;
     default:
       return en ? `${who} from ${target}` : `a ${who} de ${target}`;
   }

@@ -14,7 +14,7 @@ import { vaultNotFound } from '../access/access.errors';
 import { isUuid, type VaultAccess } from '../access/access.service';
 import { AccountDirectoryService } from '../directory/account-directory.service';
 import { OrphanedVaults } from '../directory/orphaned-vaults';
-import { collaboratorEvent, eventBase } from '../events/event-payload';
+import { collaboratorEvent, eventBase, MemberChange } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
 import { CollaboratorRepository, MemberRow, MembershipScope } from '../persistence/collaborator.repository';
 import { Transactions, Tx } from '../persistence/transactions';
@@ -144,7 +144,7 @@ export class CollaboratorsService {
       if (OWNER_ROLES.includes(member.role)) throw ownerCannotBeRemoved();
       if (member.role !== role) {
         await this.members.setRole(tx, scope, member.id, role);
-        await this.announce(tx, SUBJECTS.collaboratorUpdated, principal, target, { ...member, role }, member.role);
+        await this.announce(tx, SUBJECTS.collaboratorUpdated, principal, target, { ...member, role }, { previousRole: member.role });
       }
       return toCollaboratorView({ ...member, role });
     });
@@ -193,7 +193,7 @@ export class CollaboratorsService {
       if (heir.role === 'vault_owner') throw alreadyOwner();
       const owner = (await this.members.list('vault', vault.id, tx)).find((m) => m.role === 'vault_owner');
       if (!owner) throw vaultNotFound();
-      await this.handOver(tx, vault, principal, target, heir, async () => {
+      await this.handOver(tx, vault, principal, target, heir, 'transfer', async () => {
         await this.members.setRole(tx, 'vault', owner.id, 'vault_editor');
       });
     });
@@ -219,7 +219,7 @@ export class CollaboratorsService {
         throw vaultOwnerActive();
       }
       if (claimant.role !== 'vault_editor') throw onlyEditorsClaim();
-      await this.handOver(tx, vault, principal, target, claimant, async () => {
+      await this.handOver(tx, vault, principal, target, claimant, 'claim', async () => {
         await this.members.remove(tx, 'vault', owner.id);
         await this.vaults.cancelDeletion(tx, vault.id);
       });
@@ -230,7 +230,8 @@ export class CollaboratorsService {
   /**
    * Makes `heir` the vault's owner once `retireOwner` has dealt with the former one: the
    * heir needs room for one more owned vault under the vault's plan; the vault keeps its
-   * licence and stops being anyone's default; announced as vault.transferred.
+   * licence and stops being anyone's default; announced as vault.transferred (`claimed`
+   * when the heir claimed it, so the activity log reads it as a claim).
    */
   private async handOver(
     tx: Tx,
@@ -238,6 +239,7 @@ export class CollaboratorsService {
     principal: Principal,
     target: Target,
     heir: MemberRow,
+    how: 'transfer' | 'claim',
     retireOwner: () => Promise<void>,
   ): Promise<void> {
     await this.vaults.lockOwner(tx, vault.tenantId, heir.openId);
@@ -253,7 +255,8 @@ export class CollaboratorsService {
       vault.isDefault = false;
       await this.vaults.save(tx, vault);
     }
-    await this.announce(tx, SUBJECTS.vaultTransferred, principal, target, { ...heir, role: 'vault_owner' }, heir.role);
+    const change: MemberChange = { previousRole: heir.role, ...(how === 'claim' ? { claimed: true } : {}) };
+    await this.announce(tx, SUBJECTS.vaultTransferred, principal, target, { ...heir, role: 'vault_owner' }, change);
   }
 
   /** Adding, changing and removing others needs the vault owner (or, on a record, its rec_owner). */
@@ -288,10 +291,10 @@ export class CollaboratorsService {
     principal: Principal,
     target: Target,
     member: MemberRow,
-    previousRole?: string,
+    change?: MemberChange,
     record: { id: string; name: string } | undefined = target.scope === 'record' ? target.access.record : undefined,
   ): Promise<void> {
-    const event = collaboratorEvent(eventBase(principal, target.access.vault), member, record, previousRole);
+    const event = collaboratorEvent(eventBase(principal, target.access.vault), member, record, change);
     await this.events.publish(tx, subject, event);
   }
 

@@ -24,17 +24,21 @@ export interface EventMember {
   role: string;
 }
 
+/** What a collaborator event says of the change besides the membership: the role before it, whether it was a claim. */
+export type MemberChange = Pick<CollaboratorChangedEvent, 'previousRole' | 'claimed'>;
+
 /** A collaborator event: the membership of the vault, or of one of its records when `record` is given. */
 export function collaboratorEvent(
   base: VaultEventBase,
   member: EventMember,
   record?: { id: string; name: string } | null,
-  previousRole?: string,
+  change: MemberChange = {},
 ): CollaboratorChangedEvent {
   return {
     ...base,
     collaborator: { id: member.id, openId: member.openId, username: member.username ?? member.openId, role: member.role },
     ...(record ? { record: { id: record.id, name: record.name } } : {}),
-    ...(previousRole ? { previousRole } : {}),
+    ...(change.previousRole ? { previousRole: change.previousRole } : {}),
+    ...(change.claimed ? { claimed: true } : {}),
   };
 }

@@ -127,6 +127,15 @@ export class CollaboratorChangedEvent extends VaultEventBase {
   @IsOptional()
   @IsString()
   previousRole?: string;
+
+  /**
+   * vault.vault.transferred.v1 only: true when the new owner claimed the ownership of a vault
+   * whose owner's account was deleted (the claimant is the actor), absent for a transfer by
+   * the owner.
+   */
+  @IsOptional()
+  @IsBoolean()
+  claimed?: boolean;
 }
 
 /** Event kinds of the activity log, derived from the subject. */
