@@ -225,6 +225,19 @@ describe('resumable uploads: Idempotency-Key on the creation', () => {
     expect(await uploadRows()).toHaveLength(1);
   });
 
+  it('a key held by a multipart upload whose fingerprint is not known yet is 422 idempotency_key_reused, not 409', async () => {
+    const key = randomUUID();
+    // the state of a multipart upload under the key while its body is still being read
+    await t.sql(
+      `INSERT INTO idempotency_keys (tenant_id, caller, key, fingerprint, state, claim, lease_until, created_at, expires_at)
+       VALUES ($1, $2, $3, NULL, 'in_flight', $4, now() + interval '1 minute', now(), now() + interval '1 hour')`,
+      [owner.tenantId, owner.openId, key, randomUUID()],
+    );
+    const res = await create(owner, { key }).expect(422);
+    expect(res.body).toMatchObject({ code: 'idempotency_key_reused', requestId: expect.any(String) });
+    expect(await uploadRows()).toHaveLength(0);
+  });
+
   it("another caller's identical request under the same key is its own creation", async () => {
     const key = randomUUID();
     const editor = await t.caller('tenant-a');

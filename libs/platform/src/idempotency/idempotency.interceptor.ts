@@ -16,13 +16,13 @@ import type { Request, Response } from 'express';
 import { from, lastValueFrom, Observable } from 'rxjs';
 import type { DataSource } from 'typeorm';
 import {
+  answerForTakenKey,
   attachIdempotentRequest,
   attachSettlement,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENCY_REPLAYED_HEADER,
   idempotencyKeyInFlight,
-  idempotencyKeyReused,
   IdempotentReplay,
   IdempotentRequest,
   isStoredFailure,
@@ -127,10 +127,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const claim = await claimKey(this.ds, scope, fingerprint);
     if (claim.kind === 'existing') {
       const { row } = claim;
-      const differs = fingerprint !== null && row.fingerprint !== null && row.fingerprint !== fingerprint;
-      if (differs) throw idempotencyKeyReused();
-      if (row.state === 'in_flight' || !row.answer) throw idempotencyKeyInFlight();
-      const repeat = await throughCodec(codec, 'open', row.answer, scope, req).then(
+      const stored = answerForTakenKey(row, fingerprint);
+      const repeat = await throughCodec(codec, 'open', stored, scope, req).then(
         (answer) => new IdempotentReplay(answer),
         (refusal: unknown) => (refusal instanceof Error ? refusal : new Error(String(refusal))),
       );

@@ -11,7 +11,8 @@ import { dataSourceOptions } from '../database/database.module';
 import { ProblemException } from '../errors/problem.exception';
 import { PlatformModule } from '../platform.module';
 import { createTestDatabase, rawRequest, RawReply, TestDatabase, bootTestApp } from '../testing';
-import { canonicalJson, isStoredFailure, parseIdempotencyKey, requestFingerprint, settleIdempotencyFingerprint } from './idempotency';
+import { answerForTakenKey, canonicalJson, isStoredFailure, parseIdempotencyKey, requestFingerprint, settleIdempotencyFingerprint } from './idempotency';
+import type { KeyRow } from './idempotency-store';
 import { Idempotent } from './idempotency.interceptor';
 import { IdempotencyKeys1763900000000 } from './idempotency-keys.migration';
 import { joinRequestTransactions } from './request-transaction';
@@ -40,6 +41,35 @@ describe('Idempotency-Key rules', () => {
   it('stores final client errors only', () => {
     expect([400, 403, 404, 409, 413, 422].map(isStoredFailure)).toEqual([true, true, true, true, true, true]);
     expect([408, 425, 429, 500, 503].map(isStoredFailure)).toEqual([false, false, false, false, false]);
+  });
+
+  it('answers a taken key: 422 for another request, 409 while the first runs, else its stored answer', () => {
+    const answer = { status: 201, headers: { location: '/x/1' }, body: '{"id":"1"}' };
+    const done = (fingerprint: string | null): KeyRow => ({ fingerprint, state: 'completed', answer });
+    const running = (fingerprint: string | null): KeyRow => ({ fingerprint, state: 'in_flight' });
+    const code = (decide: () => unknown) => {
+      try {
+        return decide();
+      } catch (err) {
+        return (err as ProblemException).code;
+      }
+    };
+    expect(answerForTakenKey(done('a'), 'a')).toBe(answer);
+    // another request: 422 before anything else, even while the first runs
+    expect(code(() => answerForTakenKey(done('a'), 'b'))).toBe(ERROR_CODES.idempotencyKeyReused);
+    expect(code(() => answerForTakenKey(running('a'), 'b'))).toBe(ERROR_CODES.idempotencyKeyReused);
+    // the same request still running, or completed without an answer: 409
+    expect(code(() => answerForTakenKey(running('a'), 'a'))).toBe(ERROR_CODES.idempotencyKeyInFlight);
+    expect(code(() => answerForTakenKey({ fingerprint: 'a', state: 'completed' }, 'a'))).toBe(ERROR_CODES.idempotencyKeyInFlight);
+    // a request whose handler settles its fingerprint later is not compared yet
+    expect(answerForTakenKey(done('a'), null)).toBe(answer);
+    expect(code(() => answerForTakenKey(running('a'), null))).toBe(ERROR_CODES.idempotencyKeyInFlight);
+    // a stored fingerprint not known yet: not compared, unless it counts as another request's
+    expect(answerForTakenKey(done(null), 'a')).toBe(answer);
+    expect(code(() => answerForTakenKey(running(null), 'a'))).toBe(ERROR_CODES.idempotencyKeyInFlight);
+    expect(code(() => answerForTakenKey(running(null), 'a', { unsettledStored: 'differs' }))).toBe(ERROR_CODES.idempotencyKeyReused);
+    expect(code(() => answerForTakenKey(done(null), 'a', { unsettledStored: 'differs' }))).toBe(ERROR_CODES.idempotencyKeyReused);
+    expect(answerForTakenKey(done(null), null, { unsettledStored: 'differs' })).toBe(answer);
   });
 });
 

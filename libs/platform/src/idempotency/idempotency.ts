@@ -3,7 +3,7 @@ import { ERROR_CODES } from '@vault/contracts';
 import type { Request, Response } from 'express';
 import { ProblemException } from '../errors/problem.exception';
 import { currentRequestTransaction, RequestTransaction } from './request-transaction';
-import type { StoredAnswer } from './idempotency-store';
+import type { KeyRow, StoredAnswer } from './idempotency-store';
 
 /** The request header (draft-ietf-httpapi-idempotency-key-header). */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -60,6 +60,26 @@ export const idempotencyKeyInFlight = () =>
     undefined,
     { 'Retry-After': '1' },
   );
+
+/**
+ * What answers a request whose key is already taken (claimKey answered `existing`): 422
+ * idempotency_key_reused when it is not the request the key stands for (their fingerprints
+ * differ), else 409 idempotency_key_in_flight while that request runs (or has no answer yet),
+ * else the stored answer, to replay. A fingerprint not known yet (null: a route whose handler
+ * settles it, settleIdempotencyFingerprint) is not compared: the request's never; the stored
+ * one's unless `unsettledStored` is 'differs' (a route that never settles late takes a key
+ * held by such a request as another request's).
+ */
+export function answerForTakenKey(
+  row: KeyRow,
+  fingerprint: string | null,
+  { unsettledStored = 'not compared' }: { unsettledStored?: 'differs' | 'not compared' } = {},
+): StoredAnswer {
+  const comparable = fingerprint !== null && (row.fingerprint !== null || unsettledStored === 'differs');
+  if (comparable && row.fingerprint !== fingerprint) throw idempotencyKeyReused();
+  if (row.state === 'in_flight' || !row.answer) throw idempotencyKeyInFlight();
+  return row.answer;
+}
 
 /** Thrown to answer with a stored answer instead of running the handler (written by the ProblemFilter). */
 export class IdempotentReplay extends Error {

@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Principal } from '@vault/contracts';
 import {
+  answerForTakenKey,
   claimKey,
   completeKey,
   idempotencyKeyInFlight,
-  idempotencyKeyReused,
   isStoredFailure,
   keepClaimAlive,
   KeyScope,
@@ -95,11 +95,11 @@ export class ResumableCreationKeys {
     );
     const claim = await claimKey(this.tx.none, scope, fingerprint);
     if (claim.kind === 'existing') {
-      const { row } = claim;
-      if (row.fingerprint !== fingerprint) throw idempotencyKeyReused();
-      if (row.state === 'in_flight' || !row.answer)
-        throw idempotencyKeyInFlight();
-      return sendReplay(res, await this.current(access, principal, row.answer));
+      // a key held by a request whose fingerprint is not known yet (a multipart upload) is another request's
+      const stored = answerForTakenKey(claim.row, fingerprint, {
+        unsettledStored: 'differs',
+      });
+      return sendReplay(res, await this.current(access, principal, stored));
     }
     const creation: ClaimedCreation = {
       scope,
