@@ -111,3 +111,18 @@ export class Receiver {
       .end(answered === 500 ? 'x'.repeat(5000) : 'ok');
   }
 }
+
+/**
+ * Settings of a records-service that delivers webhooks in the test's process to receivers on
+ * loopback, fast: relay, dispatcher and retries in fractions of a second.
+ */
+export const INLINE_DELIVERY_ENV: Record<string, string> = {
+  OUTBOX_RELAY_POLL_MS: '100',
+  ACTIVITY_LOG_RELAY: 'inline',
+  WEBHOOK_DISPATCHER: 'inline',
+  WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
+  WEBHOOK_RETRY_SCHEDULE_MS: '300,300,600,900,1200,1500,2000,2000,2000,2000',
+  WEBHOOK_POLL_MS: '100',
+  WEBHOOK_CONNECT_TIMEOUT_MS: '1000',
+  WEBHOOK_RESPONSE_TIMEOUT_MS: '2000',
+};

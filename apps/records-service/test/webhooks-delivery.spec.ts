@@ -10,7 +10,7 @@ import { WebhooksEnv } from '../src/webhooks/webhooks.env';
 import { Webhook } from 'standardwebhooks';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { Caller, recordBody, RecordsTestApp } from './support';
-import { Receiver } from './webhook-receiver';
+import { INLINE_DELIVERY_ENV, Receiver } from './webhook-receiver';
 
 describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
   jest.setTimeout(120_000);
@@ -23,14 +23,7 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     t = await RecordsTestApp.start('records_webhook_delivery', {
       NATS_URL: nats.url,
       EVENTS_NAMESPACE: uniqueNamespace('hooks'),
-      OUTBOX_RELAY_POLL_MS: '100',
-      ACTIVITY_LOG_RELAY: 'inline',
-      WEBHOOK_DISPATCHER: 'inline',
-      WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
-      WEBHOOK_RETRY_SCHEDULE_MS: '300,300,600,900,1200,1500,2000,2000,2000,2000',
-      WEBHOOK_POLL_MS: '100',
-      WEBHOOK_CONNECT_TIMEOUT_MS: '1000',
-      WEBHOOK_RESPONSE_TIMEOUT_MS: '2000',
+      ...INLINE_DELIVERY_ENV,
     });
     // The webhook consumer runs on the service's JetStream transport (as main.ts connects it).
     await startJetStreamConsumers(t.app);
@@ -314,7 +307,7 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     await t.createRecord(owner, vaultId, recordBody({ name: 'One' }));
     await settled(sub.id, 1);
     const w = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
-    expect(w.body).toMatchObject({ enabled: false, disabledReason: expect.stringMatching(/410 Gone/) });
+    expect(w.body).toMatchObject({ enabled: false, disabledCode: 'receiver_gone', disabledReason: expect.stringMatching(/410 Gone/) });
     const [d] = await deliveries(sub.id);
     expect(d).toMatchObject({ status: 'failed', attempts: 1, last_status_code: 410 });
 
@@ -352,6 +345,7 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     );
     const off = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
     expect(off.body.disabledReason).toMatch(/^deliveries failing since .*; last error: HTTP 500$/);
+    expect(off.body.disabledCode).toBe('deliveries_failing');
 
     // The owner fixes the receiver and resumes: the pending delivery goes out.
     receiver.answer = () => 200;

@@ -39,6 +39,7 @@ describe('webhook subscriptions', () => {
       events: ['record.created', 'file.deleted'],
       description: 'CRM sync',
       enabled: true,
+      disabledCode: null,
       disabledReason: null,
       failingSince: null,
     });
@@ -131,14 +132,14 @@ describe('webhook subscriptions', () => {
     expect(upd.body).toMatchObject({ url: 'https://93.184.215.14/v2', events: ['*'], description: null, enabled: true });
 
     const paused = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: false }).expect(200);
-    expect(paused.body).toMatchObject({ enabled: false, disabledReason: 'disabled by the owner' });
+    expect(paused.body).toMatchObject({ enabled: false, disabledCode: 'disabled_by_owner', disabledReason: 'disabled by the owner' });
     expect(paused.body.disabledAt).not.toBeNull();
     // The same settings again change nothing: neither when it was disabled nor its updatedAt.
     const again = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: false }).expect(200);
     expect(again.body).toEqual(paused.body);
     await t.sql(`UPDATE webhooks SET failing_since = now() - interval '1 day' WHERE id = $1`, [w.id]);
     const resumed = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: true }).expect(200);
-    expect(resumed.body).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null, failingSince: null });
+    expect(resumed.body).toMatchObject({ enabled: true, disabledCode: null, disabledReason: null, disabledAt: null, failingSince: null });
 
     await t.delete(owner, hook(w.id)).expect(200);
     await t.get(owner, hook(w.id)).expect(404);

@@ -11,8 +11,13 @@ import {
 import { CollaboratorRepository } from '../persistence/collaborator.repository';
 import { Transactions, Tx } from '../persistence/transactions';
 import { VaultRepository } from '../persistence/vault.repository';
+import { WebhookRepository } from '../persistence/webhook.repository';
 import { accountNotFound } from './directory.errors';
 import { OrphanedVaults } from './orphaned-vaults';
+
+/** The `disabledReason` of a subscription whose creator's account was deleted (docs/webhooks.md). */
+export const CREATOR_DELETED_REASON =
+  "the account that created it was deleted; the vault's owner may resume it (taking it over) or delete it";
 
 /**
  * The accounts of each tenant as records-service knows them, kept from user-service's
@@ -30,6 +35,7 @@ export class AccountDirectoryService {
     private readonly events: EventPublisher,
     private readonly vaults: VaultRepository,
     private readonly orphans: OrphanedVaults,
+    private readonly webhooks: WebhookRepository,
   ) {}
 
   /** The active account of the tenant named by username or openId (404 account_not_found). */
@@ -46,7 +52,9 @@ export class AccountDirectoryService {
   /**
    * Applies an account's state from an event, in one transaction: a stale or repeated
    * event changes nothing; an inactive account loses every membership but its vault
-   * ownerships, each ending announced like a removal; the vaults it owned alone, and those
+   * ownerships, each ending announced like a removal; the webhook subscriptions it created,
+   * on any vault, are disabled (`creator_account_deleted`: nothing more is sent to the
+   * endpoint it chose, not even these endings); the vaults it owned alone, and those
    * of deleted owners it was the last member of, are scheduled for removal after
    * DELETED_OWNER_VAULT_GRACE_DAYS. The vaults it holds a role on are locked first (the lock
    * every membership change takes), so a member leaving one of them at the same moment is
@@ -64,6 +72,8 @@ export class AccountDirectoryService {
         await this.events.publish(tx, SUBJECTS.collaboratorDeleted, event);
       }
       if (ended.length > 0) this.logger.log(`account ${account.openId} left: ${ended.length} memberships ended`);
+      const hooks = await this.webhooks.disableOfDeletedCreator(tx, account.tenantId, account.openId, CREATOR_DELETED_REASON);
+      if (hooks.length > 0) this.logger.log(`account ${account.openId} left: ${hooks.length} webhook subscriptions it created disabled`);
       // what it owned alone, and vaults of deleted owners it was the last member of, nobody
       // can reach any more: removed after the grace period (VaultDeletionPurger)
       await this.orphans.scheduleRemoval(tx, vaultIds);

@@ -1,3 +1,4 @@
+import type { WebhookDisabledCode } from '@vault/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
 /** A webhook subscription of a vault (docs/webhooks.md). */
@@ -36,6 +37,10 @@ export class WebhookEntity {
   @Column({ type: 'boolean', default: true })
   enabled!: boolean;
 
+  /** Why it is disabled, as a stable code (null while enabled). */
+  @Column({ name: 'disabled_code', type: 'text', nullable: true })
+  disabledCode!: WebhookDisabledCode | null;
+
   @Column({ name: 'disabled_reason', type: 'text', nullable: true })
   disabledReason!: string | null;
 
@@ -46,6 +51,10 @@ export class WebhookEntity {
   @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
   failingSince!: Date | null;
 
+  /**
+   * The openId of the account that answers for it: its creator, or the owner who resumed it
+   * after its creator's account was deleted. Its deletion disables the subscription.
+   */
   @Column({ name: 'created_by', type: 'text' })
   createdBy!: string;
 

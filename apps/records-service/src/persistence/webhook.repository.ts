@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { WebhookDisabledCode } from '@vault/contracts';
 import { In } from 'typeorm';
 import { RecordEntity } from './record.entity';
-import { Transactions } from './transactions';
+import { Transactions, Tx } from './transactions';
 import { VaultEntity } from './vault.entity';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import { WebhookEntity } from './webhook.entity';
@@ -69,26 +70,36 @@ export class WebhookRepository {
    * Sets a subscription's settings, in one statement writing only their columns: the signing
    * secrets (re-encrypted at start meanwhile), the failing streak and a dispatcher's disabling
    * are never written back as they were read. `enabled` true resumes a disabled subscription
-   * (its reason, time and failing streak cleared), false disables an enabled one with
-   * `disabledReason`, absent leaves it; both are decided on the row as it is when written.
-   * `updated_at` moves only when a value changes. Answers the row, or null when it is gone.
+   * (its code, reason, time and failing streak cleared; one disabled because its creator's
+   * account was deleted gets `resumedBy` as its creator), false disables an enabled one with
+   * `disabledCode` and `disabledReason`, absent leaves it; both are decided on the row as it
+   * is when written. `updated_at` moves only when a value changes. Answers the row, or null
+   * when it is gone.
    */
   async updateSettings(
     vaultId: string,
     id: string,
-    s: Pick<WebhookEntity, 'url' | 'events' | 'description'> & { enabled?: boolean; disabledReason: string },
+    s: Pick<WebhookEntity, 'url' | 'events' | 'description'> & {
+      enabled?: boolean;
+      disabledCode: WebhookDisabledCode;
+      disabledReason: string;
+      resumedBy: string;
+    },
   ): Promise<WebhookEntity | null> {
     await this.m.query(
       `UPDATE webhooks w
           SET url = $3, events = $4::text[], description = $5::text,
               enabled = coalesce($6::boolean, w.enabled),
+              disabled_code = CASE WHEN $6 IS NULL OR $6 = w.enabled THEN w.disabled_code WHEN $6 THEN NULL ELSE $8::text END,
               disabled_reason = CASE WHEN $6 IS NULL OR $6 = w.enabled THEN w.disabled_reason WHEN $6 THEN NULL ELSE $7::text END,
               disabled_at = CASE WHEN $6 IS NULL OR $6 = w.enabled THEN w.disabled_at WHEN $6 THEN NULL ELSE now() END,
               failing_since = CASE WHEN $6 AND NOT w.enabled THEN NULL ELSE w.failing_since END,
+              created_by = CASE WHEN $6 AND NOT w.enabled AND w.disabled_code = 'creator_account_deleted' THEN $9
+                                ELSE w.created_by END,
               updated_at = CASE WHEN (w.url, w.events, w.description, w.enabled) IS DISTINCT FROM ($3, $4, $5, coalesce($6, w.enabled))
                                 THEN now() ELSE w.updated_at END
         WHERE w.vault_id = $1 AND w.id = $2`,
-      [vaultId, id, s.url, s.events, s.description, s.enabled ?? null, s.disabledReason],
+      [vaultId, id, s.url, s.events, s.description, s.enabled ?? null, s.disabledReason, s.disabledCode, s.resumedBy],
     );
     return this.find(vaultId, id);
   }
@@ -365,12 +376,32 @@ export class WebhookRepository {
     return count;
   }
 
-  async disable(webhookId: string, reason: string): Promise<void> {
+  async disable(webhookId: string, code: WebhookDisabledCode, reason: string): Promise<void> {
     await this.m.query(
-      `UPDATE webhooks SET enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
+      `UPDATE webhooks SET enabled = false, disabled_code = $2, disabled_reason = $3, disabled_at = now(), updated_at = now()
        WHERE id = $1 AND enabled`,
-      [webhookId, reason.slice(0, 500)],
+      [webhookId, code, reason.slice(0, 500)],
     );
+  }
+
+  /**
+   * Disables, in the caller's transaction, every subscription of the tenant that the account
+   * `openId` answers for (its creator), on every vault, whether enabled or disabled for
+   * another reason: `creator_account_deleted`, with `reason`. Nothing is claimed or created
+   * for a disabled subscription from then on (claimRuns, subscribersOf). A subscription
+   * already disabled so is left as it is (a repeated deletion changes nothing); one the
+   * vault's owner resumed since answers for the owner, no longer for `openId`. `disabled_at`
+   * stays for one that was already disabled (deliveries stopped then). Answers the ids.
+   */
+  async disableOfDeletedCreator(tx: Tx, tenantId: string, openId: string, reason: string): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await tx.query(
+      `UPDATE webhooks SET enabled = false, disabled_code = 'creator_account_deleted', disabled_reason = $3,
+              disabled_at = CASE WHEN enabled THEN now() ELSE disabled_at END, updated_at = now()
+        WHERE tenant_id = $1 AND created_by = $2 AND disabled_code IS DISTINCT FROM 'creator_account_deleted'
+       RETURNING id`,
+      [tenantId, openId, reason],
+    );
+    return rows.map((r) => r.id);
   }
 
   /** Vaults by id, in one statement (those not found are absent). */

@@ -176,12 +176,13 @@ export class WebhookDispatcher {
     // Nothing reached the receiver: its streak is neither started nor continued.
     if (res.notSigned) return;
     if (res.status === 410) {
-      await this.webhooks.disable(w.id, `the receiver answered 410 Gone on ${now.toISOString()}`);
+      await this.webhooks.disable(w.id, 'receiver_gone', `the receiver answered 410 Gone on ${now.toISOString()}`);
       return;
     }
     const since = await this.webhooks.markFailing(w.id);
     if (now.getTime() - since.getTime() >= this.env.WEBHOOK_DISABLE_AFTER_MS) {
-      await this.webhooks.disable(w.id, `deliveries failing since ${since.toISOString()}; last error: ${outcome(res).error}`);
+      const reason = `deliveries failing since ${since.toISOString()}; last error: ${outcome(res).error}`;
+      await this.webhooks.disable(w.id, 'deliveries_failing', reason);
     }
   }
 

@@ -70,7 +70,12 @@ export class WebhooksController {
 
   @Get()
   @Access('vault:owner')
-  @ApiOperation({ summary: "The vault's webhook subscriptions, oldest first (without secrets)." })
+  @ApiOperation({
+    summary: "The vault's webhook subscriptions, oldest first (without secrets).",
+    description:
+      'Disabled ones included, with why (`disabledCode`, `disabledReason`): among them those whose creator deleted its ' +
+      'account (`creator_account_deleted`), for the owner to resume (taking them over) or delete.',
+  })
   @ApiOkResponse({ type: [WebhookView] })
   list(@ResolvedAccess() access: VaultAccess): Promise<WebhookView[]> {
     return this.webhooks.list(access);
@@ -89,21 +94,29 @@ export class WebhooksController {
   @Access('vault:owner')
   @ApiOperation({
     summary: 'Replace url, events and description; `enabled: true` resumes a disabled subscription.',
+    description:
+      'A subscription disabled with `disabledCode` `creator_account_deleted` (the account that created it was deleted) ' +
+      'sends nothing until the owner resumes it with `enabled: true`: the caller then takes it over (the subscription answers ' +
+      "for the caller's account from then on) and its pending deliveries go on; or the owner deletes it (docs/webhooks.md).",
   })
   @ApiOkResponse({ type: WebhookView })
   @ApiBadRequestResponse({ description: REFUSED_TARGET })
   @ApiNotFoundResponse({ description: NO_WEBHOOK })
   update(
     @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
     @Param('webhookId') id: string,
     @Body() body: UpdateWebhookDto,
   ): Promise<WebhookView> {
-    return this.webhooks.update(access, id, body);
+    return this.webhooks.update(access, principal, id, body);
   }
 
   @Delete('webhook-id/:webhookId')
   @Access('vault:owner')
-  @ApiOperation({ summary: 'Remove a subscription and its delivery log; nothing more is sent to it.' })
+  @ApiOperation({
+    summary: 'Remove a subscription and its delivery log; nothing more is sent to it.',
+    description: "Any subscription of the vault, one whose creator's account was deleted included.",
+  })
   @ApiOkResponse({ description: 'Empty body.' })
   @ApiNotFoundResponse({ description: NO_WEBHOOK })
   async remove(@ResolvedAccess() access: VaultAccess, @Param('webhookId') id: string): Promise<void> {

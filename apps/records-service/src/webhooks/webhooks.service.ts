@@ -32,6 +32,7 @@ export function toWebhookView(w: WebhookEntity): WebhookView {
     events: w.events,
     description: w.description,
     enabled: w.enabled,
+    disabledCode: w.disabledCode,
     disabledReason: w.disabledReason,
     disabledAt: iso(w.disabledAt),
     failingSince: iso(w.failingSince),
@@ -106,16 +107,20 @@ export class WebhooksService {
 
   /**
    * Replaces the fields; `enabled: true` resumes a disabled subscription (its pending deliveries
-   * go on). Writes those columns only: a re-encryption of the secrets meanwhile is kept.
+   * go on), and the caller takes over one disabled because its creator's account was deleted
+   * (it becomes the account the subscription answers for). Writes those columns only: a
+   * re-encryption of the secrets meanwhile is kept.
    */
-  async update(access: VaultAccess, id: string, dto: UpdateWebhookDto): Promise<WebhookView> {
+  async update(access: VaultAccess, principal: Principal, id: string, dto: UpdateWebhookDto): Promise<WebhookView> {
     const w = await this.found(access, id);
     const saved = await this.webhooks.updateSettings(w.vaultId, w.id, {
       url: await this.checkedUrl(dto.url),
       events: dto.events,
       description: dto.description ?? null,
       enabled: dto.enabled,
+      disabledCode: 'disabled_by_owner',
       disabledReason: 'disabled by the owner',
+      resumedBy: principal.openId,
     });
     if (!saved) throw webhookNotFound();
     if (saved.enabled) this.dispatcher.wake();

@@ -36,6 +36,20 @@ export const WEBHOOK_ALL_EVENTS = '*';
 
 const EVENT_CHOICES = [...WEBHOOK_EVENT_TYPES, WEBHOOK_ALL_EVENTS];
 
+/**
+ * Why a subscription stopped delivering (docs/webhooks.md, Disabled subscriptions):
+ * `receiver_gone` (the receiver answered 410 Gone), `deliveries_failing` (failing for
+ * WEBHOOK_DISABLE_AFTER_MS without a success), `disabled_by_owner` (`enabled: false`),
+ * `creator_account_deleted` (the account that created it was deleted).
+ */
+export const WEBHOOK_DISABLED_CODES = [
+  'receiver_gone',
+  'deliveries_failing',
+  'disabled_by_owner',
+  'creator_account_deleted',
+] as const;
+export type WebhookDisabledCode = (typeof WEBHOOK_DISABLED_CODES)[number];
+
 /** POST .../webhooks and PUT .../webhooks/webhook-id/{id}. */
 export class WebhookDto {
   @ApiProperty({
@@ -71,7 +85,9 @@ export class WebhookDto {
 /** PUT .../webhooks/webhook-id/{id}: the fields of a subscription, and `enabled` to resume a disabled one. */
 export class UpdateWebhookDto extends WebhookDto {
   @ApiPropertyOptional({
-    description: 'false pauses deliveries; true resumes a subscription that was disabled (its reason is cleared).',
+    description:
+      'false pauses deliveries; true resumes a subscription that was disabled (its reason is cleared). ' +
+      'Resuming one disabled for `creator_account_deleted` makes the caller its creator (takes it over).',
   })
   @IsOptional()
   @IsBoolean()
@@ -85,9 +101,19 @@ export class WebhookView {
   @ApiProperty() url!: string;
   @ApiProperty({ enum: EVENT_CHOICES, isArray: true }) events!: string[];
   @ApiProperty({ nullable: true, type: String }) description!: string | null;
-  @ApiProperty({ description: 'false once disabled (410 Gone, failing for days, or by the owner).' })
+  @ApiProperty({
+    description: "false once disabled (410 Gone, failing for days, by the owner, or its creator's account deleted).",
+  })
   enabled!: boolean;
-  @ApiProperty({ nullable: true, type: String, description: 'Why deliveries stopped, when disabled.' })
+  @ApiProperty({
+    nullable: true,
+    enum: WEBHOOK_DISABLED_CODES,
+    description:
+      'Why deliveries stopped, as a stable code, when disabled (null while enabled). `creator_account_deleted`: the ' +
+      "account that created it was deleted; nothing is sent until the vault's owner resumes it (taking it over) or deletes it.",
+  })
+  disabledCode!: WebhookDisabledCode | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Why deliveries stopped, in words, when disabled.' })
   disabledReason!: string | null;
   @ApiProperty({ nullable: true, type: String, format: 'date-time' }) disabledAt!: string | null;
   @ApiProperty({
