@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { WebhookDisabledCode1763900000700 } from '../src/migrations/1763900000700-webhook-disabled-code';
 import { waitFor } from './activity-log.harness';
 import { Caller, RecordsTestApp } from './support';
 
@@ -144,6 +146,27 @@ describe('webhook subscriptions', () => {
     await t.delete(owner, hook(w.id)).expect(200);
     await t.get(owner, hook(w.id)).expect(404);
     expect(await t.sql(`SELECT 1 FROM webhooks WHERE id = $1`, [w.id])).toHaveLength(0);
+  });
+
+  it('gives the subscriptions disabled before disabledCode existed their code, from their reason', async () => {
+    const [gone, failing, paused, live] = [await create(), await create(), await create(), await create()];
+    const migration = new WebhookDisabledCode1763900000700();
+    const qr = t.app.get(DataSource).createQueryRunner();
+    try {
+      await migration.down(qr);
+      for (const [w, reason] of [
+        [gone, 'the receiver answered 410 Gone on 2026-11-20T10:00:00.000Z'],
+        [failing, 'deliveries failing since 2026-11-15T10:00:00.000Z; last error: HTTP 500'],
+        [paused, 'disabled by the owner'],
+      ] as const) {
+        await t.sql(`UPDATE webhooks SET enabled = false, disabled_reason = $2, disabled_at = now() WHERE id = $1`, [w.id, reason]);
+      }
+      await migration.up(qr);
+    } finally {
+      await qr.release();
+    }
+    const codes = await Promise.all([gone, failing, paused, live].map(async (w) => (await t.get(owner, hook(w.id)).expect(200)).body.disabledCode));
+    expect(codes).toEqual(['receiver_gone', 'deliveries_failing', 'disabled_by_owner', null]);
   });
 
   it('rotates the secret: a new one is shown, the old one signs beside it for 24 hours', async () => {
