@@ -148,8 +148,17 @@ describe('webhook subscriptions', () => {
     expect(await t.sql(`SELECT 1 FROM webhooks WHERE id = $1`, [w.id])).toHaveLength(0);
   });
 
-  it('gives the subscriptions disabled before disabledCode existed their code, from their reason', async () => {
-    const [gone, failing, paused, live] = [await create(), await create(), await create(), await create()];
+  it('gives the subscriptions disabled before disabledCode existed their code, and disables those of accounts deleted before', async () => {
+    const [gone, failing, paused, live, orphan] = [await create(), await create(), await create(), await create(), await create()];
+    // `orphan` was created by an account deleted before the migration (inactive in the account directory)
+    const gone2 = `vault|${randomUUID()}`;
+    await t.sql(`INSERT INTO account_directory (tenant_id, open_id, account_id, username, active, version) VALUES ($1, $2, $3, $4, false, 2)`, [
+      owner.tenantId,
+      gone2,
+      randomUUID(),
+      `deleted:${randomUUID()}`,
+    ]);
+    await t.sql(`UPDATE webhooks SET created_by = $2 WHERE id = $1`, [orphan.id, gone2]);
     const migration = new WebhookDisabledCode1763900000700();
     const qr = t.app.get(DataSource).createQueryRunner();
     try {
@@ -165,8 +174,15 @@ describe('webhook subscriptions', () => {
     } finally {
       await qr.release();
     }
-    const codes = await Promise.all([gone, failing, paused, live].map(async (w) => (await t.get(owner, hook(w.id)).expect(200)).body.disabledCode));
-    expect(codes).toEqual(['receiver_gone', 'deliveries_failing', 'disabled_by_owner', null]);
+    const views = await Promise.all([gone, failing, paused, live, orphan].map(async (w) => (await t.get(owner, hook(w.id)).expect(200)).body));
+    expect(views.map((w) => [w.enabled, w.disabledCode])).toEqual([
+      [false, 'receiver_gone'],
+      [false, 'deliveries_failing'],
+      [false, 'disabled_by_owner'],
+      [true, null],
+      [false, 'creator_account_deleted'],
+    ]);
+    expect(views[4].disabledAt).not.toBeNull();
   });
 
   it('rotates the secret: a new one is shown, the old one signs beside it for 24 hours', async () => {
