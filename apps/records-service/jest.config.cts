@@ -9,4 +9,12 @@ module.exports = {
   // @tus/server, @tus/utils and srvx ship ES modules only: compiled to CommonJS like jose
   transformIgnorePatterns: ['/node_modules/(?!(jose|@tus|srvx)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  // Two files at a time (jest's default is one worker fewer than the cores: a single one
+  // on a 2-core machine). The specs wait much of their time on PostgreSQL, NATS, child
+  // processes and timers, and each has its own databases, event namespaces and ports; with
+  // three the 2-core CI machine was already CPU-bound (no shorter, more contention).
+  maxWorkers: 2,
+  // One migrated database per run, copied for each test database (test/records-database.ts).
+  globalSetup: '<rootDir>/../../libs/platform/src/testing/jest/database-template.setup.ts',
+  globalTeardown: '<rootDir>/../../libs/platform/src/testing/jest/database-template.teardown.ts',
 };

@@ -3,7 +3,6 @@ import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import {
   bootTestApp,
-  createTestDatabase,
   TestDatabase,
   TestIdentityProvider,
   TestNatsServer,
@@ -14,6 +13,7 @@ import { AppModule } from '../src/app/app.module';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { OutboxEventPublisher } from '../src/events/outbox.publisher';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
+import { createRecordsDatabase } from './records-database';
 import { recordBody } from './support';
 
 interface Caller {
@@ -71,7 +71,7 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
-    db = await createTestDatabase('activity_log_api');
+    db = await createRecordsDatabase('activity_log_api');
     idp = await TestIdentityProvider.start();
     app = await bootTestApp(AppModule, {
       DATABASE_URL: db.url,

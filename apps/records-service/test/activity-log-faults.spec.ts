@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { SUBJECTS, type VaultEventBase } from '@vault/contracts';
-import { createTestDatabase, TestDatabase, TestNatsServer } from '@vault/platform/testing';
+import { TestDatabase, TestNatsServer } from '@vault/platform/testing';
 import { DataSource } from 'typeorm';
 import {
   deleteNamespaceStreams,
@@ -17,6 +17,7 @@ import {
   waitFor,
   Worker,
 } from './activity-log.harness';
+import { createRecordsDatabase } from './records-database';
 
 /**
  * Failure behaviour of the outbox → JetStream → writer pipeline, against a
@@ -76,7 +77,7 @@ describe('activity log pipeline under faults', () => {
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
-    db = await createTestDatabase('activity_log_faults');
+    db = await createRecordsDatabase('activity_log_faults');
     ds = await migratedDataSource(db.url);
     env = {
       DATABASE_URL: db.url,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { createTestDatabase, freePort, TestDatabase, TestNatsServer } from '@vault/platform/testing';
+import { freePort, TestDatabase, TestNatsServer } from '@vault/platform/testing';
 import { DataSource } from 'typeorm';
 import {
   entryCounts,
@@ -15,6 +15,7 @@ import {
   waitFor,
   Worker,
 } from './activity-log.harness';
+import { createRecordsDatabase } from './records-database';
 
 const ROOT = join(__dirname, '../../..');
 const ENTRY = join(__dirname, 'activity-log.process.ts');
@@ -75,7 +76,7 @@ describe('activity log with relay and writer processes killed -9', () => {
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
-    db = await createTestDatabase('activity_log_processes');
+    db = await createRecordsDatabase('activity_log_processes');
     ds = await migratedDataSource(db.url);
     env = {
       DATABASE_URL: db.url,

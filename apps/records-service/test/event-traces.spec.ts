@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import {
-  createTestDatabase,
   OtlpReceiver,
   ReceivedSpan,
   ServiceProcess,
@@ -12,6 +11,7 @@ import {
   TestNatsServer,
 } from '@vault/platform/testing';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
+import { createRecordsDatabase } from './records-database';
 
 const SPAN_KIND_SERVER = 2;
 const SPAN_KIND_PRODUCER = 4;
@@ -34,7 +34,7 @@ describe('trace context carried through the outbox and NATS headers', () => {
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
-    db = await createTestDatabase('event_traces');
+    db = await createRecordsDatabase('event_traces');
     idp = await TestIdentityProvider.start();
     otlp = await OtlpReceiver.start();
     service = await startServiceProcess('records-service', {

@@ -6,7 +6,6 @@ import { type ConsumerUpdateConfig, jetstreamManager } from '@nats-io/jetstream'
 import { connect } from '@nats-io/transport-node';
 import { EventNamespace } from '@vault/platform';
 import {
-  createTestDatabase,
   ServiceProcess,
   startServiceProcess,
   stopServiceProcess,
@@ -16,6 +15,7 @@ import {
 } from '@vault/platform/testing';
 import { Client } from 'pg';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
+import { createRecordsDatabase } from './records-database';
 import { recordBody, type Caller } from './support';
 
 /** An answer of the service: its status and parsed JSON body. */
@@ -46,7 +46,7 @@ export class RecordsProcesses {
   /** A private NATS, a fresh database and a token issuer; `env` is given to every process. */
   static async create(prefix: string, env: Record<string, string>): Promise<RecordsProcesses> {
     const nats = await TestNatsServer.start();
-    const db = await createTestDatabase(prefix);
+    const db = await createRecordsDatabase(prefix);
     const idp = await TestIdentityProvider.start();
     const pg = new Client({ connectionString: db.url });
     await pg.connect();

@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createTestDatabase,
   freePort,
   ServiceProcess,
   startServiceProcess,
@@ -13,6 +12,7 @@ import {
   TestNatsServer,
 } from '@vault/platform/testing';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
+import { createRecordsDatabase } from './records-database';
 
 /** The value of one series in a Prometheus text exposition (0 when absent). */
 const sample = (text: string, series: string): number => {
@@ -37,7 +37,7 @@ describe('records-service metrics, scraped from the process', () => {
   beforeAll(async () => {
     // a private NATS: the streams of the run go with it
     nats = await TestNatsServer.start();
-    db = await createTestDatabase('service_metrics');
+    db = await createRecordsDatabase('service_metrics');
     idp = await TestIdentityProvider.start();
     dir = mkdtempSync(join(tmpdir(), 'service-metrics-'));
     const port = await freePort();

@@ -8,12 +8,12 @@ import request from 'supertest';
 import type { RecordRole, VaultRole } from '@vault/contracts';
 import {
   bootTestApp,
-  createTestDatabase,
   TestDatabase,
   TestIdentityProvider,
 } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
 import defaultPlans from '../src/plans/default-plans.json';
+import { createRecordsDatabase } from './records-database';
 
 export interface Caller {
   token: string;
@@ -33,7 +33,7 @@ export class RecordsTestApp {
   ) {}
 
   static async start(prefix: string, env: Record<string, string> = {}): Promise<RecordsTestApp> {
-    const db = await createTestDatabase(prefix);
+    const db = await createRecordsDatabase(prefix);
     const idp = await TestIdentityProvider.start();
     const settings = {
       DATABASE_URL: db.url,

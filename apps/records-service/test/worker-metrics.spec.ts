@@ -4,11 +4,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { metricsRegistry } from '@vault/platform';
-import { createTestDatabase, freePort, TestDatabase, TestNatsServer } from '@vault/platform/testing';
+import { freePort, TestDatabase, TestNatsServer } from '@vault/platform/testing';
 import { DataSource } from 'typeorm';
 import { OutboxRelayService } from '../src/events/outbox-relay.service';
 import { migratedDataSource, produce, startWorker, uniqueNamespace, waitFor, Worker } from './activity-log.harness';
 import { binary, filesPath, meta, upload } from './files-support';
+import { createRecordsDatabase } from './records-database';
 import { RecordsTestApp } from './support';
 
 const ROOT = join(__dirname, '../../..');
@@ -38,7 +39,7 @@ describe('activity-log pipeline metrics', () => {
 
   beforeAll(async () => {
     nats = await TestNatsServer.start();
-    db = await createTestDatabase('worker_metrics');
+    db = await createRecordsDatabase('worker_metrics');
     ds = await migratedDataSource(db.url);
     env = { DATABASE_URL: db.url, NATS_URL: nats.url, EVENTS_NAMESPACE: uniqueNamespace('metrics'), OUTBOX_RELAY_POLL_MS: '200' };
   });

@@ -10,32 +10,61 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/**
- * Creates a fresh, uniquely named database for one test run on the local
- * PostgreSQL server; `drop()` removes it (closing leftover connections).
- */
-export async function createTestDatabase(prefix: string): Promise<TestDatabase> {
-  const name = `t_${prefix.replace(/\W/g, '_')}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+export interface TestDatabaseOptions {
+  /**
+   * The app (e.g. `records-service`) whose migrated template this run's jest set up
+   * (`globalSetup: database-template.setup.ts`): the database is a copy of it, with
+   * every migration of the app already applied. Without such a template (a jest
+   * configuration without that globalSetup) the database is created empty, and the app
+   * migrates it at start.
+   */
+  template?: string;
+}
+
+/** The environment variable naming the migrated template of `app` for this jest run. */
+export function templateVariable(app: string): string {
+  return `TEST_DATABASE_TEMPLATE_${app.toUpperCase().replace(/\W/g, '_')}`;
+}
+
+/** Admin commands on the server (CREATE and DROP DATABASE run outside any database of a test). */
+export async function withAdminClient<T>(fn: (admin: Client) => Promise<T>): Promise<T> {
   const admin = new Client({ connectionString: TEST_ADMIN_URL });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}"`);
+    return await fn(admin);
   } finally {
     await admin.end();
   }
+}
+
+/** The URL of database `name` on the test server. */
+export function testDatabaseUrl(name: string): string {
   const url = new URL(TEST_ADMIN_URL);
   url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** A unique database name: `t_<prefix>_<time>_<random>`. */
+function testDatabaseName(prefix: string): string {
+  return `t_${prefix.replace(/\W/g, '_')}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+}
+
+/**
+ * Creates a fresh, uniquely named database for one test run on the local
+ * PostgreSQL server (a copy of the app's migrated template with `template`);
+ * `drop()` removes it (closing leftover connections).
+ */
+export async function createTestDatabase(prefix: string, options: TestDatabaseOptions = {}): Promise<TestDatabase> {
+  const name = testDatabaseName(prefix);
+  const template = options.template ? process.env[templateVariable(options.template)] : undefined;
+  await withAdminClient((admin) =>
+    admin.query(template ? `CREATE DATABASE "${name}" TEMPLATE "${template}"` : `CREATE DATABASE "${name}"`),
+  );
   return {
     name,
-    url: url.toString(),
+    url: testDatabaseUrl(name),
     async drop() {
-      const c = new Client({ connectionString: TEST_ADMIN_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+      await withAdminClient((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
     },
   };
 }
