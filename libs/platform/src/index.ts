@@ -1,4 +1,5 @@
 export * from './config/env';
+export * from './config/url-credentials';
 export * from './errors/problem.exception';
 export * from './errors/problem-body';
 export * from './errors/problem.filter';

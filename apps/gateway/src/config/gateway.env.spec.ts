@@ -66,6 +66,13 @@ describe('GatewayEnv', () => {
     );
   });
 
+  it('refuses credentials in an upstream URL (upstreams take none) and shows URLs without them', () => {
+    const attempt = () =>
+      loadEnv(GatewayEnv, { USER_SERVICE_URL: 'http://svc:hunter2@127.0.0.1:3002' });
+    expect(attempt).toThrow(/USER_SERVICE_URL: .*\(got "http:\/\/svc:\*\*\*@127\.0\.0\.1:3002"\)/);
+    expect(attempt).not.toThrow(/hunter2/);
+  });
+
   it('accepts the certificate pair together', () => {
     expect(loadEnv(GatewayEnv, { TLS_CERT_FILE: '/a.crt', TLS_KEY_FILE: '/a.key' }).TLS_KEY_FILE).toBe('/a.key');
   });

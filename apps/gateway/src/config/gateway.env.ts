@@ -1,9 +1,10 @@
-import { BaseEnv, JetStreamReplicas, ToInt } from '@vault/platform';
+import { BaseEnv, JetStreamReplicas, ToInt, UrlSetting } from '@vault/platform';
 import { Equals, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { parseCidrList } from '../proxy/client-address';
 
 const MIB = 1024 * 1024;
-const SERVICE_URL = { require_tld: false, protocols: ['http'], require_protocol: true };
+/** Upstreams take no credentials: a URL carrying a user name or password is refused. */
+const SERVICE_URL = { require_tld: false, protocols: ['http'], require_protocol: true, disallow_auth: true };
 
 /** Configuration of the gateway, validated at boot. */
 export class GatewayEnv extends BaseEnv {
@@ -40,12 +41,15 @@ export class GatewayEnv extends BaseEnv {
   @IsOptional()
   CERT_DIR = '.data/certs';
 
+  @UrlSetting()
   @IsUrl(SERVICE_URL)
   DEVELOPER_SERVICE_URL = 'http://127.0.0.1:3001';
 
+  @UrlSetting()
   @IsUrl(SERVICE_URL)
   USER_SERVICE_URL = 'http://127.0.0.1:3002';
 
+  @UrlSetting()
   @IsUrl(SERVICE_URL)
   RECORDS_SERVICE_URL = 'http://127.0.0.1:3003';
 
@@ -126,6 +130,7 @@ export class GatewayEnv extends BaseEnv {
   RATE_LIMIT_STORE: 'nats' | 'memory' = 'nats';
 
   /** NATS with JetStream (comma-separated for a cluster), for the shared rate-limit counters. */
+  @UrlSetting()
   @IsString()
   NATS_URL = 'nats://127.0.0.1:4222';
 

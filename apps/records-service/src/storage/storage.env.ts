@@ -1,4 +1,4 @@
-import { BaseEnv, ToBoolean, ToInt } from '@vault/platform';
+import { BaseEnv, ToBoolean, ToInt, UrlSetting } from '@vault/platform';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateIf } from 'class-validator';
 
 const FILE_STORAGE_KINDS = ['fs', 's3'] as const;
@@ -22,6 +22,7 @@ export class FilesEnv extends BaseEnv {
   S3_BUCKET?: string;
 
   /** Endpoint of an S3-compatible server (MinIO, Ceph...); AWS when unset. */
+  @UrlSetting()
   @IsOptional()
   @IsString()
   S3_ENDPOINT?: string;

@@ -1,5 +1,5 @@
 import { DataSource, MoreThan } from 'typeorm';
-import { dataSourceOptions, EnvValidationError, loadEnv, migrateWithLock } from '@vault/platform';
+import { connectDatabase, dataSourceOptions, EnvValidationError, loadEnv, migrateWithLock } from '@vault/platform';
 import { AccountEntity } from '../accounts/account.entity';
 import { ENTITIES } from '../app/entities';
 import { UserEnv } from '../config/user.env';
@@ -49,8 +49,7 @@ export async function backfillAccountEvents(
 export async function runAccountEventsBackfill(): Promise<void> {
   try {
     const env = loadEnv(UserEnv);
-    const ds = new DataSource(dataSourceOptions(env.DATABASE_URL, { entities: ENTITIES, migrations: MIGRATIONS }, false));
-    await ds.initialize();
+    const ds = await connectDatabase(dataSourceOptions(env.DATABASE_URL, { entities: ENTITIES, migrations: MIGRATIONS }, false));
     try {
       if (env.DB_MIGRATE_ON_START) await migrateWithLock(ds);
       const total = await backfillAccountEvents(ds, env.ACCOUNT_EVENTS_BACKFILL_BATCH_SIZE, (n) =>

@@ -1,4 +1,4 @@
-import { OutboxEventsEnv, ToInt } from '@vault/platform';
+import { OutboxEventsEnv, ToInt, UrlSetting } from '@vault/platform';
 import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
 
 /** Configuration of user-service (with its account events stream and relay), validated at boot. */
@@ -10,6 +10,7 @@ export class UserEnv extends OutboxEventsEnv {
   override PORT = 3002;
 
   /** SMTP server for outgoing mail (`smtp://user:pass@host:587`, `smtps://...`). Unset: mail goes to MAIL_DIR. */
+  @UrlSetting()
   @IsOptional()
   @IsUrl({ protocols: ['smtp', 'smtps'], require_tld: false, require_protocol: true })
   SMTP_URL?: string;

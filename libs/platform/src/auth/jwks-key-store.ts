@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { TOKEN_SIGNING_ALGORITHM } from '@vault/contracts';
+import { redactUrl, redactUrlIn } from '../config/url-credentials';
 import { jwksRefreshFailures, watchJwksCache } from '../observability/metrics';
 
 /** Background refresh of the key set (the JWKS is served with `max-age=300`). */
@@ -131,7 +132,7 @@ export class JwksKeyStore {
       },
       (err: unknown) => {
         jwksRefreshFailures.inc();
-        this.logger.warn(`JWKS refresh from ${this.url} failed, keeping ${this.keys.size} key(s): ${String(err)}`);
+        this.logger.warn(`JWKS refresh from ${redactUrl(this.url)} failed, keeping ${this.keys.size} key(s): ${redactUrlIn(String(err), this.url)}`);
         return this.loaded ? this.options.cooldownMs : this.options.initialRetryMs;
       },
     );

@@ -1,9 +1,8 @@
 import { INestApplication, Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
 import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv } from '../config/env';
-import { DatabaseOptions, dataSourceOptions, migrateWithLock } from '../database/database.module';
+import { connectDatabase, DatabaseOptions, dataSourceOptions, migrateWithLock } from '../database/database.module';
 import { useRequestIds } from '../http/request-id.middleware';
 import { instrumentApp } from '../observability/instrument-app';
 import { serviceName } from '../observability/tracing';
@@ -95,8 +94,7 @@ async function runMigrations(database: DatabaseOptions | undefined): Promise<voi
   }
   try {
     const env = loadEnv(ServiceEnv);
-    const ds = new DataSource(dataSourceOptions(env.DATABASE_URL, database, false));
-    await ds.initialize();
+    const ds = await connectDatabase(dataSourceOptions(env.DATABASE_URL, database, false));
     const applied = await migrateWithLock(ds);
     console.log(`Applied ${applied.length} migration(s): ${applied.map((m) => m.name).join(', ') || 'none pending'}`);
     await ds.destroy();

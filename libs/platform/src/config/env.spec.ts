@@ -42,6 +42,19 @@ describe('loadEnv', () => {
     expect(attempt).not.toThrow(/hunter2/);
   });
 
+  it('shows a malformed URL setting with its user information hidden', () => {
+    const attempt = () =>
+      loadEnv(SampleEnv, { ...base, DATABASE_URL: 'postgres://vault:hunter2 here@', NATS_URL: '' });
+    expect(attempt).toThrow(/DATABASE_URL: .*\(got "postgres:\/\/vault:\*\*\*@"\)/);
+    expect(attempt).not.toThrow(/hunter2/);
+  });
+
+  it('refuses credentials in AUTH_JWKS_URL (fetched without them), without showing them', () => {
+    const attempt = () => loadEnv(SampleEnv, { ...base, AUTH_JWKS_URL: 'http://keys:hunter2@127.0.0.1:3001/jwks.json' });
+    expect(attempt).toThrow(/AUTH_JWKS_URL: .*\(got "http:\/\/keys:\*\*\*@127\.0\.0\.1:3001\/jwks\.json"\)/);
+    expect(attempt).not.toThrow(/hunter2/);
+  });
+
   it('treats empty strings as unset', () => {
     const env = loadEnv(SampleEnv, { ...base, PORT: '' });
     expect(env.PORT).toBe(3000);

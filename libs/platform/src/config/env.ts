@@ -12,6 +12,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { isIP } from 'node:net';
+import { redactUrl } from './url-credentials';
 
 /** Turns "true"/"1"/"yes" into booleans; anything else stays as given so validation can name it. */
 export const ToBoolean = () =>
@@ -49,6 +50,46 @@ export const ToInt = () =>
   Transform(({ value }) =>
     value === undefined || value === '' ? undefined : Number(value),
   );
+
+/** How a validation error shows a setting's value: not at all, or as a URL without its credentials. */
+type SettingDisplay = 'secret' | 'url';
+
+/** Properties of env classes whose values are not shown as given (by class prototype). */
+const settingDisplays = new WeakMap<object, Map<string | symbol, SettingDisplay>>();
+
+const displayAs =
+  (display: SettingDisplay): PropertyDecorator =>
+  (target, property) => {
+    settingDisplays.set(target, new Map([...(settingDisplays.get(target) ?? []), [property, display]]));
+  };
+
+/**
+ * Marks a variable as secret: a validation error names it and says why, but never shows its value.
+ */
+export const SecretSetting = (): PropertyDecorator => displayAs('secret');
+
+/**
+ * Marks a URL that may carry a user name and password (`postgres://user:password@host/db`): a
+ * validation error shows it with them hidden (redactUrl). Whatever else puts such a URL into a
+ * message or a log line shows it through redactUrl too (connectionFailure at start).
+ */
+export const UrlSetting = (): PropertyDecorator => displayAs('url');
+
+function settingDisplay(instance: object, property: string): SettingDisplay | undefined {
+  for (let p = Object.getPrototypeOf(instance); p; p = Object.getPrototypeOf(p)) {
+    const display = settingDisplays.get(p)?.get(property);
+    if (display) return display;
+  }
+  return undefined;
+}
+
+/** A value as a validation error shows it. */
+function shownValue(instance: object, property: string, value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const display = settingDisplay(instance, property);
+  if (display === 'secret') return 'a value that is not shown';
+  return JSON.stringify(display === 'url' ? redactUrl(String(value)) : value);
+}
 
 /**
  * Variables every service reads. A service extends this class with its own and
@@ -99,6 +140,7 @@ export class BaseEnv {
 export const JetStreamReplicas = () => applyDecorators(ToInt(), IsInt(), Min(1), Max(5));
 
 export class ServiceEnv extends BaseEnv {
+  @UrlSetting()
   @IsUrl({ protocols: ['postgres', 'postgresql'], require_tld: false })
   DATABASE_URL!: string;
 
@@ -106,6 +148,7 @@ export class ServiceEnv extends BaseEnv {
   @IsIn([true, false])
   DB_MIGRATE_ON_START = true;
 
+  @UrlSetting()
   @IsString()
   NATS_URL = 'nats://127.0.0.1:4222';
 
@@ -116,7 +159,9 @@ export class ServiceEnv extends BaseEnv {
   @JetStreamReplicas()
   KV_REPLICAS = 1;
 
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  /** Fetched without credentials: a URL carrying a user name or password is refused. */
+  @UrlSetting()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], disallow_auth: true })
   AUTH_JWKS_URL = 'http://127.0.0.1:3001/api/v1/.well-known/jwks.json';
 
   @IsString()
@@ -153,23 +198,6 @@ export class ServiceEnv extends BaseEnv {
   REQUIRE_IF_MATCH = false;
 }
 
-/** Properties of env classes whose values are secret (by class prototype). */
-const secretSettings = new WeakMap<object, Set<string | symbol>>();
-
-/**
- * Marks a variable as secret: a validation error names it and says why, but never shows its value.
- */
-export const SecretSetting = (): PropertyDecorator => (target, property) => {
-  secretSettings.set(target, new Set([...(secretSettings.get(target) ?? []), property]));
-};
-
-function isSecretSetting(instance: object, property: string): boolean {
-  for (let p = Object.getPrototypeOf(instance); p; p = Object.getPrototypeOf(p)) {
-    if (secretSettings.get(p)?.has(property)) return true;
-  }
-  return false;
-}
-
 export class EnvValidationError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
@@ -195,13 +223,7 @@ export function loadEnv<T extends object>(
     throw new EnvValidationError(
       errors.map(
         (e) =>
-          `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')} (got ${
-            e.value === undefined
-              ? 'nothing'
-              : isSecretSetting(instance, e.property)
-                ? 'a value that is not shown'
-                : JSON.stringify(e.value)
-          })`,
+          `${e.property}: ${Object.values(e.constraints ?? {}).join('; ')} (got ${shownValue(instance, e.property, e.value)})`,
       ),
     );
   }

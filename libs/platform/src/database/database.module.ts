@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, type DataSourceOptions, type Migration, type MixedList } from 'typeorm';
 import { ServiceEnv } from '../config/env';
+import { connectionFailure } from '../config/url-credentials';
 import { IdempotencyKeysJanitor } from '../idempotency/idempotency-janitor';
 import { joinRequestTransactions } from '../idempotency/request-transaction';
 
@@ -24,6 +25,16 @@ export function dataSourceOptions(url: string, opts: DatabaseOptions, migrations
     synchronize: false,
     extra: { max: 20, connectionTimeoutMillis: 5000 },
   };
+}
+
+/**
+ * Connects a data source; when the database cannot be reached, the error names DATABASE_URL and
+ * shows it without its password (connectionFailure).
+ */
+export function connectDatabase(options: DataSourceOptions): Promise<DataSource> {
+  return new DataSource(options).initialize().catch((err: unknown) => {
+    throw connectionFailure('the database', 'DATABASE_URL', (options as { url?: string }).url ?? '', err);
+  });
 }
 
 /** Key of the advisory lock that serialises migrations of one database across replicas. */
@@ -61,7 +72,7 @@ export class DatabaseModule {
           }),
           dataSourceFactory: async (options) => {
             const { migrateOnStart, ...rest } = options as DataSourceOptions & { migrateOnStart: boolean };
-            const ds = await new DataSource(rest).initialize();
+            const ds = await connectDatabase(rest);
             joinRequestTransactions(ds);
             if (migrateOnStart) await migrateWithLock(ds);
             return ds;

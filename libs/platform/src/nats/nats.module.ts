@@ -10,6 +10,7 @@ import {
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ServiceEnv } from '../config/env';
+import { connectionFailure } from '../config/url-credentials';
 import { NatsConnectionState } from './nats-connection-state';
 
 export { NatsConnectionState } from './nats-connection-state';
@@ -50,6 +51,8 @@ export class NatsModule {
               name,
               maxReconnectAttempts: -1,
               reconnectTimeWait: 500,
+            }).catch((err: unknown) => {
+              throw connectionFailure('NATS', 'NATS_URL', env.NATS_URL, err);
             });
             new Logger('Nats').log(`connected to ${nc.getServer()}`);
             return nc;
