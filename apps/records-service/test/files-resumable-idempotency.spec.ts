@@ -94,6 +94,8 @@ describe('resumable uploads: Idempotency-Key on the creation', () => {
     expect(again.headers[REPLAYED]).toBe('true');
     expect(pick(again.headers, CREATION_ANSWER)).toEqual(pick(first.headers, CREATION_ANSWER));
     expect(again.headers['upload-offset']).toBe('0');
+    // the first answer's Content-Type, none of Express's own for an empty body
+    expect([again.headers['content-type'], again.headers['content-length'], again.text]).toEqual([first.headers['content-type'], '0', '']);
     const rows = await uploadRows();
     expect(rows).toEqual([expect.objectContaining({ id: idOf(first.headers['location']), owner_open_id: owner.openId })]);
     expect(first.headers['upload-expires']).toBe(rows[0].expires_at.toUTCString());
@@ -179,6 +181,8 @@ describe('resumable uploads: Idempotency-Key on the creation', () => {
     expect(again.headers['upload-expires']).toBe(rows[0].expires_at.toUTCString());
     expect(again.headers['tus-resumable']).toBe('1.0.0');
     expect(again.headers['upload-offset']).toBe('0');
+    // an empty answer that names no Content-Type is sent with none
+    expect([again.headers['content-type'], again.headers['content-length'], again.text]).toEqual([undefined, '0', '']);
     expect(await uploadRows()).toHaveLength(1);
     await tusUpload(owner, bytes, { uploadUrl: `${endpointOf(t.app, vaultId, recordId)}/${rows[0].id}` }).done;
     expect(await t.sql('SELECT 1 FROM record_files WHERE record_id = $1', [recordId])).toHaveLength(1);

@@ -36,7 +36,7 @@ describe('ProblemFilter', () => {
   it('renders a ProblemException with its code, fields and headers', () => {
     const { res, body } = run(ProblemException.tooManyRequests(2.2));
     expect(res.statusCode).toBe(429);
-    expect(res.contentType).toBe('application/problem+json');
+    expect(res.contentType).toBe('application/problem+json; charset=utf-8');
     expect(res.headers['Retry-After']).toBe('3');
     expect(body).toEqual({
       type: expect.stringMatching(/too_many_requests$/),

@@ -99,14 +99,16 @@ export class ProblemFilter implements ExceptionFilter {
       return;
     }
     const body = JSON.stringify(problemBody(status, code, detail, requestId, errors));
+    // with its charset, as Express sends a text body: a stored answer is what was sent
+    const contentType = `${PROBLEM_CONTENT_TYPE}; charset=utf-8`;
     const send = () => {
       if (headers) res.set(headers);
-      res.status(status).type(PROBLEM_CONTENT_TYPE).send(body);
+      res.status(status).type(contentType).send(body);
     };
     // a failed idempotent request: its key is stored with this answer or released first
     const settle = settlementOf(req);
     if (!settle) return send();
-    void settle({ status, headers: { ...headers, 'content-type': PROBLEM_CONTENT_TYPE }, body }).then(send, send);
+    void settle({ status, headers: { ...headers, 'content-type': contentType }, body }).then(send, send);
   }
 }
 

@@ -80,7 +80,10 @@ function answerOf(res: Response, value: unknown): StoredAnswer {
       body = JSON.stringify(value);
       headers['content-type'] ??= 'application/json; charset=utf-8';
     } else {
+      // what Express sends a text body with: text/html unless the handler named a type, and utf-8
       body = String(value);
+      const type = headers['content-type'] ?? 'text/html';
+      headers['content-type'] = /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
     }
   }
   return { status: res.statusCode, headers, body };

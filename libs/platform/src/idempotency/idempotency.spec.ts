@@ -117,6 +117,12 @@ class ThingsController {
     return { name: body.name, shownOnce: randomUUID() };
   }
 
+  @Post('text')
+  @Idempotent()
+  text(@Body() body: ThingDto) {
+    return `${body.name} ${randomUUID()}`;
+  }
+
   @Post('sealed')
   @Idempotent({ storedAnswer: Base64Codec })
   sealed(@Body() body: ThingDto) {
@@ -215,6 +221,15 @@ describe('@Idempotent({ storedAnswer }): a codec of the stored answer (real Post
     expect(again.headers['idempotency-replayed']).toBe('true');
     expect(again.text).toBe(first.text);
     expect(callsFor(key)).toEqual([]);
+  });
+
+  it('replays a text answer with the Content-Type it was sent with', async () => {
+    const key = randomUUID();
+    const first = await post('text', key, { name: 'a' });
+    expect([first.status, first.headers['content-type']]).toEqual([201, 'text/html; charset=utf-8']);
+    const again = await post('text', key, { name: 'a' });
+    expect(again.headers['idempotency-replayed']).toBe('true');
+    expect([again.headers['content-type'], again.text]).toEqual([first.headers['content-type'], first.text]);
   });
 
   it('stores the sealed body and answers a repeat with the opened one, exactly the first answer', async () => {

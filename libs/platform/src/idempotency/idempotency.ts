@@ -88,10 +88,16 @@ export class IdempotentReplay extends Error {
   }
 }
 
-/** Sends a stored answer again, marked as a replay. */
+/**
+ * Sends a stored answer again, marked as a replay: its status, its stored headers exactly as
+ * they were (no Content-Type of Express's own for an answer that had none, none rewritten)
+ * and its body.
+ */
 export function sendReplay(res: Response, answer: StoredAnswer): void {
-  res.status(answer.status).set(answer.headers).set(IDEMPOTENCY_REPLAYED_HEADER, 'true');
-  res.send(answer.body);
+  res.status(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.setHeader(IDEMPOTENCY_REPLAYED_HEADER, 'true');
+  res.end(answer.body);
 }
 
 /** The state of an idempotent request that routes reading their own body settle late. */
