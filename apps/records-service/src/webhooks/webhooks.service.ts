@@ -32,7 +32,8 @@ export function toWebhookView(w: WebhookEntity): WebhookView {
     events: w.events,
     description: w.description,
     enabled: w.enabled,
-    disabledCode: w.disabledCode,
+    // an enabled subscription has no code, even one resumed by an instance that predates codes
+    disabledCode: w.enabled ? null : w.disabledCode,
     disabledReason: w.disabledReason,
     disabledAt: iso(w.disabledAt),
     failingSince: iso(w.failingSince),
