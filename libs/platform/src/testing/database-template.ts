@@ -2,11 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Client } from 'pg';
-import { TEST_ADMIN_URL, templateVariable, testDatabaseUrl } from './database';
+import { TEMPLATE_PREFIX, TEST_ADMIN_URL, templateVariable, testDatabaseUrl } from './database';
 import { spawnAppEntry } from './service-process';
-
-/** Names of migrated templates: `t_tpl_<app>_<digest of its migrations>_<time>_<random>`. */
-const TEMPLATE_PREFIX = 't_tpl_';
 
 /**
  * Class of the session advisory locks (two-key form, second key `hashtext(name)`) by which
@@ -22,7 +19,7 @@ export interface DatabaseTemplate {
 }
 
 /** Digest of an app's migrations folder (file names and contents): the migration set. */
-function migrationsDigest(appRoot: string): string {
+export function migrationsDigest(appRoot: string): string {
   const dir = join(appRoot, 'src/migrations');
   const hash = createHash('sha256');
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
@@ -43,7 +40,7 @@ function migrate(app: string, url: string): Promise<void> {
 }
 
 /** Drops the templates of runs that ended without dropping theirs (their lock is free). */
-async function dropAbandonedTemplates(holder: Client): Promise<void> {
+export async function dropAbandonedTemplates(holder: Client): Promise<void> {
   const { rows } = await holder.query<{ datname: string }>(
     `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`,
     [TEMPLATE_PREFIX],

@@ -44,9 +44,20 @@ export function testDatabaseUrl(name: string): string {
   return url.toString();
 }
 
-/** A unique database name: `t_<prefix>_<time>_<random>`. */
+/**
+ * Names of the migrated templates of jest runs (database-template.ts):
+ * `t_tpl_<app>_<digest of its migrations>_<time>_<random>`. A run drops every database
+ * so named whose run holds no lock on it, so no test database may be named so.
+ */
+export const TEMPLATE_PREFIX = 't_tpl_';
+
+/** A unique database name: `t_<prefix>_<time>_<random>`, never a template's. */
 function testDatabaseName(prefix: string): string {
-  return `t_${prefix.replace(/\W/g, '_')}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const name = `t_${prefix.replace(/\W/g, '_')}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  if (name.startsWith(TEMPLATE_PREFIX)) {
+    throw new Error(`test database prefix '${prefix}' would name it like a template (${TEMPLATE_PREFIX}…): another run's clean-up would drop it`);
+  }
+  return name;
 }
 
 /**
