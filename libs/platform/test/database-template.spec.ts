@@ -18,6 +18,7 @@ import {
   DatabaseTemplate,
   dropAbandonedTemplates,
   migrationsDigest,
+  TEMPLATE_LOCK_CLASS,
 } from '../src/testing/database-template';
 
 const REPO = join(__dirname, '../../..');
@@ -277,6 +278,28 @@ describe('the migrated test database template of a jest run', () => {
       await expect(migrating.query('SELECT 1')).rejects.toThrow();
     } finally {
       await migrating.end().catch(() => undefined);
+    }
+  });
+
+  it('drops its template at the end even when its lock session was lost during the run', async () => {
+    const variable = templateVariable(APP);
+    const ofThisRun = process.env[variable];
+    const lost = await createDatabaseTemplate(APP_ROOT);
+    names.push(lost.name);
+    try {
+      const { rows } = await withAdminClient((admin) =>
+        admin.query<{ ended: number }>(
+          `SELECT count(pg_terminate_backend(pid))::int AS ended FROM pg_locks
+            WHERE locktype = 'advisory' AND classid = $1 AND objid = hashtext($2)::oid AND objsubid = 2 AND granted`,
+          [TEMPLATE_LOCK_CLASS, lost.name],
+        ),
+      );
+      expect(rows[0].ended).toBe(1);
+      await lost.drop();
+      expect(await databaseExists(lost.name)).toBe(false);
+    } finally {
+      if (ofThisRun === undefined) delete process.env[variable];
+      else process.env[variable] = ofThisRun;
     }
   });
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Client } from 'pg';
-import { TEMPLATE_PREFIX, TEST_ADMIN_URL, templateVariable, testDatabaseUrl } from './database';
+import { TEMPLATE_PREFIX, TEST_ADMIN_URL, templateVariable, testDatabaseUrl, withAdminClient } from './database';
 import { spawnAppEntry } from './service-process';
 
 /**
@@ -10,7 +10,7 @@ import { spawnAppEntry } from './service-process';
  * a jest run holds its template on the admin database for as long as it runs. A run that
  * was killed loses its session, hence the lock, and the next run drops its template.
  */
-const TEMPLATE_LOCK_CLASS = 7_261_002;
+export const TEMPLATE_LOCK_CLASS = 7_261_002;
 
 /** A migrated template of one jest run, held (locked) until `drop()`. */
 export interface DatabaseTemplate {
@@ -73,7 +73,7 @@ export async function createDatabaseTemplate(appRoot: string): Promise<DatabaseT
   const name = `${TEMPLATE_PREFIX}${app.replace(/\W/g, '_')}_${migrationsDigest(appRoot)}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   // Advisory locks belong to one database: every run holds and probes them on the admin database.
   const holder = new Client({ connectionString: TEST_ADMIN_URL });
-  // A lost session only loses the lock: the run goes on with its template.
+  // A lost session only loses the lock: the run goes on with its template (drop() still drops it).
   holder.on('error', () => undefined);
   await holder.connect();
   try {
@@ -93,8 +93,12 @@ export async function createDatabaseTemplate(appRoot: string): Promise<DatabaseT
     name,
     async drop() {
       delete process.env[templateVariable(app)];
+      const dropTemplate = `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`;
       try {
-        await holder.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        await holder.query(dropTemplate);
+      } catch {
+        // The holding session was lost during the run: the template is dropped through a new one.
+        await withAdminClient((admin) => admin.query(dropTemplate));
       } finally {
         // Ending the session releases its lock.
         await holder.end();
