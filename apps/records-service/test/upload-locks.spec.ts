@@ -124,4 +124,42 @@ describe('resumable upload locks shared by every instance', () => {
       await sql.end();
     }
   });
+
+  it('reads with the lock in one round trip what the previous holder committed, and hands the read out once', async () => {
+    const sql = new Client({ connectionString: db.url });
+    await sql.connect();
+    const reading = (url: string) =>
+      new PgUploadLocker({ ...options(url), readWithLock: (id: string) => `SELECT at FROM moves WHERE id = '${id}'` });
+    const c = reading(db.url);
+    const d = reading(db.url);
+    try {
+      await sql.query('CREATE TABLE IF NOT EXISTS moves (id text PRIMARY KEY, at bigint NOT NULL)');
+      const id = randomUUID();
+      await sql.query('INSERT INTO moves VALUES ($1, 0)', [id]);
+      const first = c.newLock(id);
+      await first.lock(never, () => undefined);
+      expect(c.takeRead(id)).toEqual({ at: '0' });
+      expect(c.takeRead(id)).toBeUndefined();
+      // the other instance waits for the lock; its read runs once it is granted
+      const second = d.newLock(id);
+      const waiting = second.lock(never, () => undefined);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await c.commitThenUnlock(id, `UPDATE moves SET at = 8 WHERE id = '${id}'`)).toBe(1);
+      await waiting;
+      expect(d.takeRead(id)).toEqual({ at: '8' });
+      await first.unlock();
+      await second.unlock();
+      // no row: null, not undefined (the caller answers 404); no lock held: nothing to hand out
+      const missing = randomUUID();
+      const none = c.newLock(missing);
+      await none.lock(never, () => undefined);
+      expect(c.takeRead(missing)).toBeNull();
+      await none.unlock();
+      expect(c.takeRead(missing)).toBeUndefined();
+    } finally {
+      await c.close();
+      await d.close();
+      await sql.end();
+    }
+  });
 });

@@ -30,6 +30,39 @@ export class ResumableUploadRepository {
     return row ?? undefined;
   }
 
+  /**
+   * `findOwned` as complete SQL text (values inlined; `id` must be a UUID), for a connection
+   * that runs it right after another statement in one round trip (the upload's lock); its
+   * row, if any, becomes the entity through `ownedFromRow`.
+   */
+  ownedStatement(id: string, recordId: string, ownerOpenId: string): string {
+    return (
+      `SELECT id, record_id, tenant_id, owner_open_id, storage_key, upload_length, upload_offset, metadata, ` +
+      `media_type, expected_sha256, store_state, created_at, expires_at FROM resumable_uploads ` +
+      `WHERE id = ${escapeLiteral(id)} AND record_id = ${escapeLiteral(recordId)} ` +
+      `AND owner_open_id = ${escapeLiteral(ownerOpenId)}`
+    );
+  }
+
+  /** The entity of a row read by `ownedStatement` (pg's types: bigint as text, jsonb parsed). */
+  ownedFromRow(row: Record<string, unknown>): ResumableUploadEntity {
+    return {
+      id: row['id'] as string,
+      recordId: row['record_id'] as string,
+      tenantId: row['tenant_id'] as string,
+      ownerOpenId: row['owner_open_id'] as string,
+      storageKey: row['storage_key'] as string,
+      length: Number(row['upload_length']),
+      offset: Number(row['upload_offset']),
+      metadata: row['metadata'] as ResumableUploadEntity['metadata'],
+      mediaType: row['media_type'] as string,
+      expectedSha256: (row['expected_sha256'] as string | null) ?? null,
+      storeState: row['store_state'] as ResumableUploadEntity['storeState'],
+      createdAt: row['created_at'] as Date,
+      expiresAt: row['expires_at'] as Date,
+    };
+  }
+
   /** Uploads the caller has open (all records). */
   countOpenOf(ownerOpenId: string, tx: Tx = this.tx.none): Promise<number> {
     return tx.count(ResumableUploadEntity, { where: { ownerOpenId } });

@@ -16,6 +16,13 @@ export interface PgUploadLockerOptions {
   acquireTimeoutMs: number;
   /** Pause between two attempts to take a held lock. */
   retryMs: number;
+  /**
+   * A statement (complete SQL text) reading what the request will read first under the lock:
+   * sent with the lock's statement in one round trip and run once the lock is taken, so it
+   * sees every change committed before; undefined for none. Its first row, or null, is
+   * handed out once by `takeRead`.
+   */
+  readWithLock?: (id: string) => string | undefined;
 }
 
 /** The advisory lock key of an upload. */
@@ -25,6 +32,8 @@ const lockKey = (id: string) => `tus-upload:${id}`;
 interface Held {
   release: RequestRelease;
   client?: PoolClient;
+  /** The row `readWithLock` read right after the lock was taken (null: none), until taken. */
+  read?: Record<string, unknown> | null;
 }
 
 /**
@@ -63,12 +72,25 @@ export class PgUploadLocker implements Locker {
     await this.listen();
     const client = await this.pool.connect();
     try {
-      const { rows } = await client.query<{ ok: boolean }>(
-        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
-        [lockKey(id)],
-      );
-      if (rows[0]?.ok) {
-        const held: Held = { release, client };
+      const read = this.options.readWithLock?.(id);
+      let ok: boolean | undefined;
+      let row: Record<string, unknown> | null = null;
+      if (read === undefined) {
+        const { rows } = await client.query<{ ok: boolean }>(
+          'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
+          [lockKey(id)],
+        );
+        ok = rows[0]?.ok;
+      } else {
+        // two statements in one round trip: the second takes its snapshot after the lock
+        const results = (await client.query(
+          `SELECT pg_try_advisory_lock(hashtextextended(${client.escapeLiteral(lockKey(id))}, 0)) AS ok; ${read}`,
+        )) as unknown as QueryResult[];
+        ok = (results[0]?.rows[0] as { ok?: boolean } | undefined)?.ok;
+        row = (results[1]?.rows[0] as Record<string, unknown> | undefined) ?? null;
+      }
+      if (ok) {
+        const held: Held = { release, client, read: read === undefined ? undefined : row };
         this.held.set(id, held);
         return held;
       }
@@ -79,6 +101,17 @@ export class PgUploadLocker implements Locker {
     }
     client.release();
     return undefined;
+  }
+
+  /**
+   * What `readWithLock` read when this instance took the upload's lock, handed out once
+   * (null: no row); undefined when this instance holds no such read.
+   */
+  takeRead(id: string): Record<string, unknown> | null | undefined {
+    const held = this.held.get(id);
+    const read = held?.read;
+    if (held) held.read = undefined;
+    return read;
   }
 
   async unlock(id: string, held: Held): Promise<void> {

@@ -136,6 +136,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
       maxLocks: env.TUS_MAX_LOCKED_UPLOADS,
       acquireTimeoutMs: env.TUS_LOCK_TIMEOUT_MS,
       retryMs: 100,
+      readWithLock: (id) => this.ownedStatement(id),
     });
     this.server = new Server({
       path: '/uploads',
@@ -250,7 +251,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     // a creation-with-upload that completed the file reads it back for its answer
     const finished = this.call().finished;
     if (finished?.id === id) return finished;
-    const row = await this.owned(id);
+    const row = this.lockedRead(id) ?? (await this.owned(id));
     this.call().row = row;
     const metadata: Record<string, string> = Object.fromEntries(
       Object.entries(row.metadata).filter(([, v]) => typeof v === 'string') as [
@@ -422,6 +423,24 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     const call = this.calls.getStore();
     if (!call) throw new Error('a tus data store call outside a request');
     return call;
+  }
+
+  /**
+   * The caller's upload read with its lock (HEAD, PATCH, DELETE: one round trip for both; a
+   * creation has no row yet), or undefined when the lock read nothing for this request.
+   */
+  private lockedRead(id: string): ResumableUploadEntity | undefined {
+    const read = this.locker.takeRead(id);
+    if (read === undefined) return undefined;
+    if (read === null) throw ERRORS.FILE_NOT_FOUND;
+    return this.uploads.ownedFromRow(read);
+  }
+
+  /** The statement the upload's lock runs for `lockedRead` (none outside a request or for a creation). */
+  private ownedStatement(id: string): string | undefined {
+    const call = this.calls.getStore();
+    if (!call || call.req.method === 'POST' || !UUID.test(id)) return undefined;
+    return this.uploads.ownedStatement(id, routeRecordId(call.access), call.principal.openId);
   }
 
   private async owned(id: string): Promise<ResumableUploadEntity> {
