@@ -33,34 +33,27 @@ export class ResumableUploadRepository {
   /**
    * `findOwned` as complete SQL text (values inlined; `id` must be a UUID), for a connection
    * that runs it right after another statement in one round trip (the upload's lock); its
-   * row, if any, becomes the entity through `ownedFromRow`.
+   * row, if any, becomes the entity through `ownedFromRow`. The columns are the entity's own.
    */
   ownedStatement(id: string, recordId: string, ownerOpenId: string): string {
+    const columns = this.columns().map((c) => `"${c.databaseName}"`);
     return (
-      `SELECT id, record_id, tenant_id, owner_open_id, storage_key, upload_length, upload_offset, metadata, ` +
-      `media_type, expected_sha256, store_state, created_at, expires_at FROM resumable_uploads ` +
+      `SELECT ${columns.join(', ')} FROM resumable_uploads ` +
       `WHERE id = ${escapeLiteral(id)} AND record_id = ${escapeLiteral(recordId)} ` +
       `AND owner_open_id = ${escapeLiteral(ownerOpenId)}`
     );
   }
 
-  /** The entity of a row read by `ownedStatement` (pg's types: bigint as text, jsonb parsed). */
+  /** The entity of a row read by `ownedStatement`, each value hydrated as TypeORM hydrates it. */
   ownedFromRow(row: Record<string, unknown>): ResumableUploadEntity {
-    return {
-      id: row['id'] as string,
-      recordId: row['record_id'] as string,
-      tenantId: row['tenant_id'] as string,
-      ownerOpenId: row['owner_open_id'] as string,
-      storageKey: row['storage_key'] as string,
-      length: Number(row['upload_length']),
-      offset: Number(row['upload_offset']),
-      metadata: row['metadata'] as ResumableUploadEntity['metadata'],
-      mediaType: row['media_type'] as string,
-      expectedSha256: (row['expected_sha256'] as string | null) ?? null,
-      storeState: row['store_state'] as ResumableUploadEntity['storeState'],
-      createdAt: row['created_at'] as Date,
-      expiresAt: row['expires_at'] as Date,
-    };
+    const { driver } = this.tx.none.connection;
+    const entity = new ResumableUploadEntity();
+    for (const c of this.columns()) c.setEntityValue(entity, driver.prepareHydratedValue(row[c.databaseName], c));
+    return entity;
+  }
+
+  private columns() {
+    return this.tx.none.connection.getMetadata(ResumableUploadEntity).columns;
   }
 
   /** Uploads the caller has open (all records). */

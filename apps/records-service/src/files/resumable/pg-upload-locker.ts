@@ -73,24 +73,15 @@ export class PgUploadLocker implements Locker {
     const client = await this.pool.connect();
     try {
       const read = this.options.readWithLock?.(id);
-      let ok: boolean | undefined;
-      let row: Record<string, unknown> | null = null;
-      if (read === undefined) {
-        const { rows } = await client.query<{ ok: boolean }>(
-          'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok',
-          [lockKey(id)],
-        );
-        ok = rows[0]?.ok;
-      } else {
-        // two statements in one round trip: the second takes its snapshot after the lock
-        const results = (await client.query(
-          `SELECT pg_try_advisory_lock(hashtextextended(${client.escapeLiteral(lockKey(id))}, 0)) AS ok; ${read}`,
-        )) as unknown as QueryResult[];
-        ok = (results[0]?.rows[0] as { ok?: boolean } | undefined)?.ok;
-        row = (results[1]?.rows[0] as Record<string, unknown> | undefined) ?? null;
-      }
-      if (ok) {
-        const held: Held = { release, client, read: read === undefined ? undefined : row };
+      const lock = `SELECT pg_try_advisory_lock(hashtextextended(${client.escapeLiteral(lockKey(id))}, 0)) AS ok`;
+      // with a read, two statements in one round trip: the second takes its snapshot after the lock
+      const result = (await client.query(read === undefined ? lock : `${lock}; ${read}`)) as unknown as
+        | QueryResult
+        | QueryResult[];
+      const [locked, readResult] = Array.isArray(result) ? result : [result];
+      if ((locked?.rows[0] as { ok?: boolean } | undefined)?.ok) {
+        const row = readResult && ((readResult.rows[0] as Record<string, unknown> | undefined) ?? null);
+        const held: Held = { release, client, read: row };
         this.held.set(id, held);
         return held;
       }
