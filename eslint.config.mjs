@@ -1,4 +1,5 @@
 import nx from '@nx/eslint-plugin';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
 /** Test helpers never reach production code (a project adding its own import rules repeats it). */
 export const TEST_HELPERS_PATTERN = {
@@ -24,6 +25,26 @@ export default [
         {
           patterns: [TEST_HELPERS_PATTERN],
         },
+      ],
+    },
+  },
+  {
+    // Production code imports only packages the root package.json lists under
+    // `dependencies`: the images install exactly those (each app's generated package.json
+    // and lockfile, `npm ci --omit=dev`), so a devDependency or an undeclared transitive
+    // package imported here would be missing at run time. Type-only imports are erased by
+    // the build and are not checked; the workspace's own libs (@vault/*) are internal.
+    files: ['apps/*/src/**/*.ts', 'libs/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/src/testing/**', 'apps/platform-e2e/**'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/internal-regex': '^@vault/',
+      'import-x/resolver-next': [createNodeResolver()],
+    },
+    rules: {
+      'import-x/no-extraneous-dependencies': [
+        'error',
+        { devDependencies: false, optionalDependencies: false, peerDependencies: false, packageDir: [import.meta.dirname] },
       ],
     },
   },

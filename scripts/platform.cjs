@@ -116,7 +116,8 @@ async function waitForReady(url, timeoutMs, isAlive) {
  * Launches the built apps (dist/apps/<app>/main.js) with the given ports and
  * backends, waits until each is ready, and returns their addresses and a stop().
  *
- * opts: { postgresUrl, natsUrl, databases?, ports?, env?, nodeArgs?: { [app]: string[] }, onOutput?(app, line) }
+ * opts: { postgresUrl, natsUrl, databases?, ports?, env?, nodeArgs?: { [app]: string[] },
+ *   mains?: { [app]: string } (another main.js, started from its own folder), onOutput?(app, line) }
  */
 async function launchPlatform(opts) {
   const ports = {
@@ -173,8 +174,9 @@ async function launchPlatform(opts) {
   const start = async (app) => {
     const env = { ...process.env, ...common, ...perApp[app] };
     if (databases[app]) env.DATABASE_URL = databaseUrl(opts.postgresUrl, databases[app]);
-    const child = spawn(process.execPath, [...(opts.nodeArgs?.[app] ?? []), path.join(ROOT, 'dist/apps', app, 'main.js')], {
-      cwd: ROOT,
+    const main = opts.mains?.[app] ?? path.join(ROOT, 'dist/apps', app, 'main.js');
+    const child = spawn(process.execPath, [...(opts.nodeArgs?.[app] ?? []), main], {
+      cwd: opts.mains?.[app] ? path.dirname(main) : ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkCompose, checkComposeVersionNote } from './compose-rules';
-import { lintDockerfile } from './dockerfile-rules';
+import { contextReader, lintDockerfile } from './dockerfile-rules';
 import { APPS, DATABASE_APPS } from './expectations';
 import { isK8sObject, K8sObject } from './k8s-object';
 import { appSpec, checkApp, checkDomain, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads, objectKey } from './k8s-rules';
@@ -49,7 +49,7 @@ export function runDeployCheck(root: string): CheckResult {
   const dockerfiles = [path.join(root, 'deploy/docker/Dockerfile'), ...APPS.map((a) => path.join(root, 'apps', a.name, 'Dockerfile'))].filter((f) => fs.existsSync(f));
   if (dockerfiles.length === 0) violations.push(violation('deploy/docker/Dockerfile', 'dockerfile', 'no Dockerfile found'));
   for (const file of dockerfiles) {
-    violations.push(...lintDockerfile(fs.readFileSync(file, 'utf8'), rel(file)));
+    violations.push(...lintDockerfile(fs.readFileSync(file, 'utf8'), rel(file), contextReader(root)));
     checked.push(`Dockerfile ${rel(file)}`);
   }
   if (!fs.existsSync(path.join(root, '.dockerignore'))) violations.push(violation('.dockerignore', 'dockerfile', 'missing: the build context would carry node_modules and .git'));

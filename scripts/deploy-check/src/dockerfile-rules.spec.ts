@@ -1,9 +1,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { lintDockerfile } from './dockerfile-rules';
+import { contextReader, lintDockerfile } from './dockerfile-rules';
 
-const REPO_DOCKERFILE = fs.readFileSync(path.join(__dirname, '../../../deploy/docker/Dockerfile'), 'utf8');
-const rules = (text: string) => lintDockerfile(text, 'Dockerfile').map((v) => v.rule);
+const ROOT = path.join(__dirname, '../../..');
+const REPO_DOCKERFILE = fs.readFileSync(path.join(ROOT, 'deploy/docker/Dockerfile'), 'utf8');
+const INSTALL_SCRIPT = 'deploy/docker/install-production.sh';
+const REPO_INSTALL = fs.readFileSync(path.join(ROOT, INSTALL_SCRIPT), 'utf8');
+/** The build context as the repository has it, `changes` replacing some files. */
+const context =
+  (changes: Record<string, string> = {}) =>
+  (file: string) =>
+    changes[file] ?? contextReader(ROOT)(file);
+const lint = (text: string, where = 'Dockerfile') => lintDockerfile(text, where, context());
+const rules = (text: string) => lint(text).map((v) => v.rule);
 const mutate = (from: string | RegExp, to: string) => {
   const changed = REPO_DOCKERFILE.replace(from, to);
   expect(changed).not.toBe(REPO_DOCKERFILE);
@@ -12,7 +21,17 @@ const mutate = (from: string | RegExp, to: string) => {
 
 describe('lintDockerfile', () => {
   it('accepts the repository Dockerfile', () => {
-    expect(lintDockerfile(REPO_DOCKERFILE, 'Dockerfile')).toEqual([]);
+    expect(lint(REPO_DOCKERFILE)).toEqual([]);
+  });
+
+  it('checks the production install in the script the prod-deps stage copies and runs', () => {
+    expect(REPO_DOCKERFILE).toContain(`COPY ${INSTALL_SCRIPT} `);
+    const withScript = (script: string) => lintDockerfile(REPO_DOCKERFILE, 'Dockerfile', context({ [INSTALL_SCRIPT]: script })).map((v) => v.rule);
+    expect(withScript(REPO_INSTALL)).toEqual([]);
+    // (also a second workspace install after ARG APP: build-install)
+    expect(withScript(REPO_INSTALL.replaceAll('npm ci --omit=dev', 'npm ci'))).toEqual(['prod-deps-only', 'build-install']);
+    // Without the script's text the stage shows no install at all, which the rule refuses too.
+    expect(lintDockerfile(REPO_DOCKERFILE, 'Dockerfile').map((v) => v.rule)).toContain('prod-deps-only');
   });
 
   it('requires several stages', () => {
@@ -32,8 +51,6 @@ describe('lintDockerfile', () => {
   });
 
   it('allows production dependencies only in the final image', () => {
-    // (also a second workspace install after ARG APP: build-install)
-    expect(rules(mutate('npm ci --omit=dev --no-audit', 'npm ci --no-audit'))).toEqual(['prod-deps-only', 'build-install']);
     expect(rules(mutate('COPY --from=prod-deps /app/node_modules ./node_modules', 'COPY --from=build /src/node_modules ./node_modules'))).toEqual(['prod-deps-only']);
     expect(rules(mutate(/^USER node$/m, 'RUN npm install\nUSER node'))).toContain('prod-deps-only');
     expect(rules(mutate(/^USER node$/m, 'COPY . .\nUSER node'))).toEqual(['prod-deps-only']);
@@ -52,7 +69,7 @@ describe('lintDockerfile', () => {
   });
 
   describe('build-install: images that build behind any registry, with or without prebuilds, one workspace install', () => {
-    const messages = (text: string) => lintDockerfile(text, 'Dockerfile').filter((v) => v.rule === 'build-install').map((v) => v.message);
+    const messages = (text: string) => lint(text).filter((v) => v.rule === 'build-install').map((v) => v.message);
 
     it('requires the npmrc secret mount on every npm install step', () => {
       const noSecret = mutate(/RUN --mount=type=secret,id=npmrc,target=\/root\/\.npmrc \\\n {4}--mount=type=secret,id=npm-ca,target=\/run\/secrets\/npm-ca\.pem \\\n {4}--mount=type=cache,target=\/root\/\.npm \\\n {4}with-npm-ca npm ci --no-audit/, 'RUN --mount=type=cache,target=/root/.npm npm ci --no-audit');
@@ -83,7 +100,7 @@ describe('lintDockerfile', () => {
   });
 
   it('names the line of a violation', () => {
-    const [v] = lintDockerfile(mutate(/^USER node$/m, 'USER root'), 'deploy/docker/Dockerfile');
+    const [v] = lint(mutate(/^USER node$/m, 'USER root'), 'deploy/docker/Dockerfile');
     const line = REPO_DOCKERFILE.split('\n').findIndex((l) => l === 'USER node') + 1;
     expect(v.where).toBe(`deploy/docker/Dockerfile:${line}`);
   });

@@ -1,4 +1,6 @@
 import { DockerfileParser, From, Instruction } from 'dockerfile-ast';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Violation, violation } from './violation';
 
 /**
@@ -8,7 +10,21 @@ import { Violation, violation } from './violation';
  * context, has NODE_ENV=production, a HEALTHCHECK and an exec-form CMD (so node is
  * PID 1 and receives SIGTERM), and no ADD of remote URLs or secrets baked into ENV.
  */
-export function lintDockerfile(text: string, where: string): Violation[] {
+/** Reads files of the build context at `root` for lintDockerfile (undefined: no such file). */
+export function contextReader(root: string): (file: string) => string | undefined {
+  return (file) => {
+    const full = path.join(root, file);
+    return fs.existsSync(full) && fs.statSync(full).isFile() ? fs.readFileSync(full, 'utf8') : undefined;
+  };
+}
+
+/**
+ * `readContextFile(path)` gives the text of a build-context file (undefined when there is
+ * none): a RUN step that runs a script the Dockerfile copied from the context (`COPY
+ * deploy/docker/x.sh /usr/local/bin/x`, then `RUN ... x`) is checked with that script's
+ * commands, so an install moved into a script is held to the same rules.
+ */
+export function lintDockerfile(text: string, where: string, readContextFile: (file: string) => string | undefined = () => undefined): Violation[] {
   const out: Violation[] = [];
   const fail = (rule: string, message: string, line?: number) =>
     out.push(violation(line === undefined ? where : `${where}:${line + 1}`, rule, message));
@@ -37,10 +53,22 @@ export function lintDockerfile(text: string, where: string): Violation[] {
   const final = instructions.filter((i) => i.getRange().start.line > finalStart);
   const lines = text.split(/\r?\n/);
   // Arguments with flags (--from=..., --mount=...), continuation lines joined.
-  const raw = (i: Instruction) => {
+  const args = (i: Instruction) => {
     const { start, end } = i.getRange();
     const full = lines.slice(start.line, end.line + 1).join('\n').replace(/\\\n/g, ' ');
     return full.replace(/^\s*\S+\s*/, '');
+  };
+  // Scripts copied from the build context: [destination in the image, text].
+  const scripts = instructions
+    .filter((i) => i.getKeyword() === 'COPY' && !/--from=/.test(args(i)))
+    .map((i) => args(i).replace(/--\S+\s+/g, '').trim().split(/\s+/))
+    .filter((words) => words.length === 2)
+    .map(([src, dest]) => [dest, readContextFile(src)] as const)
+    .filter((pair): pair is readonly [string, string] => pair[1] !== undefined);
+  const raw = (i: Instruction) => {
+    const text = args(i);
+    if (i.getKeyword() !== 'RUN') return text;
+    return [text, ...scripts.filter(([dest]) => text.includes(dest)).map(([, script]) => commandsOf(script))].join('\n');
   };
 
   for (const i of instructions) {
@@ -158,6 +186,15 @@ function checkBuildInstall(froms: From[], all: Instruction[], raw: (i: Instructi
   const final = stages[stages.length - 1];
   if (final && hasToolchain(final)) fail(`the final stage "${final.name}" carries the build toolchain: base it on the runtime image, not on a toolchain stage`, final.line);
   return out;
+}
+
+/** A shell script's commands: comment lines dropped, continuation lines joined. */
+function commandsOf(script: string): string {
+  return script
+    .split('\n')
+    .filter((line) => !/^\s*#/.test(line))
+    .join('\n')
+    .replace(/\\\n/g, ' ');
 }
 
 function stageInstructions(froms: From[], all: Instruction[], stage: string): Instruction[] {

@@ -54,7 +54,9 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
   });
   try {
     hardenExpress(app);
-    if (options.shutdownHooks !== false) app.enableShutdownHooks();
+    // After the drain, exit 0 (a clean stop, as the services do) rather than re-raising the
+    // signal, which would end the process with status 143.
+    if (options.shutdownHooks !== false) app.enableShutdownHooks([], { useProcessExit: true });
     await app.init();
     const server = app.getHttpServer() as Server;
     // Uploads of several gigabytes take longer than Node's default 5 minutes.
