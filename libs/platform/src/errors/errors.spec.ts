@@ -1,7 +1,7 @@
 import { BadRequestException, HttpException, Logger, NotFoundException } from '@nestjs/common';
 import { IsEmail, IsInt, ValidateNested } from 'class-validator';
 import { Type, plainToInstance } from 'class-transformer';
-import { isErrorCode } from '@vault/contracts';
+import { COMMON_ERRORS, FILE_ERRORS, isErrorCode } from '@vault/contracts';
 import { QueryFailedError } from 'typeorm';
 import { ClosedConnectionError, NoRespondersError, TimeoutError } from '@nats-io/nats-core';
 import { validateSync } from 'class-validator';
@@ -46,6 +46,15 @@ describe('ProblemFilter', () => {
       code: 'too_many_requests',
       requestId: 'req-1',
     });
+  });
+
+  it('sends a catalogue entry with the status the catalogue gives it (ProblemException.of)', () => {
+    const { res, body } = run(ProblemException.of(COMMON_ERRORS.rangeNotSatisfiable, 'Beyond the end.', { headers: { 'Content-Range': 'bytes */10' } }));
+    expect(res.statusCode).toBe(COMMON_ERRORS.rangeNotSatisfiable.status);
+    expect(res.headers['Content-Range']).toBe('bytes */10');
+    expect(body).toMatchObject({ status: 416, code: 'range_not_satisfiable', title: 'Range Not Satisfiable', detail: 'Beyond the end.' });
+    // without a detail of its own, the entry's meaning is the detail
+    expect(run(ProblemException.of(FILE_ERRORS.fileNameTaken)).body).toMatchObject({ status: 409, code: 'file_name_taken', detail: FILE_ERRORS.fileNameTaken.meaning });
   });
 
   it('maps Nest HTTP exceptions and hides route internals', () => {

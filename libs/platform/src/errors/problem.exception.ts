@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { ERROR_CODES, ErrorCode, FieldProblem } from '@vault/contracts';
+import { ERROR_CODES, ErrorCode, ErrorEntry, FieldProblem } from '@vault/contracts';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -40,6 +40,19 @@ export class ProblemException extends HttpException {
     readonly headers?: Record<string, string>,
   ) {
     super(detail, status);
+  }
+
+  /**
+   * The problem of one catalogue entry: its code, sent with the status the catalogue
+   * gives it (written once, in libs/contracts), and `detail` for this occurrence
+   * (the entry's meaning when omitted).
+   */
+  static of(
+    entry: ErrorEntry & { readonly code: ErrorCode },
+    detail: string = entry.meaning,
+    extra: { errors?: FieldProblem[]; headers?: Record<string, string> } = {},
+  ): ProblemException {
+    return new ProblemException(entry.status, entry.code, detail, extra.errors, extra.headers);
   }
 
   static badRequest(detail: string, errors?: FieldProblem[]) {
