@@ -1,7 +1,5 @@
 import { APPS } from './expectations';
-import { describe, K8sObject } from './k8s-object';
-import { matchesSelector } from './network-policy-rules';
-import { containerEnv } from './operability-rules';
+import { containerEnv, describe, K8sObject, matchesSelector } from './k8s-object';
 import { Violation, violation } from './violation';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */

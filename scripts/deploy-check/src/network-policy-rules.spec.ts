@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { K8sObject } from './k8s-object';
 import { renderKustomization } from './kustomize';
-import { checkNetworkPolicies, matchesSelector } from './network-policy-rules';
+import { matchesSelector } from './k8s-object';
+import { checkNetworkPolicies } from './network-policy-rules';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
 const OVERLAYS = path.join(__dirname, '../../../deploy/k8s/overlays');

@@ -1,5 +1,5 @@
 import { APPS } from './expectations';
-import { describe, K8sObject } from './k8s-object';
+import { describe, K8sObject, matchesSelector } from './k8s-object';
 import { isMetricsScrapeRule } from './metrics-rules';
 import { Violation, violation } from './violation';
 
@@ -31,29 +31,6 @@ const KNOWN_PODS: Labels[] = [
   { [NAME]: 'nats', [COMPONENT]: 'messaging' },
   { [NAME]: 'postgres', [COMPONENT]: 'database' },
 ];
-
-/** Kubernetes label selector semantics (matchLabels and matchExpressions); `{}` selects every pod. */
-export function matchesSelector(selector: Any, labels: Labels): boolean {
-  if (!selector) return false;
-  const byLabel = Object.entries((selector.matchLabels ?? {}) as Labels).every(([k, v]) => labels[k] === v);
-  const byExpression = ((selector.matchExpressions ?? []) as Any[]).every((e) => {
-    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
-    const values = (e.values ?? []) as string[];
-    switch (e.operator) {
-      case 'In':
-        return has && values.includes(labels[e.key]);
-      case 'NotIn':
-        return !has || !values.includes(labels[e.key]);
-      case 'Exists':
-        return has;
-      case 'DoesNotExist':
-        return !has;
-      default:
-        return false;
-    }
-  });
-  return byLabel && byExpression;
-}
 
 const policies = (objs: K8sObject[]) => objs.filter((o) => o.kind === 'NetworkPolicy') as Any[];
 const podLabels = (w: Any): Labels => w.spec?.template?.metadata?.labels ?? {};

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { K8sObject } from './k8s-object';
 import { renderKustomization } from './kustomize';
 import { checkNetworkPolicies } from './network-policy-rules';
-import { checkFileStorageReplicas, checkRolloutScript, checkStreamReplicas, checkWorkers, containerEnv } from './operability-rules';
+import { containerEnv } from './k8s-object';
+import { checkFileStorageReplicas, checkRolloutScript, checkStreamReplicas, checkWorkers } from './operability-rules';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
 const K8S = path.join(__dirname, '../../../deploy/k8s');

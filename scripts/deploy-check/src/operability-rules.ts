@@ -1,5 +1,4 @@
-import { describe, K8sObject } from './k8s-object';
-import { matchesSelector } from './network-policy-rules';
+import { containerEnv, describe, K8sObject, matchesSelector } from './k8s-object';
 import { Violation, violation } from './violation';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
@@ -24,20 +23,6 @@ const mainContainer = (w: Any, name?: string) => {
   const containers = (w?.spec?.template?.spec?.containers ?? []) as Any[];
   return containers.find((c) => c.name === name) ?? containers[0];
 };
-
-/**
- * The environment a container sees: its ConfigMaps (envFrom, in order) then its own
- * `env` literals. Values from Secrets or fields are left out.
- */
-export function containerEnv(objs: K8sObject[], container: Any): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const ef of container?.envFrom ?? []) {
-    const cm = ef.configMapRef && named(objs, 'ConfigMap', ef.configMapRef.name);
-    if (cm) Object.assign(env, cm.data ?? {});
-  }
-  for (const e of container?.env ?? []) if (e.value !== undefined) env[e.name] = String(e.value);
-  return env;
-}
 
 /**
  * Rule `stream-replicas`: JetStream streams and KV buckets are created with the replicas
