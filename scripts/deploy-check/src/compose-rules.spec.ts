@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkCompose, checkComposeVersionNote } from './compose-rules';
+import { checkCompose, checkComposeVersion } from './compose-rules';
 import { parseYamlDocuments } from './kustomize';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- compose files are untyped YAML */
@@ -37,7 +37,7 @@ describe('checkCompose', () => {
 
   it('keeps migrations one-shot and before their app', () => {
     expect(rules((d) => (d.services['user-service-migrate'].restart = 'unless-stopped'))).toEqual(['healthcheck', 'depends-on-condition', 'one-shot']);
-    expect(rules((d) => delete d.services['user-service'].depends_on['user-service-migrate'])).toEqual(['migration-order']);
+    expect(rules((d) => delete d.services['user-service'].depends_on['user-service-migrate'])).toEqual(['restart-policy', 'migration-order']);
     expect(rules((d) => (d.services['user-service'].environment.DB_MIGRATE_ON_START = 'true'))).toEqual(['migration-order']);
     expect(rules((d) => (d.services['user-service-migrate'].command = ['node', 'main.js']))).toEqual(['one-shot']);
   });
@@ -71,14 +71,39 @@ describe('checkCompose', () => {
     expect(rules((d) => (d.services.nats.volumes = ['other:/data']))).toEqual(['compose-volumes']);
   });
 
-  it('requires the docs to say Compose v2 is needed while the file has a top-level name', () => {
-    const docs = fs.readFileSync(path.join(__dirname, '../../../docs/deploy.md'), 'utf8');
-    expect(REPO_COMPOSE.name).toBe('vault');
-    expect(checkComposeVersionNote(REPO_COMPOSE, docs, 'docker-compose.yml', 'docs/deploy.md')).toEqual([]);
-    const silent = docs.replace(/Compose v2/gi, 'Compose');
-    expect(checkComposeVersionNote(REPO_COMPOSE, silent, 'docker-compose.yml', 'docs/deploy.md').map((v) => `${v.where}: [${v.rule}]`)).toEqual(['docker-compose.yml name: [compose-version]']);
-    expect(checkComposeVersionNote(REPO_COMPOSE, undefined, 'docker-compose.yml', 'docs/deploy.md').map((v) => v.rule)).toEqual(['compose-version']);
-    const { name: _name, ...unnamed } = REPO_COMPOSE;
-    expect(checkComposeVersionNote(unnamed, silent, 'docker-compose.yml', 'docs/deploy.md')).toEqual([]);
+  it('gives every service a restart policy: long-running ones come back, "no" only for awaited one-shot steps', () => {
+    for (const svc of Object.values(REPO_COMPOSE.services) as any[]) expect(svc.restart).toBeDefined();
+    expect(rules((d) => delete d.services.nats.restart)).toEqual(['restart-policy']);
+    expect(rules((d) => delete d.services['developer-service-migrate'].restart)).toContain('restart-policy');
+    expect(rules((d) => (d.services.mailpit.restart = 'sometimes'))).toEqual(['restart-policy']);
+    expect(rules((d) => (d.services.mailpit.restart = 'on-failure:3'))).toEqual([]);
+    expect(rules((d) => (d.services['user-service-migrate'].restart = false))).toEqual([]);
+    const deployOnly = check((d) => {
+      delete d.services.gateway.restart;
+      d.services.gateway.deploy = { restart_policy: { condition: 'any' } };
+    });
+    expect(deployOnly.map((v) => `${v.where}: [${v.rule}] ${v.message}`)).toEqual([
+      expect.stringMatching(/^docker-compose\.yml services\.gateway: \[restart-policy\] no restart policy \(deploy\.restart_policy is ignored by docker-compose 1\.x\)/),
+    ]);
+    // A service nobody waits for to complete, with restart "no" and no healthcheck, would stay down after a crash.
+    expect(rules((d) => {
+      d.services.mailpit.restart = 'no';
+      delete d.services.mailpit.healthcheck;
+      delete d.services['user-service'].depends_on.mailpit;
+    })).toEqual(['restart-policy']);
+  });
+
+  it('has no top-level name, which docker-compose 1.x refuses (the project is named with -p or COMPOSE_PROJECT_NAME)', () => {
+    expect(REPO_COMPOSE.name).toBeUndefined();
+    expect(checkComposeVersion(REPO_COMPOSE, 'docker-compose.yml')).toEqual([]);
+    expect(checkComposeVersion({ ...REPO_COMPOSE, name: 'vault' }, 'docker-compose.yml').map((v) => `${v.where}: [${v.rule}]`)).toEqual(['docker-compose.yml name: [compose-version]']);
+  });
+
+  it('takes the gateway host ports from .env, defaulting to 8443 and 8080', () => {
+    expect(REPO_COMPOSE.services.gateway.ports).toEqual(['${GATEWAY_HTTPS_PORT:-8443}:8443', '${GATEWAY_HTTP_PORT:-8080}:8080']);
+    const example = fs.readFileSync(path.join(__dirname, '../../../deploy/compose/env.example'), 'utf8');
+    expect(example).toMatch(/^COMPOSE_PROJECT_NAME=vault$/m);
+    expect(example).toMatch(/^# GATEWAY_HTTPS_PORT=8443$/m);
+    expect(example).toMatch(/^# GATEWAY_HTTP_PORT=8080$/m);
   });
 });

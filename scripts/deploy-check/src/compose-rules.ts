@@ -13,7 +13,8 @@ const ACCEPTED_CONDITIONS = ['service_healthy', 'service_completed_successfully'
  * service_completed_successfully against a service that can satisfy it; each app
  * with a database waits for its one-shot migration and does not migrate at start;
  * only the gateway publishes ports on all interfaces; no secret value is written in
- * the file (secrets are ${...} interpolations from .env).
+ * the file (secrets are ${...} interpolations from .env); every service has a restart
+ * policy (`restart-policy`).
  */
 export function checkCompose(doc: unknown, where: string): Violation[] {
   const out: Violation[] = [];
@@ -29,6 +30,11 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
   for (const name of expected) if (!services[name]) fail(`services.${name}`, 'compose-services', 'missing');
 
   const oneShot = (s: Dict | undefined) => !!s && (s['restart'] === 'no' || s['restart'] === false);
+  const awaitedToComplete = new Set(
+    Object.values(services).flatMap((s) => (isDict(s) && isDict(s['depends_on']) ? Object.entries(s['depends_on']) : []))
+      .filter(([, spec]) => isDict(spec) && spec['condition'] === 'service_completed_successfully')
+      .map(([target]) => target),
+  );
   const hasHealthcheck = (s: Dict | undefined) => {
     const hc = s?.['healthcheck'];
     return isDict(hc) && hc['disable'] !== true && Array.isArray(hc['test']) && hc['test'].length > 1 && hc['test'][0] !== 'NONE';
@@ -52,6 +58,8 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
     } else if (!hasHealthcheck(svc)) {
       fail(at, 'healthcheck', 'a long-running service needs a healthcheck');
     }
+
+    checkRestartPolicy(svc, oneShot(svc), awaitedToComplete.has(name), (message) => fail(at, 'restart-policy', message));
 
     const deps = svc['depends_on'];
     if (Array.isArray(deps)) fail(at, 'depends-on-condition', 'depends_on must use the long form with a condition');
@@ -145,6 +153,27 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
   return out;
 }
 
+const RESTART_POLICY = /^(no|always|unless-stopped|on-failure(:[1-9]\d*)?)$/;
+
+/**
+ * Rule `restart-policy`: every service says what happens when its process ends, with
+ * `restart:` (the key every compose honours; docker-compose 1.x ignores
+ * `deploy.restart_policy`). A long-running service restarts (`unless-stopped`, `always` or
+ * `on-failure`), so a crashed or killed container comes back; `restart: "no"` is for a
+ * one-shot step that another service waits for with service_completed_successfully.
+ */
+function checkRestartPolicy(svc: Dict, oneShot: boolean, awaited: boolean, fail: (message: string) => void): void {
+  const restart = svc['restart'];
+  if (restart === undefined || restart === null) {
+    const deployOnly = isDict(svc['deploy']) && svc['deploy']['restart_policy'] !== undefined;
+    fail(`no restart policy${deployOnly ? ' (deploy.restart_policy is ignored by docker-compose 1.x)' : ''}: set restart: unless-stopped, or "no" for a one-shot step`);
+  } else if (restart !== false && (typeof restart !== 'string' || !RESTART_POLICY.test(restart))) {
+    fail(`restart: ${JSON.stringify(restart)} is not a restart policy (no, always, unless-stopped, on-failure[:N])`);
+  } else if (oneShot && !awaited) {
+    fail('restart: "no", but no service waits for it to complete (service_completed_successfully): a long-running service would stay down after a crash; only a one-shot step others wait for may use it');
+  }
+}
+
 /** Compose environment as a map (it may be written as a list of KEY=value). */
 function environment(env: unknown): Record<string, unknown> {
   if (Array.isArray(env)) {
@@ -154,12 +183,12 @@ function environment(env: unknown): Record<string, unknown> {
 }
 
 /**
- * Rule `compose-version`: the top-level `name:` needs Docker Compose v2 (the v1
- * `docker-compose` refuses the key); with it, docs/deploy.md must say that v2 is
- * required. Without `name:` nothing is needed.
+ * Rule `compose-version`: one compose file for Docker Compose v2, `podman compose` and
+ * docker-compose 1.29 (the one Debian ships, used against podman's Docker API). 1.x refuses
+ * a top-level `name:`, so the file has none: the project is named by COMPOSE_PROJECT_NAME
+ * in .env or by -p (deploy:smoke always passes -p).
  */
-export function checkComposeVersionNote(doc: unknown, docsText: string | undefined, where: string, docsWhere: string): Violation[] {
+export function checkComposeVersion(doc: unknown, where: string): Violation[] {
   if (!isDict(doc) || doc['name'] === undefined) return [];
-  if (docsText !== undefined && /\bCompose v2\b/i.test(docsText)) return [];
-  return [violation(`${where} name`, 'compose-version', `the top-level name: needs Docker Compose v2: say so in ${docsWhere} ("Compose v2"), or drop it and name the project with -p`)];
+  return [violation(`${where} name`, 'compose-version', 'docker-compose 1.x refuses a top-level name: drop it and name the project with COMPOSE_PROJECT_NAME in .env or -p')];
 }

