@@ -1,3 +1,10 @@
 import baseConfig from '../../eslint.config.mjs';
+// the workspace's shared lint rule, a file of no project
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { serviceLayers } from '../../eslint.layers.mjs';
 
-export default [...baseConfig];
+/**
+ * developer-service in layers, imports pointing one way only (docs/architecture.md):
+ * app -> features -> capabilities -> persistence; features never import each other.
+ */
+export default [...baseConfig, ...serviceLayers(import.meta.dirname)];

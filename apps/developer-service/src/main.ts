@@ -2,14 +2,14 @@
 import '@vault/platform/tracing';
 import { runService } from '@vault/platform';
 import { AppModule } from './app/app.module';
-import { startClosedIdentitiesConsumer } from './closed-identities/closed-identities.transport';
+import { startJetStreamConsumers } from './app/jetstream-consumers';
 import { APP_DESCRIPTION } from './app/app.description';
-import { ENTITIES } from './app/entities';
+import { ENTITIES } from './persistence/entities';
 import { MIGRATIONS } from './migrations';
 
 void runService(AppModule, APP_DESCRIPTION, {
   database: { entities: ENTITIES, migrations: MIGRATIONS },
   configure: async (app) => {
-    await startClosedIdentitiesConsumer(app);
+    await startJetStreamConsumers(app);
   },
 });

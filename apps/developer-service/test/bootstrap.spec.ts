@@ -7,8 +7,8 @@ import {
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app/app.module';
-import { parseBootstrapFile } from '../src/bootstrap/bootstrap-file';
-import { BootstrapService } from '../src/bootstrap/bootstrap.service';
+import { parseBootstrapFile } from '../src/features/bootstrap/bootstrap-file';
+import { BootstrapService } from '../src/features/bootstrap/bootstrap.service';
 import { appPath, baseEnv, bootFailure, writeBootstrapFile } from './support';
 
 const file = (password: string, secret = 'first-secret') => ({

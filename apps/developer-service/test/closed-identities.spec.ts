@@ -10,9 +10,9 @@ import { decodeJwt } from 'jose';
 import { Client } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../src/app/app.module';
-import { CLOSED_IDENTITIES_DURABLE } from '../src/closed-identities/account-deletions.handler';
-import { startClosedIdentitiesConsumer } from '../src/closed-identities/closed-identities.transport';
-import { testIdentityId } from '../src/test-tokens/test-token.render';
+import { CLOSED_IDENTITIES_DURABLE } from '../src/capabilities/closed-identities/account-deletions.handler';
+import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { testIdentityId } from '../src/features/test-tokens/test-token.render';
 import { appPath, baseEnv, writeBootstrapFile } from './support';
 
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
@@ -104,7 +104,7 @@ describe('developer-service: identities of deleted accounts get no token', () =>
       EVENTS_NAMESPACE: namespace.prefix,
       VAULT_BOOTSTRAP_FILE: writeBootstrapFile(FILE),
     });
-    server = await startClosedIdentitiesConsumer(app);
+    server = await startJetStreamConsumers(app);
     await server.ready();
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { decodeProtectedHeader, errors } from 'jose';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app/app.module';
-import { SigningKeysService } from '../src/keys/signing-keys.service';
+import { SigningKeysService } from '../src/capabilities/signing-keys/signing-keys.service';
 import { API, appPath, baseEnv, bootFailure, verifyWithJwks } from './support';
 
 const DEMO = {

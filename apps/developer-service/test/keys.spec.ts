@@ -9,7 +9,7 @@ import { decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app/app.module';
-import { ENTITIES } from '../src/app/entities';
+import { ENTITIES } from '../src/persistence/entities';
 import { MIGRATIONS } from '../src/migrations';
 import { API, appPath, baseEnv, bootFailure, verifyWithJwks } from './support';
 

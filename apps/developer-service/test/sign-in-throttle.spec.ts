@@ -13,7 +13,7 @@ import {
   LOGIN_POLICY,
   loginKey,
   pairKey,
-} from '../src/auth/login-throttle.service';
+} from '../src/features/auth/login-throttle.service';
 import { appPath, baseEnv, writeBootstrapFile } from './support';
 
 const SECRET = 'secret-t-123';

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
-import { AuthModule } from '../auth/auth.module';
-import { BootstrapModule } from '../bootstrap/bootstrap.module';
-import { ClosedIdentitiesModule } from '../closed-identities/closed-identities.module';
+import { ClosedIdentitiesModule } from '../capabilities/closed-identities/closed-identities.module';
 import { DeveloperEnv } from '../config/developer.env';
-import { KeysModule } from '../keys/keys.module';
+import { AuthModule } from '../features/auth/auth.module';
+import { BootstrapModule } from '../features/bootstrap/bootstrap.module';
+import { JwksModule } from '../features/jwks/jwks.module';
+import { TestTokensModule } from '../features/test-tokens/test-tokens.module';
 import { MIGRATIONS } from '../migrations';
-import { TestTokensModule } from '../test-tokens/test-tokens.module';
-import { ENTITIES } from './entities';
+import { ENTITIES } from '../persistence/entities';
 
 @Module({
   imports: [
@@ -19,7 +19,7 @@ import { ENTITIES } from './entities';
     DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS }),
     BootstrapModule,
     ClosedIdentitiesModule,
-    KeysModule,
+    JwksModule,
     AuthModule,
     TestTokensModule,
   ],

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DEVELOPER_ERROR_CODES, TestResponseType } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
-import { DirectoryService } from '../directory/directory.service';
-import { TokenSigner } from '../keys/token-signer.service';
+import { DirectoryService } from '../../capabilities/directory/directory.service';
+import { TokenSigner } from '../../capabilities/tokens/token-signer.service';
 import {
   redirectWithToken,
   renderTokenPage,

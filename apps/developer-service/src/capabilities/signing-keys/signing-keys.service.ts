@@ -20,13 +20,13 @@ import {
 } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
-import { DeveloperEnv } from '../config/developer.env';
+import { DeveloperEnv } from '../../config/developer.env';
 import {
   decryptPrivateKey,
   encryptPrivateKey,
   KeyDecryptionError,
-} from './key-encryption';
-import { SigningKeyEntity } from './signing-key.entity';
+} from '../key-encryption/key-encryption';
+import { SigningKeyEntity } from '../../persistence/signing-keys/signing-key.entity';
 
 /** Serialises key creation and rotation across replicas (pg advisory lock key). */
 const KEY_CREATION_LOCK = 0x76617532;

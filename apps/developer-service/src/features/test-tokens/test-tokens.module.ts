@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { DirectoryModule } from '../directory/directory.module';
-import { KeysModule } from '../keys/keys.module';
+import { DirectoryModule } from '../../capabilities/directory/directory.module';
+import { TokensModule } from '../../capabilities/tokens/tokens.module';
 import { TestTokensController } from './test-tokens.controller';
 import { TestTokensService } from './test-tokens.service';
 
 /** `GET .../test`: tokens for test-mode applications. */
 @Module({
-  imports: [DirectoryModule, KeysModule],
+  imports: [DirectoryModule, TokensModule],
   controllers: [TestTokensController],
   providers: [TestTokensService],
 })

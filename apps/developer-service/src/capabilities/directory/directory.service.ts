@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
-import { ApplicationEntity } from './application.entity';
+import { ApplicationEntity } from '../../persistence/tenants/application.entity';
 import { isStorableText } from '@vault/platform';
 import { isIdentifier } from './identifiers';
-import { OrganisationUserEntity } from './organisation-user.entity';
+import { OrganisationUserEntity } from '../../persistence/tenants/organisation-user.entity';
 
 /** Read access to applications and organisation users (the bootstrap writes them). */
 @Injectable()

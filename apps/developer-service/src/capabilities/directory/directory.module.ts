@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApplicationEntity } from './application.entity';
+import { ApplicationEntity } from '../../persistence/tenants/application.entity';
 import { DirectoryService } from './directory.service';
-import { OrganisationUserEntity } from './organisation-user.entity';
+import { OrganisationUserEntity } from '../../persistence/tenants/organisation-user.entity';
 import { PasswordHasher } from './password-hasher';
-import { TenantEntity } from './tenant.entity';
+import { TenantEntity } from '../../persistence/tenants/tenant.entity';
 
 /** Tenants, client applications and organisation users, with their credential hashing. */
 @Module({

@@ -19,7 +19,7 @@ import {
 } from '@nestjs/swagger';
 import { TokenRequestDto, TokenResponseDto } from '@vault/contracts';
 import { Public } from '@vault/platform';
-import { APPLICATION_PATH } from '../directory/application-path';
+import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
 import { AuthService } from './auth.service';
 
 @ApiTags('tokens')

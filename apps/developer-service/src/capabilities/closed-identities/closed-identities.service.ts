@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { DEVELOPER_ERROR_CODES } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
 import { Repository } from 'typeorm';
-import { ClosedIdentityEntity } from './closed-identity.entity';
+import { ClosedIdentityEntity } from '../../persistence/closed-identities/closed-identity.entity';
 
 /** 403 account_deleted: the identity deleted its account; no token is issued to it. */
 export function accountDeleted(): ProblemException {

@@ -3,7 +3,7 @@ import { loginThrottleRefusals, ProblemException } from '@vault/platform';
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DataSource } from 'typeorm';
-import { DeveloperEnv } from '../config/developer.env';
+import { DeveloperEnv } from '../../config/developer.env';
 
 /** Table created by the migration, in the shape rate-limiter-flexible expects. */
 const THROTTLE_TABLE = 'auth_throttle';

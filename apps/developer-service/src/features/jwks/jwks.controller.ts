@@ -2,7 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { JWKS_PATH, type JwksDocument } from '@vault/contracts';
 import { Public } from '@vault/platform';
-import { SigningKeysService } from './signing-keys.service';
+import { SigningKeysService } from '../../capabilities/signing-keys/signing-keys.service';
 
 @ApiTags('keys')
 @Public()

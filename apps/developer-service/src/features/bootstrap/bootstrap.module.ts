@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DirectoryModule } from '../directory/directory.module';
+import { DirectoryModule } from '../../capabilities/directory/directory.module';
 import { BootstrapService } from './bootstrap.service';
 
 /** Loads tenants, applications and users from VAULT_BOOTSTRAP_FILE (or the demo tenant) at start. */

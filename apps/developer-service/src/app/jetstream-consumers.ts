@@ -7,7 +7,7 @@ import { DeveloperEnv } from '../config/developer.env';
  * the closed identities. It starts in the background and retries while the account
  * events stream cannot be reached (the user module creates it).
  */
-export function startClosedIdentitiesConsumer(app: INestApplication): Promise<JetStreamServer> {
+export function startJetStreamConsumers(app: INestApplication): Promise<JetStreamServer> {
   return connectJetStream(app, {
     connection: app.get(NATS_CONNECTION),
     namespace: new EventNamespace(app.get(DeveloperEnv).EVENTS_NAMESPACE),

@@ -12,7 +12,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 
-import { IDENTIFIER } from '../directory/identifiers';
+import { IDENTIFIER } from '../../capabilities/directory/identifiers';
 
 export class BootstrapApplication {
   @Matches(IDENTIFIER, {

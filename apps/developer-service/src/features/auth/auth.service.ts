@@ -5,9 +5,9 @@ import {
   TokenResponseDto,
 } from '@vault/contracts';
 import { ProblemException } from '@vault/platform';
-import { DirectoryService } from '../directory/directory.service';
-import { PasswordHasher } from '../directory/password-hasher';
-import { TokenSigner } from '../keys/token-signer.service';
+import { DirectoryService } from '../../capabilities/directory/directory.service';
+import { PasswordHasher } from '../../capabilities/directory/password-hasher';
+import { TokenSigner } from '../../capabilities/tokens/token-signer.service';
 import { LoginThrottle, loginKey } from './login-throttle.service';
 
 /** The one answer to every credential failure, so none of them reveals which part was wrong. */

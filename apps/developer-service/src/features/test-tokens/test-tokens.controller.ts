@@ -10,7 +10,7 @@ import {
 import { TestRedirectResponseDto, TestTokenQueryDto } from '@vault/contracts';
 import { Public } from '@vault/platform';
 import type { Response } from 'express';
-import { APPLICATION_PATH } from '../directory/application-path';
+import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
 import { TestTokensService } from './test-tokens.service';
 
 @ApiTags('tokens')

@@ -8,8 +8,8 @@ import {
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { ClosedIdentitiesService } from '../closed-identities/closed-identities.service';
-import { DeveloperEnv, tokenIdentity } from '../config/developer.env';
-import { SigningKeysService } from './signing-keys.service';
+import { DeveloperEnv, tokenIdentity } from '../../config/developer.env';
+import { SigningKeysService } from '../signing-keys/signing-keys.service';
 
 /** Who a token is issued to. */
 export interface TokenSubject {

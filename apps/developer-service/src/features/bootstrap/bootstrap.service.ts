@@ -2,12 +2,12 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EnvValidationError } from '@vault/platform';
 import { readFile } from 'node:fs/promises';
 import { DataSource, EntityManager } from 'typeorm';
-import { DeveloperEnv } from '../config/developer.env';
-import { ApplicationEntity } from '../directory/application.entity';
-import { OrganisationUserEntity } from '../directory/organisation-user.entity';
-import { findUserByUsername } from '../directory/directory.service';
-import { PasswordHasher } from '../directory/password-hasher';
-import { TenantEntity } from '../directory/tenant.entity';
+import { DeveloperEnv } from '../../config/developer.env';
+import { ApplicationEntity } from '../../persistence/tenants/application.entity';
+import { OrganisationUserEntity } from '../../persistence/tenants/organisation-user.entity';
+import { findUserByUsername } from '../../capabilities/directory/directory.service';
+import { PasswordHasher } from '../../capabilities/directory/password-hasher';
+import { TenantEntity } from '../../persistence/tenants/tenant.entity';
 import {
   BootstrapApplication,
   BootstrapFile,
