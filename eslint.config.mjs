@@ -55,7 +55,7 @@ export default [
         'error',
         {
           enforceBuildableLibDependency: true,
-          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$', '^.*/scripts/platform\\.cjs$', '^.*/webpack\\.app\\.cjs$'],
+          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$', '^.*/eslint\\.layers\\.mjs$', '^.*/scripts/platform\\.cjs$', '^.*/webpack\\.app\\.cjs$'],
           depConstraints: [
             // Apps never import apps: they share code only through the two libs.
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
