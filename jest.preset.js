@@ -1,4 +1,17 @@
 const nxPreset = require('@nx/jest/preset').default;
+const { join } = require('node:path');
+const { compilerOptions } = require('./tsconfig.base.json');
+
+/**
+ * The workspace's import aliases (`@vault/contracts`, `@vault/platform` and each of its entry
+ * points), mapped to the files tsconfig.base.json names: one list for tsc, webpack and jest.
+ */
+function aliases() {
+  const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return Object.fromEntries(
+    Object.entries(compilerOptions.paths).map(([alias, [file]]) => [`^${escape(alias)}$`, join(__dirname, file)]),
+  );
+}
 
 // SWC transpiles with decorator metadata (Nest DI needs it); type checking is the
 // separate `typecheck` target, so tests stay fast.
@@ -22,10 +35,6 @@ module.exports = {
   // jose ships ES modules only; compile it to CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!(jose)/)'],
   moduleFileExtensions: ['ts', 'js', 'json'],
-  moduleNameMapper: {
-    '^@vault/contracts$': '<rootDir>/../../libs/contracts/src/index.ts',
-    '^@vault/platform$': '<rootDir>/../../libs/platform/src/index.ts',
-    '^@vault/platform/testing$': '<rootDir>/../../libs/platform/src/testing/index.ts',
-  },
+  moduleNameMapper: aliases(),
   testTimeout: 30000,
 };

@@ -1,31 +1,15 @@
-export * from './config/env';
-export * from './config/url-credentials';
-export * from './errors/problem.exception';
-export * from './errors/problem-body';
-export * from './errors/problem.filter';
-export * from './errors/unique-violation';
-export * from './errors/validation';
-export * from './errors/storable-text.pipe';
-export * from './http/request-id.middleware';
-export * from './http/request-body';
-export * from './http/conditional-requests';
-export * from './auth/access.decorators';
-export * from './auth/access.guard';
-export * from './auth/revocation.service';
-export * from './auth/route-rules';
-export * from './nats/nats.module';
-export * from './nats/kv-watch';
-export * from './database/database.module';
-export * from './health/shutdown-state';
-export * from './health/health.module';
-export * from './bootstrap/configure-app';
-export * from './bootstrap/run-service';
-export * from './bootstrap/run-worker';
-export * from './platform.module';
-export * from './jetstream';
-export * from './runtime/heap-growth';
-export * from './runtime/periodic-task';
-export * from './bootstrap/app-logger';
+/**
+ * Everything of the platform in one module, kept while the apps move to the entry points
+ * (`@vault/platform/<entry>`, one per folder here); new code imports an entry point.
+ */
+export * from './config';
+export * from './errors';
+export * from './http';
+export * from './auth';
+export * from './events';
+export * from './persistence';
 export * from './idempotency';
 export * from './observability';
-export * from './outbox';
+export * from './health';
+export * from './runtime';
+export * from './bootstrap';

@@ -17,7 +17,7 @@ import {
   JetStreamEvent,
   JetStreamServer,
   JetStreamServerOptions,
-} from '../src/jetstream';
+} from '../src/events';
 import { createTestDatabase, TestDatabase, TestNatsServer } from '../src/testing';
 
 /** The contract class of the test events. */

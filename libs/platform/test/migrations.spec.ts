@@ -1,6 +1,6 @@
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../src/testing/database';
-import { dataSourceOptions, migrateWithLock } from '../src/database/database.module';
+import { dataSourceOptions, migrateWithLock } from '../src/persistence/database.module';
 
 class SlowTable1700000000000 implements MigrationInterface {
   name = 'SlowTable1700000000000';

@@ -5,7 +5,10 @@ import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator'
 import type { Request } from 'express';
 import { gzipSync } from 'node:zlib';
 import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from '@vault/contracts';
-import { BaseEnv, PlatformModule, Public, ReadsOwnBody } from '../src';
+import { Public } from '../src/auth';
+import { PlatformModule } from '../src/bootstrap';
+import { BaseEnv } from '../src/config';
+import { ReadsOwnBody } from '../src/http';
 import { bootTestApp, expectProblemReply, nested, nestedJson, rawRequest, RawReply } from '../src/testing';
 
 class InnerDto {

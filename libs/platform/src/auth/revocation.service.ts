@@ -12,9 +12,9 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import { ERROR_CODES, IdentityRevokedEvent, REVOCATION_BUCKET, TokenRevokedEvent } from '@vault/contracts';
 import { ServiceEnv } from '../config/env';
-import { KvBucketWatch, watchBucket } from '../nats/kv-watch';
-import { NATS_CONNECTION } from '../nats/nats.module';
-import { NatsConnectionState } from '../nats/nats-connection-state';
+import { KvBucketWatch, watchBucket } from '../events/nats/kv-watch';
+import { NATS_CONNECTION } from '../events/nats/nats.module';
+import { NatsConnectionState } from '../events/nats/nats-connection-state';
 import { ProblemException } from '../errors/problem.exception';
 import { DEPENDENCY_RETRY_AFTER_SECONDS } from '../errors/problem.filter';
 

@@ -1,31 +1,16 @@
 import { DynamicModule, Global, INestApplication, Logger, Module, Type } from '@nestjs/common';
 import { APP_FILTER, NestFactory } from '@nestjs/core';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv, ToInt } from '../config/env';
-import { DatabaseModule, DatabaseOptions } from '../database/database.module';
+import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv, WorkerEnv } from '../config/env';
+import { DatabaseModule, DatabaseOptions } from '../persistence/database.module';
 import { ProblemFilter } from '../errors/problem.filter';
 import { HealthModule } from '../health/health.module';
 import { ShutdownState } from '../health/shutdown-state';
-import { NatsModule } from '../nats/nats.module';
+import { NatsModule } from '../events/nats/nats.module';
 import { useHttpMetrics } from '../observability/http-metrics';
-import { instrumentApp } from '../observability/instrument-app';
+import { instrumentApp } from './instrument-app';
 import { metricsMiddleware } from '../observability/metrics-server';
 import { appLogger } from './app-logger';
 import { hardenExpress } from './configure-app';
-
-/** Settings every worker process has beside a service's. */
-export class WorkerEnv extends ServiceEnv {
-  /**
-   * Worker processes serve /health/live and /health/ready on this port (on HOST) when
-   * it is set, and /metrics (Prometheus) beside them; unset: no HTTP server.
-   */
-  @IsOptional()
-  @ToInt()
-  @IsInt()
-  @Min(1)
-  @Max(65535)
-  WORKER_HEALTH_PORT?: number;
-}
 
 export interface WorkerOptions {
   /** Process name in logs and on the NATS connection. */

@@ -198,6 +198,20 @@ export class ServiceEnv extends BaseEnv {
   REQUIRE_IF_MATCH = false;
 }
 
+/** Settings every worker process has beside a service's. */
+export class WorkerEnv extends ServiceEnv {
+  /**
+   * Worker processes serve /health/live and /health/ready on this port (on HOST) when
+   * it is set, and /metrics (Prometheus) beside them; unset: no HTTP server.
+   */
+  @IsOptional()
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  WORKER_HEALTH_PORT?: number;
+}
+
 export class EnvValidationError extends Error {
   constructor(readonly problems: string[]) {
     super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

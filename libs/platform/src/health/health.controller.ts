@@ -8,7 +8,7 @@ import {
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import { Public } from '../auth/access.decorators';
-import { NatsConnectionState } from '../nats/nats-connection-state';
+import { NatsConnectionState } from '../events/nats/nats-connection-state';
 import { RevocationService } from '../auth/revocation.service';
 import { ShutdownState } from './shutdown-state';
 import { HEALTH_OPTIONS, HealthOptions } from './health.options';

@@ -1,5 +1,5 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
-import { currentTraceContext } from '../observability/trace-context';
+import { currentTraceContext } from '../../observability/trace-context';
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 

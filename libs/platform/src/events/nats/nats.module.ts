@@ -9,8 +9,8 @@ import {
 } from '@nestjs/common';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { ServiceEnv } from '../config/env';
-import { connectionFailure } from '../config/url-credentials';
+import { ServiceEnv } from '../../config/env';
+import { connectionFailure } from '../../config/url-credentials';
 import { NatsConnectionState } from './nats-connection-state';
 
 export { NatsConnectionState } from './nats-connection-state';

@@ -1,9 +1,9 @@
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { NatsConnectionState } from '../nats/nats-connection-state';
-import { PgPoolCounts, watchDbPool, watchNatsConnection } from './metrics';
-import { listeningPort, startMetricsServer, whenAppStops } from './metrics-server';
-import { stopTracing } from './tracing';
+import { NatsConnectionState } from '../events/nats/nats-connection-state';
+import { PgPoolCounts, watchDbPool, watchNatsConnection } from '../observability/metrics';
+import { listeningPort, startMetricsServer, whenAppStops } from '../observability/metrics-server';
+import { stopTracing } from '../observability/tracing';
 
 export interface InstrumentOptions {
   /** Process name: the label of its NATS connection state. */

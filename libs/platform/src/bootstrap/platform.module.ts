@@ -6,18 +6,18 @@ import {
   NestModule,
 } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
-import { BaseEnv, loadEnv, ServiceEnv } from './config/env';
-import { ProblemFilter } from './errors/problem.filter';
-import { createValidationPipe } from './errors/validation';
-import { StorableTextPipe } from './errors/storable-text.pipe';
-import { RequestIdMiddleware } from './http/request-id.middleware';
-import { RequestBodyInterceptor } from './http/request-body';
-import { ShutdownState } from './health/shutdown-state';
-import { HealthModule } from './health/health.module';
-import { NatsModule } from './nats/nats.module';
-import { AccessGuard } from './auth/access.guard';
-import { JwtStrategy } from './auth/jwt.strategy';
-import { RevocationService } from './auth/revocation.service';
+import { BaseEnv, loadEnv, ServiceEnv } from '../config/env';
+import { ProblemFilter } from '../errors/problem.filter';
+import { createValidationPipe } from '../errors/validation';
+import { StorableTextPipe } from '../errors/storable-text.pipe';
+import { RequestIdMiddleware } from '../http/request-id.middleware';
+import { RequestBodyInterceptor } from '../http/request-body';
+import { ShutdownState } from '../health/shutdown-state';
+import { HealthModule } from '../health/health.module';
+import { NatsModule } from '../events/nats/nats.module';
+import { AccessGuard } from '../auth/access.guard';
+import { JwtStrategy } from '../auth/jwt.strategy';
+import { RevocationService } from '../auth/revocation.service';
 
 export interface PlatformOptions<E extends BaseEnv> {
   /** Service name, used for the NATS connection name and logs. */

@@ -1,6 +1,5 @@
 export * from './namespace';
 export * from './streams';
-export * from './outbox-relay';
 export * from './durable-consumer';
 export * from './jetstream-consumer';
 export * from './jetstream.server';

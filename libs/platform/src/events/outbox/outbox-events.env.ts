@@ -1,6 +1,5 @@
 import { IsInt, IsString, Matches, Max, Min } from 'class-validator';
-import { JetStreamReplicas, ToInt } from '../config/env';
-import { WorkerEnv } from '../bootstrap/run-worker';
+import { JetStreamReplicas, ToInt, WorkerEnv } from '../../config/env';
 import { EVENTS_NAMESPACE_PATTERN } from '../jetstream/namespace';
 
 /**

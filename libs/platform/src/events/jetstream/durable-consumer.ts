@@ -5,8 +5,7 @@ import type {
   JsMsg,
 } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
-import { consumerDeadLettered, consumerProcessed, consumerRedelivered, watchConsumerPending } from '../observability/metrics';
-import type { RelayLogger } from './outbox-relay';
+import { consumerDeadLettered, consumerProcessed, consumerRedelivered, watchConsumerPending } from '../../observability/metrics';
 import { DurableConsumerSpec, ensureDurableConsumer, ensureStream, StreamSpec } from './streams';
 
 /** `<class>: <message>` of an error (the class even when it leaves `name` as "Error"), else its text. */
@@ -23,6 +22,13 @@ export function describeError(err: unknown): string {
     }
   }
   return String(err);
+}
+
+/** What the consumers and the outbox relay log through (a Nest Logger fits). */
+export interface RelayLogger {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
 }
 
 /** Thrown by `decode` for a message that can never be processed: it is dead-lettered at once. */

@@ -1,8 +1,8 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { metricsRegistry } from '../observability/metrics';
-import { TestNatsServer } from '../testing/nats-server';
+import { metricsRegistry } from '../../observability/metrics';
+import { TestNatsServer } from '../../testing/nats-server';
 import { DEAD_LETTER_HEADERS, DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
 import { ensureStream } from './streams';
 

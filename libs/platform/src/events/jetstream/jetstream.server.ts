@@ -11,7 +11,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { lastValueFrom } from 'rxjs';
-import { consumeInTrace } from '../observability/trace-context';
+import { consumeInTrace } from '../../observability/trace-context';
 import { DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
 import { JetStreamHandlerErrorFilter } from './handler-errors';
 import {

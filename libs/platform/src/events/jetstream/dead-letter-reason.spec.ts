@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { throwError } from 'rxjs';
-import { TestNatsServer } from '../testing/nats-server';
+import { TestNatsServer } from '../../testing/nats-server';
 import { DEAD_LETTER_HEADERS } from './durable-consumer';
 import { JetStreamContext, jetStreamConsumer } from './jetstream-consumer';
 import { connectJetStream, JetStreamServer } from './jetstream.server';

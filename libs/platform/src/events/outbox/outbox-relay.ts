@@ -2,15 +2,10 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { outboxPublished, watchOutboxBacklog, watchOutboxOldest } from '../observability/metrics';
-import { publishInTrace } from '../observability/trace-context';
-import { EventNamespace } from './namespace';
-
-export interface RelayLogger {
-  log(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
+import { outboxPublished, watchOutboxBacklog, watchOutboxOldest } from '../../observability/metrics';
+import { publishInTrace } from '../../observability/trace-context';
+import type { RelayLogger } from '../jetstream/durable-consumer';
+import { EventNamespace } from '../jetstream/namespace';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;

@@ -6,11 +6,11 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { DataSource } from 'typeorm';
 import { EventNamespace } from '../jetstream/namespace';
-import { OutboxRelay } from '../jetstream/outbox-relay';
+import { OutboxRelay } from './outbox-relay';
 import { ensureStream } from '../jetstream/streams';
-import { consumeInTrace } from '../observability/trace-context';
-import { createTestDatabase, TestDatabase } from '../testing/database';
-import { TestNatsServer } from '../testing/nats-server';
+import { consumeInTrace } from '../../observability/trace-context';
+import { createTestDatabase, TestDatabase } from '../../testing/database';
+import { TestNatsServer } from '../../testing/nats-server';
 import { addOutboxTraceContext, createOutboxTable, insertOutboxEvents } from './outbox-table';
 
 const TABLE = 'trace_outbox';

@@ -1,5 +1,4 @@
-import { EnvValidationError, loadEnv } from '../config/env';
-import { WorkerEnv } from './run-worker';
+import { EnvValidationError, loadEnv, WorkerEnv } from './env';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };
 

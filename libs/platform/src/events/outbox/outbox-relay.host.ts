@@ -3,7 +3,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { DataSource } from 'typeorm';
 import { EventNamespace } from '../jetstream/namespace';
-import { OutboxRelay } from '../jetstream/outbox-relay';
+import { OutboxRelay } from './outbox-relay';
 import { ensureStream, StreamSpec } from '../jetstream/streams';
 import { OutboxEventsEnv } from './outbox-events.env';
 

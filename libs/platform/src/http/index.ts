@@ -1,0 +1,4 @@
+/** HTTP plumbing of the services: request ids, request bodies, conditional requests. */
+export * from './request-id.middleware';
+export * from './request-body';
+export * from './conditional-requests';
