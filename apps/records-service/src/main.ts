@@ -4,7 +4,7 @@ import { fixHeapGrowingFactor, runService } from '@vault/platform';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
 import { startJetStreamConsumers } from './app/jetstream-consumers';
-import { isWorkerMode, runActivityLogWorker } from './activity-log-pipeline/activity-log.worker';
+import { isWorkerMode, runActivityLogWorker } from './features/activity-log-pipeline/activity-log.worker';
 import { ENTITIES } from './persistence/entities';
 import { MIGRATIONS } from './migrations';
 

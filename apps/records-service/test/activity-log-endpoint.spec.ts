@@ -11,7 +11,7 @@ import { SUBJECTS, type VaultEventBase } from '@vault/contracts';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app/app.module';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
-import { OutboxEventPublisher } from '../src/events/outbox.publisher';
+import { OutboxEventPublisher } from '../src/capabilities/events/outbox.publisher';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { createRecordsDatabase } from './records-database';
 import { recordBody } from './support';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ActivityLogRepository, ActivityLogRow } from '../src/persistence/activity-log.repository';
+import { ActivityLogRepository, ActivityLogRow } from '../src/persistence/activity-log/activity-log.repository';
 import { Caller, RecordsTestApp } from './support';
 
 /**

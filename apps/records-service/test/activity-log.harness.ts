@@ -6,15 +6,15 @@ import { connect } from '@nats-io/transport-node';
 import { SUBJECTS, type Subject, type VaultEventBase } from '@vault/contracts';
 import { dataSourceOptions, deleteStreams } from '@vault/platform';
 import { DataSource } from 'typeorm';
-import { OutboxRelayService } from '../src/events/outbox-relay.service';
-import { ActivityLogRunner, ActivityLogRoles } from '../src/activity-log-pipeline/activity-log.runner';
-import { ActivityLogStreams } from '../src/activity-log-pipeline/activity-log.streams';
-import { startActivityLogWriter } from '../src/activity-log-pipeline/activity-log.transport';
-import { ACTIVITY_LOG_CONSUMER } from '../src/activity-log-pipeline/activity-log.writer';
+import { OutboxRelayService } from '../src/capabilities/events/outbox-relay.service';
+import { ActivityLogRunner, ActivityLogRoles } from '../src/features/activity-log-pipeline/activity-log.runner';
+import { ActivityLogStreams } from '../src/features/activity-log-pipeline/activity-log.streams';
+import { startActivityLogWriter } from '../src/features/activity-log-pipeline/activity-log.transport';
+import { ACTIVITY_LOG_CONSUMER } from '../src/features/activity-log-pipeline/activity-log.writer';
 import { workerModule } from '@vault/platform';
-import { activityLogWorker } from '../src/activity-log-pipeline/activity-log.worker';
+import { activityLogWorker } from '../src/features/activity-log-pipeline/activity-log.worker';
 import { ENTITIES } from '../src/persistence/entities';
-import { OutboxEventPublisher } from '../src/events/outbox.publisher';
+import { OutboxEventPublisher } from '../src/capabilities/events/outbox.publisher';
 import { MIGRATIONS } from '../src/migrations';
 
 /** A unique events namespace per test run, so runs on a shared NATS never meet. */

@@ -6,9 +6,9 @@
  * yet marked) until the test kills it.
  */
 import { NestFactory } from '@nestjs/core';
-import { OutboxRelayService } from '../src/events/outbox-relay.service';
+import { OutboxRelayService } from '../src/capabilities/events/outbox-relay.service';
 import { workerModule } from '@vault/platform';
-import { activityLogWorker, runActivityLogWorker } from '../src/activity-log-pipeline/activity-log.worker';
+import { activityLogWorker, runActivityLogWorker } from '../src/features/activity-log-pipeline/activity-log.worker';
 
 async function main(mode: string | undefined): Promise<void> {
   if (mode === 'writer') return runActivityLogWorker('activity-log-writer');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AccountDirectoryService } from '../src/directory/account-directory.service';
+import { AccountDirectoryService } from '../src/capabilities/directory/account-directory.service';
 import { Caller, recordBody, RecordsTestApp, writePlansFile } from './support';
 
 const PREMIUM = 'PREMIUM-DEMO-2026';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { AccountDirectoryService } from '../src/directory/account-directory.service';
+import { AccountDirectoryService } from '../src/capabilities/directory/account-directory.service';
 import { filesPath, meta, upload } from './files-support';
 import { Caller, RecordsTestApp, recordBody } from './support';
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { RevocationService } from '@vault/platform';
 import { TestClock } from '@vault/platform/testing';
-import { AccountDirectoryService } from '../src/directory/account-directory.service';
-import { VaultDeletionPurger } from '../src/vaults/vault-deletion.purger';
+import { AccountDirectoryService } from '../src/capabilities/directory/account-directory.service';
+import { VaultDeletionPurger } from '../src/features/vaults/vault-deletion.purger';
 import { waitFor } from './activity-log.harness';
 import { Caller, RecordsTestApp } from './support';
 

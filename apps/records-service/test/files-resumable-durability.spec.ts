@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { FileStorage } from '../src/storage/file-storage';
+import { FileStorage } from '../src/capabilities/storage/file-storage';
 import { binary, filesPath, meta, sha256 } from './files-support';
 import { endpointOf, tusUpload, uploadsPath } from './resumable-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';

@@ -8,7 +8,7 @@ import { SUBJECTS } from '@vault/contracts';
 import { listRouteRules } from '@vault/platform';
 import request_ from 'supertest';
 import * as tus from 'tus-js-client';
-import { FsFileStorage } from '../src/storage/fs-file-storage';
+import { FsFileStorage } from '../src/capabilities/storage/fs-file-storage';
 import {
   binary,
   eventually,

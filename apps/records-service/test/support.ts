@@ -12,7 +12,7 @@ import {
   TestIdentityProvider,
 } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
-import defaultPlans from '../src/plans/default-plans.json';
+import defaultPlans from '../src/capabilities/plans/default-plans.json';
 import { createRecordsDatabase } from './records-database';
 
 export interface Caller {

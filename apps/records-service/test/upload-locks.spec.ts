@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ProblemException } from '@vault/platform';
 import { createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import { Client } from 'pg';
-import { PgUploadLocker } from '../src/files/resumable/pg-upload-locker';
+import { PgUploadLocker } from '../src/features/files/resumable/pg-upload-locker';
 
 /**
  * Upload locks across instances: two lockers on one database stand for two

@@ -6,7 +6,7 @@ import { EVENT_STREAMS, SUBJECTS } from '@vault/contracts';
 import { EventNamespace, ensureStream } from '@vault/platform';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
-import { ACCOUNT_DIRECTORY_DURABLE } from '../src/directory/account-events.handler';
+import { ACCOUNT_DIRECTORY_DURABLE } from '../src/capabilities/directory/account-events.handler';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { Caller, recordBody, RecordsTestApp } from './support';
 import { INLINE_DELIVERY_ENV, Receiver } from './webhook-receiver';

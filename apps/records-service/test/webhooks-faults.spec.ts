@@ -1,7 +1,7 @@
 import type { ServiceProcess } from '@vault/platform/testing';
 import { nanos } from '@nats-io/nats-core';
 import { Client } from 'pg';
-import { WEBHOOK_DURABLE } from '../src/webhooks/fanout-horizon';
+import { WEBHOOK_DURABLE } from '../src/features/webhooks/fanout-horizon';
 import { waitFor } from './activity-log.harness';
 import { RecordsProcesses } from './records-process';
 import { recordBody, type Caller } from './support';

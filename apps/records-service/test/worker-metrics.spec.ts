@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { metricsRegistry } from '@vault/platform';
 import { freePort, TestDatabase, TestNatsServer } from '@vault/platform/testing';
 import { DataSource } from 'typeorm';
-import { OutboxRelayService } from '../src/events/outbox-relay.service';
+import { OutboxRelayService } from '../src/capabilities/events/outbox-relay.service';
 import { migratedDataSource, produce, startWorker, uniqueNamespace, waitFor, Worker } from './activity-log.harness';
 import { binary, filesPath, meta, upload } from './files-support';
 import { createRecordsDatabase } from './records-database';

@@ -1,16 +1,16 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
-import { ActivityLogPipelineModule } from '../activity-log-pipeline/activity-log-pipeline.module';
-import { ActivityLogModule } from '../activity-log/activity-log.module';
-import { ChangeFeedModule } from '../change-feed/change-feed.module';
-import { CollaboratorsModule } from '../collaborators/collaborators.module';
+import { ActivityLogPipelineModule } from '../features/activity-log-pipeline/activity-log-pipeline.module';
+import { ActivityLogModule } from '../features/activity-log/activity-log.module';
+import { ChangeFeedModule } from '../features/change-feed/change-feed.module';
+import { CollaboratorsModule } from '../features/collaborators/collaborators.module';
 import { RecordsEnv } from '../config/records.env';
-import { FilesModule } from '../files/files.module';
+import { FilesModule } from '../features/files/files.module';
 import { MIGRATIONS } from '../migrations';
 import { ENTITIES } from '../persistence/entities';
-import { RecordsModule } from '../records/records.module';
-import { VaultsModule } from '../vaults/vaults.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
+import { RecordsModule } from '../features/records/records.module';
+import { VaultsModule } from '../features/vaults/vaults.module';
+import { WebhooksModule } from '../features/webhooks/webhooks.module';
 
 @Module({
   imports: [

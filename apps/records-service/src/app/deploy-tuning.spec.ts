@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChangeFeedEnv } from '../change-feed/change-feed.env';
-import { WebhooksEnv } from '../webhooks/webhooks.env';
+import { ChangeFeedEnv } from '../features/change-feed/change-feed.env';
+import { WebhooksEnv } from '../features/webhooks/webhooks.env';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');

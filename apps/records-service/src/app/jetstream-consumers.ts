@@ -1,8 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { connectJetStream, JetStreamServer } from '@vault/platform';
-import { activityLogTransport } from '../activity-log-pipeline/activity-log.transport';
-import { changeFeedConsumers } from '../change-feed/change-feed.writer';
-import { webhookConsumers } from '../webhooks/webhook-fanout';
+import { activityLogTransport } from '../features/activity-log-pipeline/activity-log.transport';
+import { changeFeedConsumers } from '../features/change-feed/change-feed.writer';
+import { webhookConsumers } from '../features/webhooks/webhook-fanout';
 
 /**
  * The one JetStream transport of the service (a hybrid app): it runs every

@@ -31,4 +31,9 @@ describe('record type catalogue', () => {
     const ids = RECORD_CATALOGUE.flatMap((t) => t.subtypes.map((s) => catalogueId('subtype', `${t.type[0]}/${s[0]}`)));
     expect(new Set(ids).size).toBe(ids.length);
   });
+
+  it('keeps the ids every deployment already stored', () => {
+    expect(catalogueId('type', 'identityDocs')).toBe('779fd9f3-69e1-5f6a-891e-21905ef688b6');
+    expect(catalogueId('subtype', 'identityDocs/passport')).toBe('1d0120b2-4c82-5f77-a13d-fe80b785e82e');
+  });
 });

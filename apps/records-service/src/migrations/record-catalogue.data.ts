@@ -1,5 +1,5 @@
-import { stableId } from '../catalogue/stable-id';
 import { OTHER_SUBTYPE } from '@vault/contracts';
+import { createHash } from 'node:crypto';
 
 /** [name, en-US, es-US, fr-CA, en-CA when it differs from en-US] */
 export type CatalogueLabel = [string, string, string, string, string?];
@@ -11,9 +11,16 @@ export interface CatalogueType {
 
 export const CATALOGUE_ASSET_BASE = 'https://assets.vault.localhost/record-types';
 
-/** Stable ids (name-based) so every deployment shares them. */
+/**
+ * Stable ids (name-based, version 5 layout) so every deployment shares them. Written out here
+ * rather than imported: the rows this migration inserts must not change when live code does.
+ */
 export function catalogueId(kind: string, name: string): string {
-  return stableId(`catalogue-${kind}`, name);
+  const h = createHash('sha1').update(`vault:catalogue-${kind}:${name}`).digest();
+  h[6] = (h[6] & 0x0f) | 0x50;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return [x.slice(0, 8), x.slice(8, 12), x.slice(12, 16), x.slice(16, 20), x.slice(20)].join('-');
 }
 
 export const OTHER_NAME = OTHER_SUBTYPE;

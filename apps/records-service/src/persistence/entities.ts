@@ -1,15 +1,15 @@
-import { AccountDirectoryEntity } from './account-directory.entity';
-import { ActivityLogEntryEntity } from './activity-log-entry.entity';
-import { RecordMembershipEntity, VaultMembershipEntity } from './membership.entity';
-import { RecordSubtypeEntity, RecordTypeEntity } from './record-type.entity';
-import { OutboxEventEntity } from './outbox-event.entity';
-import { FilePurgeEntity, RecordFileEntity } from './record-file.entity';
-import { LicenseEntity } from './license.entity';
-import { RecordEntity } from './record.entity';
-import { ResumableUploadEntity } from './resumable-upload.entity';
-import { VaultEntity } from './vault.entity';
-import { WebhookDeliveryEntity } from './webhook-delivery.entity';
-import { WebhookEntity } from './webhook.entity';
+import { AccountDirectoryEntity } from './account-directory/account-directory.entity';
+import { ActivityLogEntryEntity } from './activity-log/activity-log-entry.entity';
+import { RecordMembershipEntity, VaultMembershipEntity } from './memberships/membership.entity';
+import { RecordSubtypeEntity, RecordTypeEntity } from './record-types/record-type.entity';
+import { OutboxEventEntity } from './outbox/outbox-event.entity';
+import { FilePurgeEntity, RecordFileEntity } from './record-files/record-file.entity';
+import { LicenseEntity } from './licenses/license.entity';
+import { RecordEntity } from './records/record.entity';
+import { ResumableUploadEntity } from './resumable-uploads/resumable-upload.entity';
+import { VaultEntity } from './vaults/vault.entity';
+import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity';
+import { WebhookEntity } from './webhooks/webhook.entity';
 
 /** Every TypeORM entity of records-service, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type

@@ -1,20 +1,20 @@
 import { Module } from '@nestjs/common';
-import { AccessRepository } from './access.repository';
-import { AccountDirectoryRepository } from './account-directory.repository';
-import { ActivityLogRepository } from './activity-log.repository';
-import { ChangeFeedRepository } from './change-feed.repository';
-import { CollaboratorRepository } from './collaborator.repository';
-import { LicenseRepository } from './license.repository';
-import { MembershipRepository } from './membership.repository';
-import { PurgeQueueRepository } from './purge-queue.repository';
-import { RecordFileRepository } from './record-file.repository';
-import { RecordTypeRepository } from './record-type.repository';
-import { RecordRepository } from './record.repository';
-import { ResumableUploadRepository } from './resumable-upload.repository';
+import { AccessRepository } from './access/access.repository';
+import { AccountDirectoryRepository } from './account-directory/account-directory.repository';
+import { ActivityLogRepository } from './activity-log/activity-log.repository';
+import { ChangeFeedRepository } from './change-feed/change-feed.repository';
+import { CollaboratorRepository } from './memberships/collaborator.repository';
+import { LicenseRepository } from './licenses/license.repository';
+import { MembershipRepository } from './memberships/membership.repository';
+import { PurgeQueueRepository } from './record-files/purge-queue.repository';
+import { RecordFileRepository } from './record-files/record-file.repository';
+import { RecordTypeRepository } from './record-types/record-type.repository';
+import { RecordRepository } from './records/record.repository';
+import { ResumableUploadRepository } from './resumable-uploads/resumable-upload.repository';
 import { Transactions } from './transactions';
-import { UsageRepository } from './usage.repository';
-import { VaultRepository } from './vault.repository';
-import { WebhookRepository } from './webhook.repository';
+import { UsageRepository } from './usage/usage.repository';
+import { VaultRepository } from './vaults/vault.repository';
+import { WebhookRepository } from './webhooks/webhook.repository';
 
 const PROVIDERS = [
   Transactions,

@@ -1,0 +1,95 @@
+import { Injectable } from '@nestjs/common';
+import type { Principal } from '@vault/contracts';
+import { MembershipRepository } from '../../persistence/memberships/membership.repository';
+import type { Tx } from '../../persistence/transactions';
+import { UsageRepository } from '../../persistence/usage/usage.repository';
+import { VaultRepository } from '../../persistence/vaults/vault.repository';
+import { LicensesService } from './licenses.service';
+import { Plan } from './plans-file';
+import { maxOwnedVaultsReached, maxRecordsReached, storageQuotaExceeded } from './plans.errors';
+import { PlansService } from './plans.service';
+
+const MiB = 1024 * 1024;
+const GiB = 1024 * MiB;
+
+/** Plan limits of an upload into a vault, in bytes. */
+export interface UploadLimits {
+  maxUploadBytes: number;
+  quotaRemainingBytes: number;
+}
+
+/**
+ * The one place where plan limits meet usage: owned vaults per account, records per
+ * vault, bytes per upload and per vault. Checks that guard a change run inside its
+ * transaction after the vault rows are locked (VaultRepository.lock), so concurrent
+ * changes of one vault cannot both pass.
+ */
+@Injectable()
+export class QuotaService {
+  constructor(
+    private readonly licenses: LicensesService,
+    private readonly plans: PlansService,
+    private readonly usage: UsageRepository,
+    private readonly memberships: MembershipRepository,
+    private readonly vaults: VaultRepository,
+  ) {}
+
+  /**
+   * Refuses a new vault when the account already owns as many as the most generous of
+   * its plans (the new vault's included) allows. Returns the ids of the owned vaults.
+   */
+  async assertCanOwnAnotherVault(tx: Tx, principal: Pick<Principal, 'tenantId' | 'openId'>, newPlan: Plan): Promise<string[]> {
+    const owned = await this.memberships.ownedVaultIds(tx, principal.tenantId, principal.openId);
+    const plans = [newPlan, ...(await this.licenses.currentPlans(tx, owned))];
+    const max = Math.max(...plans.map((p) => this.plans.limit(p, 'account.maxOwnedVaults')));
+    if (owned.length >= max) throw maxOwnedVaultsReached(max);
+    return owned;
+  }
+
+  /**
+   * Refuses one more live record in a vault that holds its plan's vault.maxVaultRecords;
+   * `vault` is the row locked by this transaction, with its live-record counter.
+   */
+  async assertRoomForRecord(tx: Tx, vault: { id: string; liveRecords: number }): Promise<void> {
+    const max = this.plans.limit(await this.licenses.planOf(vault.id, tx), 'vault.maxVaultRecords');
+    if (vault.liveRecords >= max) throw maxRecordsReached(max);
+  }
+
+  /**
+   * Takes a place for one more live record in the vault, or refuses (409) when it holds
+   * its plan's vault.maxVaultRecords: an atomic conditional increment of the vault's
+   * counter, to be run last in the creating transaction.
+   */
+  async claimRecordPlace(tx: Tx, vaultId: string): Promise<void> {
+    const max = this.plans.limit(await this.licenses.planOf(vaultId, tx), 'vault.maxVaultRecords');
+    if (!(await this.vaults.claimRecordPlace(tx, vaultId, max))) throw maxRecordsReached(max);
+  }
+
+  /** Whether a vault on `plan` with `liveRecords` records holds as many as the plan allows. */
+  recordsFull(plan: Plan, liveRecords: number): boolean {
+    return liveRecords >= this.plans.limit(plan, 'vault.maxVaultRecords');
+  }
+
+  /** Per-upload limit and room left in the vault, read before an upload's bytes arrive. */
+  async uploadLimits(vaultId: string): Promise<UploadLimits> {
+    const plan = await this.licenses.planOf(vaultId);
+    const maxVault = this.plans.limit(plan, 'vault.maxVaultGBs') * GiB;
+    const used = await this.usage.vaultBytes(vaultId);
+    return {
+      maxUploadBytes: this.plans.limit(plan, 'vault.maxUploadMBs') * MiB,
+      quotaRemainingBytes: Math.max(0, maxVault - used),
+    };
+  }
+
+  /** Refuses `adding` more bytes of files in a vault beyond its plan's vault.maxVaultGBs. */
+  async assertRoomForBytes(tx: Tx, vaultId: string, adding: number): Promise<void> {
+    const max = this.plans.limit(await this.licenses.planOf(vaultId, tx), 'vault.maxVaultGBs') * GiB;
+    if ((await this.usage.vaultBytes(vaultId, tx)) + adding > max) throw storageQuotaExceeded();
+  }
+
+  /** A record moving into `vaultId` brings its files: the vault must have room for them. */
+  async assertRoomForRecordFiles(tx: Tx, recordId: string, vaultId: string): Promise<void> {
+    const size = await this.usage.recordBytes(recordId, tx);
+    if (size > 0) await this.assertRoomForBytes(tx, vaultId, size);
+  }
+}

@@ -1,0 +1,241 @@
+import { createHash, type Hash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { pipeline, Transform } from 'node:stream';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { fileBytes } from '@vault/platform';
+import { PurgeQueueRepository } from '../../persistence/record-files/purge-queue.repository';
+import { Transactions } from '../../persistence/transactions';
+import { AppendState, ByteRange, FileStorage } from './file-storage';
+import { Metered, MeteredStream } from './metered-stream';
+import { FilesEnv } from './storage.env';
+
+/** Bytes written for an upload that is not committed yet. */
+export interface StoredBytes extends Metered {
+  storageKey: string;
+}
+
+const PURGE_BATCH = 100;
+
+/** Where an append-only (resumable) upload stands in storage. */
+export interface AppendProgress {
+  storageKey: string;
+  offset: number;
+  length: number;
+  state: AppendState;
+}
+
+/** One chunk appended (not recorded yet): the progress it leads to and what was seen. */
+export interface AppendedChunk {
+  next: AppendProgress;
+  written: number;
+  /** Digest of the chunk alone in the algorithm asked for (base64), for Upload-Checksum. */
+  chunkDigest?: string;
+}
+
+export type ChunkAlgorithm = 'sha1' | 'sha256';
+
+/**
+ * The bytes side of record files: writes uploads under generated keys, opens them
+ * for download and carries out queued removals. Every upload first queues its own
+ * removal (due after FILE_UPLOAD_GRACE_SECONDS); committing the metadata row cancels
+ * it, so an upload cut short by a crash is removed later without anyone knowing it.
+ */
+@Injectable()
+export class FileBytesService implements OnModuleInit, OnModuleDestroy {
+  private readonly log = new Logger(FileBytesService.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly tx: Transactions,
+    private readonly purges: PurgeQueueRepository,
+    private readonly storage: FileStorage,
+    private readonly env: FilesEnv,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.purgeDue(), this.env.FILE_PURGE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /**
+   * Streams `source` into storage under a new key; more than `limit` bytes fail
+   * with `overLimit(limit)` and leave nothing stored.
+   */
+  async store(source: Readable, limit: number, overLimit: (limit: number) => Error): Promise<StoredBytes> {
+    const storageKey = randomUUID();
+    const due = new Date(Date.now() + this.env.FILE_UPLOAD_GRACE_SECONDS * 1000);
+    await this.purges.enqueue(storageKey, due);
+    const meter = new MeteredStream(limit, overLimit);
+    source.on('error', (err) => meter.destroy(err));
+    meter.on('error', () => source.resume());
+    try {
+      await this.storage.write(storageKey, source.pipe(meter));
+    } catch (err) {
+      await this.discard(storageKey);
+      throw meter.errored ?? err;
+    }
+    const stored = meter.result();
+    fileBytes.inc({ direction: 'in' }, stored.size);
+    return { storageKey, ...stored };
+  }
+
+  /** Removes uncommitted bytes at once (a refused or failed upload). */
+  async discard(storageKey: string): Promise<void> {
+    try {
+      await this.storage.remove(storageKey);
+      await this.purges.dequeue(storageKey);
+    } catch (err) {
+      this.log.warn(`bytes of ${storageKey} stay queued for removal: ${String(err)}`);
+    }
+  }
+
+  /**
+   * Prepares storage for a resumable upload under a new key, its removal queued first
+   * (due at `purgeAfter`: the upload's expiry plus the grace period, a backstop for the
+   * sweeper of expired uploads).
+   */
+  async beginAppend(
+    purgeAfter: Date,
+  ): Promise<{ storageKey: string; state: AppendState }> {
+    const storageKey = randomUUID();
+    await this.purges.enqueue(storageKey, purgeAfter);
+    try {
+      return { storageKey, state: await this.storage.beginAppend(storageKey) };
+    } catch (err) {
+      await this.discard(storageKey);
+      throw err;
+    }
+  }
+
+  /**
+   * Appends one chunk durably, feeding its bytes to `whole` (the running hash of the
+   * file, when the caller has one) and computing the chunk's own digest when asked; at
+   * most `length - offset` bytes are taken (more is refused by `overLimit`). The caller
+   * records `next` or refuses it (`releaseAppend`).
+   */
+  async appendChunk(
+    at: AppendProgress,
+    source: Readable,
+    algorithm: ChunkAlgorithm | undefined,
+    overLimit: () => Error,
+    whole?: Hash,
+  ): Promise<AppendedChunk> {
+    const chunkHash = algorithm ? createHash(algorithm) : undefined;
+    let written = 0;
+    const room = at.length - at.offset;
+    const meter = new Transform({
+      highWaterMark: 1 << 20,
+      transform(chunk: Buffer, _enc, cb) {
+        written += chunk.length;
+        if (written > room) return cb(overLimit());
+        whole?.update(chunk);
+        chunkHash?.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    source.on('error', (err) => meter.destroy(err));
+    const state = await this.storage.append(
+      at.storageKey,
+      at.state,
+      at.offset,
+      at.length,
+      source.pipe(meter),
+    );
+    fileBytes.inc({ direction: 'in' }, written);
+    const next: AppendProgress = { ...at, offset: at.offset + written, state };
+    return { next, written, chunkDigest: chunkHash?.digest('base64') };
+  }
+
+  /** Drops what the storage held for `dropped` and `kept` no longer needs. */
+  async releaseAppend(
+    storageKey: string,
+    dropped: AppendState,
+    kept: AppendState,
+  ): Promise<void> {
+    await this.storage
+      .releaseAppend(storageKey, dropped, kept)
+      .catch((err: unknown) =>
+        this.log.warn(
+          `leftovers of ${storageKey} stay until the upload ends: ${String(err)}`,
+        ),
+      );
+  }
+
+  /** Makes the appended bytes the object of the key (they still await their commit). */
+  finishAppend(at: AppendProgress): Promise<void> {
+    return this.storage.finishAppend(at.storageKey, at.state, at.length);
+  }
+
+  /** The SHA-256 (hex) of a stored object, read back whole (an upload hashed nowhere else). */
+  async sha256Of(storageKey: string): Promise<string> {
+    const hash = createHash('sha256');
+    for await (const chunk of await this.storage.read(storageKey)) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+
+  /** The stored bytes (or a range of them) for a download, counted out as they are read (file_bytes_total). */
+  async open(storageKey: string, range?: ByteRange): Promise<Readable> {
+    const source = await this.storage.read(storageKey, range);
+    const counted = new Transform({
+      highWaterMark: 1 << 20,
+      transform(chunk: Buffer, _enc, cb) {
+        fileBytes.inc({ direction: 'out' }, chunk.length);
+        cb(null, chunk);
+      },
+    });
+    // Errors of either side reach the other: a failed read fails the download, a dropped download stops the read.
+    pipeline(source, counted, () => undefined);
+    return counted;
+  }
+
+  /** Runs a purge of every due removal now (and waits for it). */
+  purgeNow(): Promise<void> {
+    return this.purgeDue();
+  }
+
+  /** Removes the bytes of one deleted file now; on failure the queue retries later. */
+  async purgeKey(storageKey: string): Promise<void> {
+    await this.purgeBatch(storageKey).catch((err: unknown) =>
+      this.log.warn(`bytes of ${storageKey} stay queued for removal: ${String(err)}`),
+    );
+  }
+
+  /**
+   * Removes the bytes of an upload that will never commit (expired or terminated),
+   * through the queue: only a key still queued is removed, never a committed file's.
+   */
+  async abandon(storageKey: string): Promise<void> {
+    if (await this.purges.dueNow(storageKey)) await this.purgeKey(storageKey);
+  }
+
+  /** Carries out due removals, a batch at a time; several instances share the queue. */
+  private purgeDue(): Promise<void> {
+    this.running ??= this.purgeBatches().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async purgeBatches(): Promise<void> {
+    try {
+      while ((await this.purgeBatch()) === PURGE_BATCH);
+    } catch (err) {
+      this.log.warn(`purging stored bytes failed, retrying later: ${String(err)}`);
+    }
+  }
+
+  private purgeBatch(storageKey?: string): Promise<number> {
+    return this.tx.run(async (tx) => {
+      const due = await this.purges.lockDue(tx, PURGE_BATCH, storageKey);
+      for (const row of due) {
+        await this.storage.remove(row.storageKey);
+        await this.purges.dequeue(row.storageKey, tx);
+      }
+      return due.length;
+    });
+  }
+}

@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { loadEnv } from '@vault/platform';
+import { PersistenceModule } from '../../persistence/persistence.module';
+import { FileBytesService } from './file-bytes.service';
+import { FileStorage } from './file-storage';
+import { FsFileStorage } from './fs-file-storage';
+import { S3FileStorage } from './s3-file-storage';
+import { FilesEnv } from './storage.env';
+
+const MiB = 1024 * 1024;
+
+/** The storage adapter FILE_STORAGE names. */
+function storageFromEnv(env: FilesEnv): FileStorage {
+  if (env.FILE_STORAGE === 'fs') return new FsFileStorage(env.FILE_STORAGE_DIR);
+  return new S3FileStorage({
+    bucket: env.S3_BUCKET ?? '',
+    region: env.S3_REGION,
+    endpoint: env.S3_ENDPOINT,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE,
+    partSizeBytes: env.S3_PART_SIZE_MB * MiB,
+    queueSize: env.S3_QUEUE_SIZE,
+  });
+}
+
+/** File bytes: the storage port with its adapters (filesystem, S3) and the removal queue. */
+@Module({
+  imports: [PersistenceModule],
+  providers: [
+    { provide: FilesEnv, useFactory: () => loadEnv(FilesEnv) },
+    { provide: FileStorage, inject: [FilesEnv], useFactory: storageFromEnv },
+    FileBytesService,
+  ],
+  exports: [FileBytesService],
+})
+export class StorageModule {}

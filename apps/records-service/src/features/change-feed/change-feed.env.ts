@@ -1,0 +1,56 @@
+import { ToInt } from '@vault/platform';
+import { IsIn, IsInt, Max, Min } from 'class-validator';
+import { EventsEnv, RUN_MODES, RunMode } from '../../capabilities/events/events.env';
+
+/** Settings of the vault change feed (docs/change-feed.md, Configuration), validated at boot. */
+export class ChangeFeedEnv extends EventsEnv {
+  /** `inline`: this process fills the feed from the vault events; `off`: other processes do. */
+  @IsIn(RUN_MODES)
+  CHANGE_FEED_WRITER: RunMode = 'inline';
+
+  /**
+   * Time JetStream waits for the writer's ack of a batch of vault events before handing
+   * them out again (the insert ignores events already in the feed).
+   */
+  @ToInt()
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  CHANGE_FEED_ACK_WAIT_MS = 30_000;
+
+  /** Days an event stays in the feed; older ones are pruned and cursors before them answer 410. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  CHANGE_FEED_RETENTION_DAYS = 30;
+
+  /** How often a vault's reader looks for new events without a signal (and re-checks its callers' access). */
+  @ToInt()
+  @IsInt()
+  @Min(20)
+  @Max(60_000)
+  CHANGE_FEED_POLL_MS = 500;
+
+  /** Interval of the comment line an idle event stream sends to keep proxies from closing it. */
+  @ToInt()
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  CHANGE_FEED_HEARTBEAT_MS = 15_000;
+
+  /**
+   * Bytes a live event stream may still have unsent when new events come; beyond that its
+   * client is too far behind and the stream is closed (the client resumes with Last-Event-ID).
+   */
+  @ToInt()
+  @IsInt()
+  @Min(4096)
+  CHANGE_FEED_STREAM_BUFFER_BYTES = 1_048_576;
+
+  /** How often expired events are pruned. */
+  @ToInt()
+  @IsInt()
+  @Min(1000)
+  CHANGE_FEED_PRUNE_MS = 3_600_000;
+}

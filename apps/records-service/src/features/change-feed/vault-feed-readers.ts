@@ -1,0 +1,231 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import {
+  ChangeFeedRepository,
+  FeedCaller,
+  FeedEntry,
+  FeedView,
+} from '../../persistence/change-feed/change-feed.repository';
+import { encodeCursor } from './change-feed.cursor';
+import { ChangeFeedEnv } from './change-feed.env';
+import { FeedSignal } from './feed-signal';
+
+/** Events one read of a vault's feed takes at most (a full read is followed by the next at once). */
+export const FEED_READ_BATCH = 500;
+
+/** One event as the streams of a vault share it: its position, record and SSE message, made once. */
+export interface SharedEvent {
+  seq: bigint;
+  recordId: string | null;
+  message: string;
+}
+
+/** One Server-Sent Events message: its id is the event's cursor. */
+export const sseMessage = (
+  e: Pick<FeedEntry, 'seq' | 'type' | 'envelope'>,
+): string =>
+  `id: ${encodeCursor(e.seq)}\nevent: ${e.type}\ndata: ${JSON.stringify(e.envelope)}\n\n`;
+
+/** An open stream of a vault as its reader sees it. */
+export interface FeedSubscriber {
+  readonly caller: FeedCaller;
+  /** The feed position this stream has passed (its own cursor, also past events it may not see). */
+  position: bigint;
+  /** Writes the events (after `position`, visible to the caller) and moves `position` to `to`. */
+  deliver(events: SharedEvent[], to: bigint): void;
+  /** The caller no longer sees the vault: the stream ends. */
+  lost(): void;
+}
+
+const callerKey = (c: FeedCaller) => `${c.tenantId}\u0000${c.openId}`;
+
+/** Whether a caller with this view sees the event: a member every one, a guest those of its records. */
+function visibleTo(
+  view: FeedView,
+  records: Set<string>,
+  e: SharedEvent,
+): boolean {
+  return (
+    view.vaultRole !== null || (e.recordId !== null && records.has(e.recordId))
+  );
+}
+
+/**
+ * The one reader of a vault's feed in this process: when woken (events written here,
+ * a NOTIFY from any instance, or its poll every CHANGE_FEED_POLL_MS), it reads the new
+ * events once from the lowest position of its streams together with what each distinct
+ * caller sees now (one statement; the views on each poll too), and hands the
+ * events to every stream, which keeps its own position and filters by its caller's view.
+ */
+class VaultFeedReader {
+  readonly subscribers = new Set<FeedSubscriber>();
+  /** Signals naming this vault (its writer's or a notification) that woke the reader. */
+  signalled = 0;
+  private running = false;
+  private again = false;
+  private recheck = false;
+  private poll?: NodeJS.Timeout;
+
+  constructor(
+    private readonly vaultId: string,
+    private readonly feed: ChangeFeedRepository,
+    private readonly pollMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Reads now (or right after the read under way); `recheck` also re-reads the callers' access. */
+  wake(recheck = false): void {
+    this.recheck ||= recheck;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.poll);
+    this.poll = undefined;
+    void this.run();
+  }
+
+  stop(): void {
+    clearTimeout(this.poll);
+    this.poll = undefined;
+  }
+
+  private async run(): Promise<void> {
+    this.running = true;
+    try {
+      let more = true;
+      while (more && this.subscribers.size > 0) {
+        this.again = false;
+        more = (await this.readOnce()) || this.again;
+      }
+    } catch (err) {
+      this.logger.warn(
+        `change feed reader of vault ${this.vaultId}: ${String(err)} (retrying at the next poll)`,
+      );
+    } finally {
+      this.running = false;
+      if (this.subscribers.size > 0 && !this.poll)
+        this.poll = setTimeout(
+          () => ((this.poll = undefined), this.wake(true)),
+          this.pollMs,
+        );
+    }
+  }
+
+  /** One read and delivery; true when the read was full (more events wait). */
+  private async readOnce(): Promise<boolean> {
+    const streams = [...this.subscribers];
+    if (streams.length === 0) return false;
+    const from = streams.reduce(
+      (min, s) => (s.position < min ? s.position : min),
+      streams[0].position,
+    );
+    // the new events and what each caller sees at delivery time, in one statement for all the streams
+    const callers = [
+      ...new Map(streams.map((s) => [callerKey(s.caller), s.caller])).values(),
+    ];
+    const recheck = this.recheck;
+    this.recheck = false;
+    const { events: rows, views: viewRows } = await this.feed.eventsAndViews(
+      this.vaultId,
+      from.toString(),
+      FEED_READ_BATCH,
+      callers,
+      recheck,
+    );
+    if (rows.length === 0 && !recheck) return false;
+    const views = new Map<string, { view: FeedView; records: Set<string> }>();
+    for (const view of viewRows)
+      views.set(callerKey(view), { view, records: new Set(view.guestRecords) });
+    const events: SharedEvent[] = rows.map((r) => ({
+      seq: BigInt(r.seq),
+      recordId: r.recordId,
+      message: sseMessage(r),
+    }));
+    const to = events.at(-1)?.seq ?? from;
+    for (const s of streams) {
+      if (!this.subscribers.has(s)) continue;
+      const seen = views.get(callerKey(s.caller));
+      if (!seen || (seen.view.vaultRole === null && seen.records.size === 0)) {
+        s.lost();
+        continue;
+      }
+      s.deliver(
+        events.filter(
+          (e) => e.seq > s.position && visibleTo(seen.view, seen.records, e),
+        ),
+        to,
+      );
+    }
+    return rows.length === FEED_READ_BATCH;
+  }
+}
+
+/**
+ * The vault readers of this process (docs/change-feed.md, Streaming): one per vault with
+ * open streams, created with the first stream and dropped with the last.
+ */
+@Injectable()
+export class VaultFeedReaders implements OnModuleDestroy {
+  private readonly logger = new Logger('ChangeFeedReader');
+  private readonly readers = new Map<string, VaultFeedReader>();
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly feed: ChangeFeedRepository,
+    private readonly env: ChangeFeedEnv,
+    private readonly signal: FeedSignal,
+  ) {}
+
+  /** Adds a stream to its vault's reader, which reads at once from the stream's position. */
+  join(vaultId: string, s: FeedSubscriber): void {
+    this.unsubscribe ??= this.signal.subscribe((vaultIds) =>
+      this.woken(vaultIds),
+    );
+    let reader = this.readers.get(vaultId);
+    if (!reader)
+      this.readers.set(
+        vaultId,
+        (reader = new VaultFeedReader(
+          vaultId,
+          this.feed,
+          this.env.CHANGE_FEED_POLL_MS,
+          this.logger,
+        )),
+      );
+    reader.subscribers.add(s);
+    reader.wake();
+  }
+
+  leave(vaultId: string, s: FeedSubscriber): void {
+    const reader = this.readers.get(vaultId);
+    if (!reader?.subscribers.delete(s) || reader.subscribers.size > 0) return;
+    reader.stop();
+    this.readers.delete(vaultId);
+  }
+
+  /**
+   * Signals naming the vault (this process's writer or another instance's notification)
+   * that woke its reader since it was created with the vault's first open stream; 0
+   * without open streams.
+   */
+  signalledWakes(vaultId: string): number {
+    return this.readers.get(vaultId)?.signalled ?? 0;
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+    for (const r of this.readers.values()) r.stop();
+    this.readers.clear();
+  }
+
+  private woken(vaultIds: readonly string[] | undefined): void {
+    if (vaultIds === undefined) for (const r of this.readers.values()) r.wake();
+    else
+      for (const id of vaultIds) {
+        const reader = this.readers.get(id);
+        if (!reader) continue;
+        reader.signalled++;
+        reader.wake();
+      }
+  }
+}

@@ -1,0 +1,31 @@
+import { Module } from '@nestjs/common';
+import { loadEnv } from '@vault/platform';
+import { AccessModule } from '../../capabilities/access/access.module';
+import { CatalogueModule } from '../../capabilities/catalogue/catalogue.module';
+import { EventsModule } from '../../capabilities/events/events.module';
+import { PersistenceModule } from '../../persistence/persistence.module';
+import { PlansModule } from '../../capabilities/plans/plans.module';
+import { StorageModule } from '../../capabilities/storage/storage.module';
+import { FileChanges } from './file-changes';
+import { FilesController } from './files.controller';
+import { FilesService } from './files.service';
+import { ResumableCreationKeys } from './resumable/resumable-creation-keys';
+import { ResumableUploadService } from './resumable/resumable-upload.service';
+import { ResumableUploadsController, TusDiscoveryController } from './resumable/resumable-uploads.controller';
+import { ResumableEnv } from './resumable/resumable.env';
+import { UploadService } from './upload/upload.service';
+
+/** Record files: streaming upload and download, metadata, quotas. */
+@Module({
+  imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule, StorageModule],
+  controllers: [FilesController, ResumableUploadsController, TusDiscoveryController],
+  providers: [
+    FileChanges,
+    FilesService,
+    UploadService,
+    ResumableUploadService,
+    ResumableCreationKeys,
+    { provide: ResumableEnv, useFactory: () => loadEnv(ResumableEnv) },
+  ],
+})
+export class FilesModule {}

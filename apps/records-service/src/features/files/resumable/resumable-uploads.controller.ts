@@ -1,0 +1,223 @@
+import {
+  Controller,
+  Delete,
+  Head,
+  HttpCode,
+  Options,
+  Patch,
+  Post,
+  Req,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiConsumes,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Principal } from '@vault/contracts';
+import {
+  Access,
+  ApiIdempotencyKey,
+  CurrentPrincipal,
+  IDEMPOTENCY_REPLAYED_HEADER,
+  Public,
+  ReadsOwnBody,
+} from '@vault/platform';
+import type { Request, Response } from 'express';
+import type { VaultAccess } from '../../../capabilities/access/access.service';
+import { ResolvedAccess } from '../../../capabilities/access/resolved-access.decorator';
+import { RoleGuard } from '../../../capabilities/access/role.guard';
+import {
+  RECORD_FILE_ID_HEADER,
+  RECORD_FILE_URL_HEADER,
+  ResumableUploadService,
+} from './resumable-upload.service';
+import { CHUNK_ALGORITHMS } from './tus-metadata';
+import {
+  CREATION_HEADERS,
+  ResumableCreationKeys,
+} from './resumable-creation-keys';
+
+const ROUTE = 'vault/vault-id/:vaultId/records/record-id/:recordId/uploads';
+const TUS_EXTENSIONS =
+  'creation,creation-with-upload,checksum,termination,expiration';
+
+const tusResumable = ApiHeader({
+  name: 'Tus-Resumable',
+  required: true,
+  description: '1.0.0',
+});
+const uploadOffset = ApiHeader({
+  name: 'Upload-Offset',
+  required: true,
+  description: 'Where this chunk starts (the offset HEAD reported).',
+});
+
+/**
+ * Resumable uploads, tus 1.0 (docs/files.md, Resumable uploads): the protocol is
+ * served by @tus/server through ResumableUploadService, after the platform guard and
+ * RoleGuard (record editors and owners only). Each upload belongs to its creator.
+ */
+@ApiTags('record files')
+@ApiBearerAuth()
+@UseGuards(RoleGuard)
+@Controller(ROUTE)
+export class ResumableUploadsController {
+  constructor(
+    private readonly resumable: ResumableUploadService,
+    private readonly creationKeys: ResumableCreationKeys,
+  ) {}
+
+  @Post()
+  @Access('record:editor')
+  @ReadsOwnBody()
+  @ApiOperation({
+    summary:
+      'Create a resumable upload (tus creation, creation-with-upload); Location is the upload URL.',
+    description:
+      'Upload-Metadata (tus: comma-separated "key base64(value)") carries fileName, correlationId, fileType, caption ' +
+      '(images), uploadTitle, uploadDetail, fileExtension, contentType and optionally sha256 (whole file, hex or base64). ' +
+      'Refused before any byte: 400 metadata, 403 viewer, 404, 409 file_name_taken, 413 payload_too_large (vault.maxUploadMBs) ' +
+      'or storage_quota_exceeded (vault.maxVaultGBs, counting open uploads), 429 too many open uploads. ' +
+      `With Idempotency-Key, a repeat answers the first creation again (${IDEMPOTENCY_REPLAYED_HEADER}: true, same Location ` +
+      "and Upload-Expires) without a second upload, with the upload's current Upload-Offset while it is open; " +
+      'bytes a repeat carries are not appended.',
+  })
+  @ApiIdempotencyKey(`set of creation headers (${CREATION_HEADERS.join(', ')})`)
+  @tusResumable
+  @ApiHeader({
+    name: 'Upload-Length',
+    required: true,
+    description: 'Size of the whole file, bytes.',
+  })
+  @ApiHeader({ name: 'Upload-Metadata', required: true })
+  @ApiConsumes('application/offset+octet-stream')
+  @ApiResponse({
+    status: 201,
+    description:
+      'Created; headers Location, Upload-Expires (and Upload-Offset with a body).',
+  })
+  create(
+    @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: Request,
+    @Res() res: Response,
+  ) {
+    return this.creationKeys.create(access, principal, req, res);
+  }
+
+  @Head(':uploadId')
+  @Access('record:editor')
+  @ApiOperation({
+    summary:
+      "Where the caller's upload stands: Upload-Offset, Upload-Length (404 for anyone else's).",
+  })
+  @tusResumable
+  @ApiResponse({
+    status: 200,
+    description:
+      'Headers Upload-Offset, Upload-Length, Upload-Metadata, Cache-Control: no-store.',
+  })
+  @ApiResponse({ status: 410, description: 'The upload expired.' })
+  offset(
+    @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: Request,
+    @Res() res: Response,
+  ) {
+    return this.resumable.handle(access, principal, req, res);
+  }
+
+  @Patch(':uploadId')
+  @Access('record:editor')
+  @ReadsOwnBody()
+  @ApiOperation({
+    summary: 'Append a chunk (Content-Type: application/offset+octet-stream).',
+    description:
+      `The answer to the chunk that completes the upload carries ${RECORD_FILE_ID_HEADER} and ${RECORD_FILE_URL_HEADER} ` +
+      '(the download path of the new record file); its refusals are those of the multipart upload ' +
+      '(400 checksum_mismatch against the sha256 metadata, 409 file_name_taken or storage_quota_exceeded, 503).',
+  })
+  @tusResumable
+  @uploadOffset
+  @ApiHeader({
+    name: 'Upload-Checksum',
+    required: false,
+    description: `"<${CHUNK_ALGORITHMS.join('|')}> <base64 digest>" of this chunk.`,
+  })
+  @ApiConsumes('application/offset+octet-stream')
+  @ApiNoContentResponse({
+    description: 'Appended; Upload-Offset is the new offset.',
+  })
+  @ApiResponse({
+    status: 409,
+    description: 'Upload-Offset is not where the upload stands.',
+  })
+  @ApiResponse({
+    status: 460,
+    description:
+      'checksum_mismatch: the chunk does not match Upload-Checksum; it was discarded.',
+  })
+  append(
+    @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: Request,
+    @Res() res: Response,
+  ) {
+    return this.resumable.handle(access, principal, req, res);
+  }
+
+  @Delete(':uploadId')
+  @Access('record:editor')
+  @ApiOperation({
+    summary:
+      'Terminate the upload: its bytes are removed and its reservation released.',
+  })
+  @tusResumable
+  @ApiNoContentResponse({ description: 'Terminated.' })
+  terminate(
+    @ResolvedAccess() access: VaultAccess,
+    @CurrentPrincipal() principal: Principal,
+    @Req() req: Request,
+    @Res() res: Response,
+  ) {
+    return this.resumable.handle(access, principal, req, res);
+  }
+}
+
+/** tus discovery (OPTIONS), open to anyone: the protocol version and extensions. */
+@ApiTags('record files')
+@Controller(ROUTE)
+export class TusDiscoveryController {
+  @Options()
+  @Public()
+  @HttpCode(204)
+  @ApiOperation({
+    summary:
+      'tus discovery: Tus-Version, Tus-Extension, Tus-Checksum-Algorithm.',
+  })
+  @ApiNoContentResponse({ description: 'No body.' })
+  collection(@Res({ passthrough: true }) res: Response): void {
+    discovery(res);
+  }
+
+  @Options(':uploadId')
+  @Public()
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'No body.' })
+  upload(@Res({ passthrough: true }) res: Response): void {
+    discovery(res);
+  }
+}
+
+function discovery(res: Response): void {
+  res.setHeader('Tus-Resumable', '1.0.0');
+  res.setHeader('Tus-Version', '1.0.0');
+  res.setHeader('Tus-Extension', TUS_EXTENSIONS);
+  res.setHeader('Tus-Checksum-Algorithm', CHUNK_ALGORITHMS.join(','));
+}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AccessModule } from '../../capabilities/access/access.module';
+import { CatalogueModule } from '../../capabilities/catalogue/catalogue.module';
+import { EventsModule } from '../../capabilities/events/events.module';
+import { PersistenceModule } from '../../persistence/persistence.module';
+import { PlansModule } from '../../capabilities/plans/plans.module';
+import { RecordsController } from './records.controller';
+import { RecordsService } from './records.service';
+
+@Module({
+  imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule],
+  controllers: [RecordsController],
+  providers: [RecordsService],
+})
+export class RecordsModule {}

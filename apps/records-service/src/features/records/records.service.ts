@@ -1,0 +1,275 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import {
+  IdResponse,
+  Principal,
+  RecordChangedEvent,
+  RecordDto,
+  RecordLookupView,
+  pageInfo,
+  RECORD_SEARCH_DEFAULT_PAGE_SIZE,
+  RecordSearchItem,
+  RecordSearchPage,
+  RecordSearchQueryDto,
+  RecordTransferredEvent,
+  Subject,
+  SUBJECTS,
+} from '@vault/contracts';
+import { ETagged, IfMatchCondition, sqlStateOf } from '@vault/platform';
+import { recordNotFound, vaultNotFound } from '../../capabilities/access/access.errors';
+import { callerETag, callerView } from '../../capabilities/access/caller-etag';
+import { AccessService, isUuid, VaultAccess } from '../../capabilities/access/access.service';
+import { CatalogueService, isOtherSubtype, ResolvedType } from '../../capabilities/catalogue/catalogue.service';
+import { actorName, eventBase } from '../../capabilities/events/event-payload';
+import { EventPublisher } from '../../capabilities/events/event-publisher';
+import { MembershipRepository } from '../../persistence/memberships/membership.repository';
+import { RecordFileRepository } from '../../persistence/record-files/record-file.repository';
+import { RecordEntity } from '../../persistence/records/record.entity';
+import { RecordRepository, RecordSearchFilter } from '../../persistence/records/record.repository';
+import { Transactions, Tx } from '../../persistence/transactions';
+import { VaultEntity } from '../../persistence/vaults/vault.entity';
+import { VaultRepository } from '../../persistence/vaults/vault.repository';
+import { QuotaService } from '../../capabilities/plans/quota.service';
+import { toLookupView, toSearchItem } from './record.view';
+import { destinationRoleTooWeak, sameVault } from './records.errors';
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** Records of a vault: create, read, search, change, soft delete and move between vaults. */
+@Injectable()
+export class RecordsService {
+  constructor(
+    private readonly tx: Transactions,
+    private readonly vaults: VaultRepository,
+    private readonly records: RecordRepository,
+    private readonly files: RecordFileRepository,
+    private readonly memberships: MembershipRepository,
+    private readonly access: AccessService,
+    private readonly catalogue: CatalogueService,
+    private readonly quota: QuotaService,
+    private readonly events: EventPublisher,
+  ) {}
+
+  async create({ vault }: VaultAccess, principal: Principal, dto: RecordDto): Promise<IdResponse> {
+    const resolved = await this.catalogue.resolve(dto.recordTypeName, dto.recordSubtypeName);
+    return this.tx.run(async (tx) => {
+      const record = this.records.create({
+        id: randomUUID(),
+        tenantId: vault.tenantId,
+        vaultId: vault.id,
+        createdBy: principal.openId,
+        status: 'ACTIVE',
+        active: true,
+      });
+      this.assign(record, dto, resolved, principal);
+      await this.records.insert(tx, record);
+      await this.memberships.grantRecordRole(tx, record, principal.openId, 'rec_owner');
+      await this.publish(tx, SUBJECTS.recordCreated, principal, vault, record, resolved.type.name);
+      // last: the claim locks the vault row only until the commit
+      await this.quota.claimRecordPlace(tx, vault.id);
+      return { id: record.id };
+    }).catch(mapVaultGone);
+  }
+
+  async lookup(access: VaultAccess): Promise<ETagged<RecordLookupView>> {
+    const { record, vaultRole, recordRole } = access;
+    const r = record as RecordEntity;
+    const view = toLookupView(
+      r,
+      await this.catalogue.type(r.recordTypeId),
+      await this.catalogue.subtype(r.recordSubtypeId),
+      vaultRole,
+      recordRole,
+      await this.files.list(r.id, true),
+    );
+    return callerView(view, r.id, r.version, access);
+  }
+
+  /**
+   * The records matching the query, newest change first: all of them as the contract's
+   * array, or one page with its page object when `page` or `pageSize` is given.
+   */
+  async search(access: VaultAccess, principal: Principal, q: RecordSearchQueryDto): Promise<RecordSearchItem[] | RecordSearchPage> {
+    const filter = await this.searchFilter(q);
+    // a record guest (no vault role) finds only the records shared with it
+    if (filter && !access.vaultRole) filter.sharedWith = principal.openId;
+    if (q.page === undefined && q.pageSize === undefined) {
+      return filter ? this.searchItems(await this.records.search(access.vault.id, filter), q) : [];
+    }
+    const page = q.page ?? 1;
+    const pageSize = q.pageSize ?? RECORD_SEARCH_DEFAULT_PAGE_SIZE;
+    const [rows, total] = filter
+      ? await this.records.searchPage(access.vault.id, filter, (page - 1) * pageSize, pageSize)
+      : [[], 0];
+    return { data: await this.searchItems(rows, q), page: pageInfo(total, page, pageSize) };
+  }
+
+  private async searchItems(rows: RecordEntity[], q: RecordSearchQueryDto): Promise<RecordSearchItem[]> {
+    const contributors = await this.memberships.contributors(rows.map((r) => r.id));
+    return Promise.all(
+      rows.map(async (r) =>
+        toSearchItem(
+          r,
+          await this.catalogue.type(r.recordTypeId),
+          await this.catalogue.subtype(r.recordSubtypeId),
+          contributors.get(r.id) ?? [],
+          q.locale,
+        ),
+      ),
+    );
+  }
+
+  /**
+   * The query as a repository filter, type and subtype names resolved through the
+   * catalogue; undefined when no record can match (an unknown name, or an id and a
+   * name that name different types).
+   */
+  private async searchFilter(q: RecordSearchQueryDto): Promise<RecordSearchFilter | undefined> {
+    const filter: RecordSearchFilter = {
+      status: q.status,
+      name: q.name,
+      uniqueReference: q.uniqueReference,
+      subtypeOther: q.recordSubtypeOther,
+    };
+    if (q.recordTypeId) filter.typeIds = [q.recordTypeId];
+    if (q.recordSubtypeId) filter.subtypeIds = [q.recordSubtypeId];
+    if (q.recordTypeName) {
+      const type = (await this.catalogue.allTypes()).find((t) => t.name === q.recordTypeName);
+      if (!type) return undefined;
+      filter.typeIds = intersect(filter.typeIds, [type.id]);
+    }
+    if (q.recordSubtypeName) {
+      filter.subtypeIds = intersect(filter.subtypeIds, await this.catalogue.subtypeIdsNamed(q.recordSubtypeName));
+    }
+    if (filter.typeIds?.length === 0 || filter.subtypeIds?.length === 0) return undefined;
+    return filter;
+  }
+
+  /** Changes the record if `ifMatch` names its current version (checked under the row lock). */
+  async update(
+    access: VaultAccess,
+    principal: Principal,
+    dto: RecordDto,
+    ifMatch = IfMatchCondition.absent,
+  ): Promise<ETagged<IdResponse>> {
+    const resolved = await this.catalogue.resolve(dto.recordTypeName, dto.recordSubtypeName);
+    return this.tx.run(async (tx) => {
+      const record = await this.lockRecord(tx, access.vault.id, access.record?.id);
+      ifMatch.assert(callerETag(record.id, record.version, access));
+      const version = await this.records.update(tx, record.id, this.assign(record, dto, resolved, principal));
+      await this.publish(tx, SUBJECTS.recordUpdated, principal, access.vault, record, resolved.type.name);
+      return callerView({ id: record.id }, record.id, version, access);
+    });
+  }
+
+  /** Soft delete: the record turns DELETED (and inactive), leaves searches and the quota; its files go. */
+  async remove(access: VaultAccess, principal: Principal, ifMatch = IfMatchCondition.absent): Promise<void> {
+    await this.tx.run(async (tx) => {
+      // the vault first, as every change that moves its counters (see lockVaults)
+      await this.lockVaults(tx, [access.vault.id]);
+      const record = await this.lockRecord(tx, access.vault.id, access.record?.id);
+      ifMatch.assert(callerETag(record.id, record.version, access));
+      await this.records.update(tx, record.id, { status: 'DELETED', active: false, lastModifiedBy: actorName(principal) });
+      await this.files.deleteAllOfRecord(tx, record.id);
+      const type = await this.catalogue.type(record.recordTypeId);
+      await this.publish(tx, SUBJECTS.recordDeleted, principal, access.vault, record, type.name);
+    });
+  }
+
+  /**
+   * Moves a record to another vault where the caller is owner or editor; the record's
+   * roles (and files) follow it because they hang off the record id.
+   */
+  async transfer(access: VaultAccess, principal: Principal, recordId: string, destinationId: string) {
+    const { vault: source } = access;
+    if (!isUuid(recordId)) throw recordNotFound();
+    const dest = await this.access.visibleVault(principal, destinationId);
+    if (dest.vaultRole !== 'vault_owner' && dest.vaultRole !== 'vault_editor') throw destinationRoleTooWeak();
+    if (dest.vault.id === source.id) throw sameVault();
+    await this.tx.run(async (tx) => {
+      const locked = await this.lockVaults(tx, [source.id, dest.vault.id]);
+      const destination = locked.find((v) => v.id === dest.vault.id);
+      if (!destination) throw vaultNotFound();
+      await this.quota.assertRoomForRecord(tx, destination);
+      const record = await this.lockRecord(tx, source.id, recordId);
+      await this.quota.assertRoomForRecordFiles(tx, record.id, dest.vault.id);
+      await this.records.update(tx, record.id, { vaultId: dest.vault.id, lastModifiedBy: actorName(principal) });
+      const type = await this.catalogue.type(record.recordTypeId);
+      const event: RecordTransferredEvent = {
+        ...eventBase(principal, source),
+        record: { id: record.id, name: record.name },
+        recordTypeName: type.name,
+        destinationVault: { id: dest.vault.id, name: dest.vault.name },
+      };
+      await this.events.publish(tx, SUBJECTS.recordTransferred, event);
+    });
+  }
+
+  /**
+   * Copies the record fields of the body; optional fields left out keep their value,
+   * null clears them. Returns the written fields (never status or vault).
+   */
+  private assign(record: RecordEntity, dto: RecordDto, { type, subtype }: ResolvedType, principal: Principal): Partial<RecordEntity> {
+    record.name = dto.name;
+    record.description = dto.description;
+    record.recordTypeId = type.id;
+    record.recordSubtypeId = subtype.id;
+    record.recordSubtypeOther = isOtherSubtype(subtype) ? (dto.recordSubtypeOther ?? null) : null;
+    if (dto.uniqueReference !== undefined) record.uniqueReference = dto.uniqueReference;
+    if (dto.storageLocation !== undefined) record.storageLocation = dto.storageLocation;
+    if (dto.editable !== undefined) record.editable = dto.editable;
+    if (dto.recordDetails !== undefined) record.recordDetails = dto.recordDetails ?? {};
+    record.recordDetails ??= {};
+    record.uniqueReference ??= null;
+    record.storageLocation ??= null;
+    record.editable ??= null;
+    record.lastModifiedBy = actorName(principal);
+    const { name, description, recordTypeId, recordSubtypeId, recordSubtypeOther, uniqueReference, storageLocation, editable, recordDetails, lastModifiedBy } = record;
+    return { name, description, recordTypeId, recordSubtypeId, recordSubtypeOther, uniqueReference, storageLocation, editable, recordDetails, lastModifiedBy };
+  }
+
+  /**
+   * Locks the vault rows (404 when one is gone meanwhile). Every change of a record's
+   * status or vault takes them before the record, because the live-record counter on
+   * the vault row changes with it: one lock order, no deadlock.
+   */
+  private async lockVaults(tx: Tx, ids: string[]): Promise<VaultEntity[]> {
+    const locked = await this.vaults.lock(tx, ids);
+    if (locked.length !== ids.length) throw vaultNotFound();
+    return locked;
+  }
+
+  /** Locks the live record of the vault (404 when it is gone meanwhile). */
+  private async lockRecord(tx: Tx, vaultId: string, recordId: string | undefined): Promise<RecordEntity> {
+    const record = recordId ? await this.records.lockLive(tx, recordId, vaultId, 'write') : null;
+    if (!record) throw recordNotFound();
+    return record;
+  }
+
+  private async publish(
+    tx: Tx,
+    subject: Subject,
+    principal: Principal,
+    vault: { id: string; name: string },
+    record: RecordEntity,
+    recordTypeName: string,
+  ) {
+    const event: RecordChangedEvent = {
+      ...eventBase(principal, vault),
+      record: { id: record.id, name: record.name },
+      recordTypeName,
+    };
+    await this.events.publish(tx, subject, event);
+  }
+}
+
+/** A record insert into a vault deleted meanwhile fails its foreign key: the vault is gone (404). */
+function mapVaultGone(err: unknown): never {
+  if (sqlStateOf(err) === FOREIGN_KEY_VIOLATION) throw vaultNotFound();
+  throw err;
+}
+
+/** Values in both lists (`a` undefined: no constraint yet, so `b`). */
+function intersect(a: string[] | undefined, b: string[]): string[] {
+  return a ? a.filter((v) => b.includes(v)) : b;
+}

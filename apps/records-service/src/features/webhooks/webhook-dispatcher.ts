@@ -1,0 +1,240 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { WebhookEntity } from '../../persistence/webhooks/webhook.entity';
+import { AttemptOutcome, ClaimedDelivery, WebhookRepository } from '../../persistence/webhooks/webhook.repository';
+import { FanoutHorizon } from './fanout-horizon';
+import { OutboundHttp, PostResult } from './outbound-http';
+import { SecretUnreadableError } from './secret-box/secret-box';
+import { WebhookSecrets } from './secret-box/webhook-secrets';
+import { signedHeaders } from './signing';
+import { TargetGuard } from './target-guard';
+import { retrySchedule, WebhooksEnv } from './webhooks.env';
+
+/** The next delay of a schedule, jittered by ±20 % so failing receivers are not hit in step. */
+export const jittered = (ms: number, random = Math.random()) => Math.round(ms * (0.8 + 0.4 * random));
+
+/** Lease time beyond the attempts' own timeouts (storing outcomes, signing, scheduling). */
+const LEASE_SLACK_MS = 10_000;
+
+/** The `lastError` of an attempt whose signing secret could not be decrypted (the reason, with its key id, goes to the log only). */
+const NOT_SIGNED = 'not sent: the delivery could not be signed (a problem of the service, not of the receiver); it is retried along the retry schedule';
+
+/** An attempt's result; `notSigned` when nothing was sent because the signing secret could not be decrypted. */
+type AttemptResult = PostResult & { notSigned?: true };
+
+/**
+ * Sends due deliveries (docs/webhooks.md, Delivery): claims them from the delivery
+ * table with a lease, in runs (each subscription's oldest pending events of a vault, up
+ * to WEBHOOK_RUN_MAX, and only events up to the fan-out's horizon, so that no earlier
+ * event can still appear; the horizon is read once per claim), signs and POSTs a run's
+ * events back to back, each after the previous got a 2xx, and stores the run's outcomes
+ * in one statement: 2xx delivered; 410 Gone disables the
+ * subscription; anything else (no answer, timeout, refused target, other status) is
+ * retried along WEBHOOK_RETRY_SCHEDULE_MS and then given up. A subscription failing
+ * for WEBHOOK_DISABLE_AFTER_MS without a success is disabled with its reason; an attempt
+ * not sent because its signing secret could not be decrypted is retried but is not the
+ * receiver's failure: it neither starts nor continues the streak.
+ */
+@Injectable()
+export class WebhookDispatcher {
+  private readonly logger = new Logger('WebhookDispatcher');
+  private readonly http: OutboundHttp;
+  private readonly schedule: number[];
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private ticking?: Promise<void>;
+  private again = false;
+  /** Highest stream sequence whose deliveries the fan-out of this process stored. */
+  private stored = 0;
+  /** A look again soon while the horizon has not reached what was stored (acks on their way). */
+  private recheck?: NodeJS.Timeout;
+  private recheckDelay = 0;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts made since start (any outcome). */
+  attempted = 0;
+
+  constructor(
+    private readonly webhooks: WebhookRepository,
+    private readonly env: WebhooksEnv,
+    private readonly horizon: FanoutHorizon,
+    private readonly secrets: WebhookSecrets,
+    guard: TargetGuard,
+  ) {
+    this.http = new OutboundHttp({
+      guard,
+      connectTimeoutMs: env.WEBHOOK_CONNECT_TIMEOUT_MS,
+      responseTimeoutMs: env.WEBHOOK_RESPONSE_TIMEOUT_MS,
+      connectionsPerOrigin: env.WEBHOOK_CONCURRENCY,
+    });
+    this.schedule = retrySchedule(env);
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.timer = setInterval(() => this.wake(), this.env.WEBHOOK_POLL_MS);
+    this.wake();
+  }
+
+  /**
+   * Looks for due deliveries now (new events, a redelivery, a resumed subscription);
+   * `storedUpTo`: the fan-out stored the deliveries of the events up to this stream sequence.
+   */
+  wake(storedUpTo = 0): void {
+    this.stored = Math.max(this.stored, storedUpTo);
+    if (!this.running) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = this.tick()
+      .catch((err) => this.logger.warn(`dispatch failed: ${err}`))
+      .finally(() => {
+        this.ticking = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  /** Stops claiming and waits for the attempts in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearInterval(this.timer);
+    clearTimeout(this.recheck);
+    await this.ticking;
+    await Promise.all(this.inFlight);
+    await this.http.close();
+  }
+
+  private async tick(): Promise<void> {
+    const room = this.env.WEBHOOK_CONCURRENCY - this.inFlight.size;
+    if (room <= 0) return;
+    const horizon = await this.horizon.current();
+    this.recheckUntil(horizon);
+    const claimedAt = Date.now();
+    const runs = await this.webhooks.claimRuns(
+      { limit: room, runMax: this.env.WEBHOOK_RUN_MAX, attemptMs: this.attemptMs, slackMs: LEASE_SLACK_MS },
+      horizon,
+    );
+    if (runs.length === 0) return;
+    const owners = await this.webhooks.webhooksByIds([...new Set(runs.map((r) => r[0].webhookId))]);
+    for (const run of runs) {
+      const w = owners.get(run[0].webhookId);
+      if (!w) continue;
+      const p = this.send(w, run, claimedAt)
+        .catch((err) => this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`))
+        .finally(() => {
+          this.inFlight.delete(p);
+          // The next events of the subscription may be due now.
+          this.wake();
+        });
+      this.inFlight.add(p);
+    }
+  }
+
+  /** Longest time one attempt may take (connect and response timeouts). */
+  private get attemptMs(): number {
+    return this.env.WEBHOOK_CONNECT_TIMEOUT_MS + this.env.WEBHOOK_RESPONSE_TIMEOUT_MS;
+  }
+
+  /**
+   * Sends a run of one subscription's and vault's events in order, each after the
+   * previous one got a 2xx; the first that does not (or a run that reached half the lease
+   * slack since its claim, or a stopping dispatcher) ends it, and the events after it are handed
+   * back. Then the outcomes are stored in one statement, and the subscription's state
+   * (a failing streak ended or continued, 410, disabling) follows the last attempt.
+   */
+  private async send(w: WebhookEntity, run: ClaimedDelivery[], claimedAt: number): Promise<void> {
+    const attempted: { id: string; outcome: AttemptOutcome; at: number }[] = [];
+    let last: { res: AttemptResult; d: ClaimedDelivery; now: Date } | undefined;
+    for (const [n, d] of run.entries()) {
+      // Every lease of the run, the head's first, ends one attempt and the slack after the claim, and the
+      // outcomes are stored when the run ends: start an attempt only while it ends well before that.
+      if (n > 0 && (!this.running || Date.now() - claimedAt > LEASE_SLACK_MS / 2)) break;
+      const now = new Date();
+      const res = await this.attempt(w, d, now);
+      this.attempted++;
+      attempted.push({ id: d.id, outcome: this.outcomeOf(res, d, now), at: Date.now() });
+      last = { res, d, now };
+      if (!delivered(res)) break;
+    }
+    const stored = Date.now();
+    await this.webhooks.recordRun(
+      attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } })),
+      run.slice(attempted.length).map((d) => d.id),
+    );
+    if (!last) return;
+    const { res, now } = last;
+    if (delivered(res)) {
+      // Only a subscription that was failing when claimed has a streak to end (one query less per run).
+      if (w.failingSince) await this.webhooks.markHealthy(w.id);
+      return;
+    }
+    // A success earlier in the run ended the streak that was running; this failure starts a new one.
+    if (w.failingSince && attempted.length > 1) await this.webhooks.markHealthy(w.id);
+    // Nothing reached the receiver: its streak is neither started nor continued.
+    if (res.notSigned) return;
+    if (res.status === 410) {
+      await this.webhooks.disable(w.id, 'receiver_gone', `the receiver answered 410 Gone on ${now.toISOString()}`);
+      return;
+    }
+    const since = await this.webhooks.markFailing(w.id);
+    if (now.getTime() - since.getTime() >= this.env.WEBHOOK_DISABLE_AFTER_MS) {
+      const reason = `deliveries failing since ${since.toISOString()}; last error: ${outcome(res).error}`;
+      await this.webhooks.disable(w.id, 'deliveries_failing', reason);
+    }
+  }
+
+  /**
+   * Signs and POSTs one delivery. A secret that cannot be opened (a key missing from
+   * WEBHOOK_SECRET_KEYS, an altered or moved value) sends nothing: the reason goes to the
+   * log, the attempt fails with NOT_SIGNED and is retried along the schedule (a keyring put
+   * right lets it through).
+   */
+  private async attempt(w: WebhookEntity, d: ClaimedDelivery, now: Date): Promise<AttemptResult> {
+    let keys: string[];
+    try {
+      keys = this.secrets.signingKeys(w, now);
+    } catch (err) {
+      if (!(err instanceof SecretUnreadableError)) throw err;
+      this.logger.error(`delivery ${d.id} of webhook ${w.id} not sent: ${err.message}`);
+      return { status: null, excerpt: null, error: NOT_SIGNED, notSigned: true };
+    }
+    return this.http.post(w.url, signedHeaders(keys, d.eventId, now, d.body), d.body);
+  }
+
+  /** What an attempt's answer makes of its delivery: delivered, given up (410, schedule over) or due again later. */
+  private outcomeOf(res: PostResult, d: ClaimedDelivery, now: Date): AttemptOutcome {
+    if (delivered(res)) return { ...outcome(res), status: 'delivered', nextAttemptAt: null, agoMs: 0 };
+    if (res.status === 410) return { ...outcome(res), status: 'failed', nextAttemptAt: null, agoMs: 0 };
+    const delay = this.schedule[d.attempts - 1];
+    const nextAttemptAt = delay === undefined ? null : new Date(now.getTime() + jittered(delay));
+    return { ...outcome(res), status: nextAttemptAt ? 'pending' : 'failed', nextAttemptAt, agoMs: 0 };
+  }
+
+  /**
+   * Deliveries just stored wait for the fan-out's acks to reach JetStream: look again
+   * soon (25 ms, doubling up to WEBHOOK_POLL_MS) until the horizon passes them.
+   */
+  private recheckUntil(horizon: number): void {
+    if (horizon >= this.stored) {
+      this.recheckDelay = 0;
+      return;
+    }
+    if (this.recheck) return;
+    this.recheckDelay = Math.min(Math.max(this.recheckDelay * 2, 25), this.env.WEBHOOK_POLL_MS);
+    this.recheck = setTimeout(() => {
+      this.recheck = undefined;
+      this.wake();
+    }, this.recheckDelay);
+  }
+
+}
+
+const delivered = (res: PostResult) => res.status !== null && res.status >= 200 && res.status < 300;
+
+function outcome(res: PostResult) {
+  const error = res.error ?? (res.status !== null && (res.status < 200 || res.status >= 300) ? `HTTP ${res.status}` : null);
+  return { statusCode: res.status, error, excerpt: res.excerpt };
+}

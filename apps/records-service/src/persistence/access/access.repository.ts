@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { RECORD_ROLES, type RecordRole, type VaultRole } from '@vault/contracts';
+import { RecordEntity } from '../records/record.entity';
+import { Transactions } from '../transactions';
+import { VaultEntity } from '../vaults/vault.entity';
+
+/** A vault (and record) of a request with the caller's roles on them. */
+export interface ResolvedTarget {
+  vault: VaultEntity;
+  vaultRole?: VaultRole;
+  record?: RecordEntity;
+  recordRole?: RecordRole;
+  /**
+   * Without a vault role: the caller's roles on live records of the vault (a guest of
+   * those records), distinct, highest first; empty when it has none.
+   */
+  guestRoles?: RecordRole[];
+}
+
+/**
+ * SQL of the distinct roles the account `openId` (a parameter such as `$3`) holds on the
+ * live records of the vault aliased `v`, highest first: a text[] ({} when none).
+ */
+export const guestRolesSql = (openId: string) => `ARRAY(
+  SELECT g.role FROM record_memberships g
+  JOIN records gr ON gr.id = g.record_id AND gr.status <> 'DELETED'
+  WHERE g.open_id = ${openId} AND g.tenant_id = v.tenant_id AND gr.vault_id = v.id
+  GROUP BY g.role
+  ORDER BY array_position(ARRAY[${RECORD_ROLES.map((r) => `'${r}'`).join(', ')}], g.role))`;
+
+/** What every authorised request reads first, in one statement. */
+@Injectable()
+export class AccessRepository {
+  private statements?: Prepared;
+
+  constructor(private readonly tx: Transactions) {}
+
+  /**
+   * The vault of the tenant with the caller's role on it and, when `recordId` is given,
+   * the vault's live record of that id with the caller's role on it; without a vault role
+   * and without `recordId`, the caller's roles on the vault's live records (guestRoles).
+   * One SELECT with joins. Null when the tenant has no such vault.
+   */
+  async resolve(tenantId: string, openId: string, vaultId: string, recordId?: string): Promise<ResolvedTarget | null> {
+    this.statements ??= this.prepare();
+    const { withRecord, vaultOnly, vault, record } = this.statements;
+    const rows: Row[] = recordId
+      ? await this.tx.none.query(withRecord, [vaultId, tenantId, openId, recordId])
+      : await this.tx.none.query(vaultOnly, [vaultId, tenantId, openId]);
+    const row = rows[0];
+    if (!row) return null;
+    const found: ResolvedTarget = { vault: vault(row), vaultRole: (row['vm_role'] as VaultRole | null) ?? undefined };
+    if (!found.vaultRole && Array.isArray(row['guest_roles'])) found.guestRoles = row['guest_roles'] as RecordRole[];
+    if (row['r_id'] !== null && row['r_id'] !== undefined) {
+      found.record = record(row);
+      found.recordRole = (row['rm_role'] as RecordRole | null) ?? undefined;
+    }
+    return found;
+  }
+
+  /**
+   * The two statements as plain SQL, written once from the entities' column metadata
+   * (this is the hottest read of the service: TypeORM's query building and hydration
+   * would cost more than the query itself), and the row-to-entity mappers.
+   */
+  private prepare(): Prepared {
+    const ds = this.tx.none.connection;
+    const vaultColumns = ds.getMetadata(VaultEntity).columns;
+    const recordColumns = ds.getMetadata(RecordEntity).columns;
+    const select = (alias: string, columns: typeof vaultColumns) =>
+      columns.map((c) => `${alias}."${c.databaseName}" AS "${alias}_${c.databaseName}"`).join(', ');
+    const mapper =
+      <T>(alias: string, columns: typeof vaultColumns, create: () => T) =>
+      (row: Row): T => {
+        const entity = create() as Record<string, unknown>;
+        for (const c of columns) entity[c.propertyName] = row[`${alias}_${c.databaseName}`];
+        return entity as T;
+      };
+    // the record roles of a caller without a vault role, read only for such callers
+    const vaultPart = `SELECT ${select('v', vaultColumns)}, vm.role AS vm_role,
+        CASE WHEN vm.role IS NULL THEN ${guestRolesSql('$3')} END AS guest_roles
+      FROM vaults v
+      LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $3
+      WHERE v.id = $1 AND v.tenant_id = $2`;
+    return {
+      vaultOnly: vaultPart,
+      withRecord: `SELECT ${select('v', vaultColumns)}, vm.role AS vm_role, ${select('r', recordColumns)}, rm.role AS rm_role
+        FROM vaults v
+        LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $3
+        LEFT JOIN records r ON r.id = $4 AND r.vault_id = v.id AND r.tenant_id = v.tenant_id AND r.status <> 'DELETED'
+        LEFT JOIN record_memberships rm ON rm.record_id = r.id AND rm.open_id = $3
+        WHERE v.id = $1 AND v.tenant_id = $2`,
+      vault: mapper('v', vaultColumns, () => new VaultEntity()),
+      record: mapper('r', recordColumns, () => new RecordEntity()),
+    };
+  }
+}
+
+type Row = Record<string, unknown>;
+
+interface Prepared {
+  vaultOnly: string;
+  withRecord: string;
+  vault: (row: Row) => VaultEntity;
+  record: (row: Row) => RecordEntity;
+}

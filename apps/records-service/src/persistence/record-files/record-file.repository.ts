@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import { RecordFileEntity } from './record-file.entity';
+import { Transactions, Tx } from '../transactions';
+
+/** Queries and locks of record file metadata. */
+@Injectable()
+export class RecordFileRepository {
+  constructor(private readonly tx: Transactions) {}
+
+  nameTaken(recordId: string, fileName: string): Promise<boolean> {
+    return this.tx.none.getRepository(RecordFileEntity).exists({ where: { recordId, fileName } });
+  }
+
+  /** The record's files, oldest upload first (`newestFirst`: newest first). */
+  list(recordId: string, newestFirst = false): Promise<RecordFileEntity[]> {
+    const order = newestFirst ? 'DESC' : 'ASC';
+    return this.tx.none.find(RecordFileEntity, { where: { recordId }, order: { createdAt: order, id: order } });
+  }
+
+  /** The files of several records, each record's oldest upload first, in one statement. */
+  async listOfRecords(recordIds: string[]): Promise<Map<string, RecordFileEntity[]>> {
+    const byRecord = new Map<string, RecordFileEntity[]>(recordIds.map((id) => [id, []]));
+    if (recordIds.length === 0) return byRecord;
+    const rows = await this.tx.none.find(RecordFileEntity, {
+      where: { recordId: In(recordIds) },
+      order: { recordId: 'ASC', createdAt: 'ASC', id: 'ASC' },
+    });
+    for (const f of rows) byRecord.get(f.recordId)?.push(f);
+    return byRecord;
+  }
+
+  /** Files by record and name, in one statement; keyed by `fileKey` (absent when not found). */
+  async findMany(files: { recordId: string; fileName: string }[]): Promise<Map<string, RecordFileEntity>> {
+    if (files.length === 0) return new Map();
+    const rows = await this.tx.none
+      .createQueryBuilder(RecordFileEntity, 'f')
+      .where('(f.record_id, f.file_name) IN (SELECT * FROM unnest(CAST(:recordIds AS uuid[]), CAST(:fileNames AS text[])))', {
+        recordIds: files.map((f) => f.recordId),
+        fileNames: files.map((f) => f.fileName),
+      })
+      .getMany();
+    return new Map(rows.map((f) => [fileKey(f.recordId, f.fileName), f]));
+  }
+
+  find(recordId: string, fileName: string): Promise<RecordFileEntity | null> {
+    return this.tx.none.findOne(RecordFileEntity, { where: { recordId, fileName } });
+  }
+
+  lock(tx: Tx, recordId: string, fileName: string): Promise<RecordFileEntity | null> {
+    return tx.findOne(RecordFileEntity, { where: { recordId, fileName }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  create(fields: Partial<RecordFileEntity>): RecordFileEntity {
+    return this.tx.none.create(RecordFileEntity, fields);
+  }
+
+  /** Inserts the row; a taken name fails on the unique index `record_files_name_uq`. */
+  async insert(tx: Tx, file: RecordFileEntity): Promise<void> {
+    await tx.insert(RecordFileEntity, file);
+  }
+
+  async save(tx: Tx, file: RecordFileEntity): Promise<void> {
+    await tx.save(file);
+  }
+
+  /** Deletes the row; a trigger queues its bytes for removal. */
+  async delete(tx: Tx, id: string): Promise<void> {
+    await tx.delete(RecordFileEntity, { id });
+  }
+
+  /** Deletes every file of a record; a trigger queues their bytes for removal. */
+  async deleteAllOfRecord(tx: Tx, recordId: string): Promise<void> {
+    await tx.delete(RecordFileEntity, { recordId });
+  }
+}
+
+/** The key of a file among the files of several records (RecordFileRepository.findMany). */
+export const fileKey = (recordId: string, fileName: string) => `${recordId}/${fileName}`;
+
+/** The unique index that keeps file names unique within a record. */
+export const FILE_NAME_INDEX = 'record_files_name_uq';
