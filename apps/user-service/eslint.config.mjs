@@ -1,3 +1,12 @@
 import baseConfig from '../../eslint.config.mjs';
+// the workspace's shared lint rule, a file of no project
+// eslint-disable-next-line @nx/enforce-module-boundaries
+import { serviceLayers } from '../../eslint.layers.mjs';
 
-export default [...baseConfig];
+/**
+ * user-service in layers, imports pointing one way only (docs/architecture.md):
+ * app -> features -> capabilities -> persistence; features never import each other:
+ * what several of them use (the caller's own account, account events, messaging) is a
+ * capability.
+ */
+export default [...baseConfig, ...serviceLayers(import.meta.dirname)];

@@ -9,7 +9,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { REVOCATION_BUCKET } from '@vault/contracts';
 import { identityRevocationKey, NATS_CONNECTION } from '@vault/platform';
 import { TestNatsServer } from '@vault/platform/testing';
-import { AccountEventsRelay } from '../src/account-events/account-events.relay';
+import { AccountEventsRelay } from '../src/capabilities/account-events/account-events.relay';
 import { auth, createAccount, fullAccount, SHARED_NATS_URL, startUserService, until, UserService } from './support';
 
 const A = '/api/v1/accounts';

@@ -7,8 +7,8 @@ import { AccountCreatedEvent, AccountDeletedEvent, AccountUpdatedEvent, SUBJECTS
 import { EventNamespace } from '@vault/platform';
 import { TestNatsServer } from '@vault/platform/testing';
 import { DataSource } from 'typeorm';
-import { AccountEventsRelay } from '../src/account-events/account-events.relay';
-import { backfillAccountEvents } from '../src/account-events/account-events-backfill';
+import { AccountEventsRelay } from '../src/capabilities/account-events/account-events.relay';
+import { backfillAccountEvents } from '../src/capabilities/account-events/account-events-backfill';
 import { auth, createAccount, fullAccount, SHARED_NATS_URL, startUserService, until, UserService } from './support';
 
 const A = '/api/v1/accounts';

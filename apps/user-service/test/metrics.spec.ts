@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { freePort, ServiceProcess, startServiceProcess, stopServiceProcess } from '@vault/platform/testing';
-import { AccountEventsRelay } from '../src/account-events/account-events.relay';
+import { AccountEventsRelay } from '../src/capabilities/account-events/account-events.relay';
 import { auth, fullAccount, startUserService, UserService } from './support';
 
 /** The value of one series in a Prometheus text exposition, or undefined. */

@@ -15,7 +15,7 @@ import {
   TokenOptions,
 } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
-import { AccountEventsRelay } from '../src/account-events/account-events.relay';
+import { AccountEventsRelay } from '../src/capabilities/account-events/account-events.relay';
 
 /** A booted user-service on its own database, its identity provider and message folders. */
 export interface UserService {

@@ -1,17 +1,17 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
 import { UserEnv } from '../config/user.env';
-import { ENTITIES } from './entities';
+import { AccountsModule } from '../features/accounts/accounts.module';
+import { AgreementsModule } from '../features/agreements/agreements.module';
+import { ContactsModule } from '../features/contacts/contacts.module';
+import { AccountDeletionModule } from '../features/deletion/account-deletion.module';
+import { InvitationsModule } from '../features/invitations/invitations.module';
+import { MfaModule } from '../features/mfa/mfa.module';
+import { RegistrationModule } from '../features/registration/registration.module';
+import { SessionModule } from '../features/session/session.module';
+import { SettingsModule } from '../features/settings/settings.module';
 import { MIGRATIONS } from '../migrations';
-import { AccountsModule } from '../accounts/accounts.module';
-import { AgreementsModule } from '../agreements/agreements.module';
-import { ContactsModule } from '../contacts/contacts.module';
-import { AccountDeletionModule } from '../deletion/account-deletion.module';
-import { InvitationsModule } from '../invitations/invitations.module';
-import { MfaModule } from '../mfa/mfa.module';
-import { RegistrationModule } from '../registration/registration.module';
-import { SessionModule } from '../session/session.module';
-import { SettingsModule } from '../settings/settings.module';
+import { ENTITIES } from '../persistence/entities';
 
 @Module({
   imports: [

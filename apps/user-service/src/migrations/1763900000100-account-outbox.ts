@@ -1,6 +1,8 @@
 import { createOutboxTable, dropOutboxTable } from '@vault/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { ACCOUNT_OUTBOX_TABLE } from '../account-events/account-outbox';
+
+/** The outbox table of account events, as named when this migration was written. */
+const ACCOUNT_OUTBOX_TABLE = 'account_outbox_events';
 
 /**
  * The outbox of account events: written in the transaction of each account change,

@@ -1,6 +1,8 @@
 import { addOutboxTraceContext, dropOutboxTraceContext } from '@vault/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { ACCOUNT_OUTBOX_TABLE } from '../account-events/account-outbox';
+
+/** The outbox table of account events, as named when this migration was written. */
+const ACCOUNT_OUTBOX_TABLE = 'account_outbox_events';
 
 /**
  * The W3C trace context of the account change that wrote each outbox row (null while

@@ -1,0 +1,82 @@
+import { Body, Controller, Get, Param, Put } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  AccountResponse,
+  Principal,
+  UpdateAccountDto,
+  UsernameCheckResponse,
+} from '@vault/contracts';
+import { Authenticated, Conditional, CurrentPrincipal, ETagged, IfMatch, IfMatchCondition } from '@vault/platform';
+import { toAccountResponse } from '../../capabilities/own-account/account.mapper';
+import { accountETag } from '../../capabilities/own-account/own-account.service';
+import { AccountEntity } from '../../persistence/accounts/account.entity';
+import { AccountsService } from './accounts.service';
+
+@ApiTags('accounts')
+@Controller('accounts')
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Conditional('read')
+  @Get('account-id/:id')
+  @Authenticated()
+  @ApiOperation({ summary: 'The caller’s account by id (another account: 404).' })
+  @ApiOkResponse({ type: AccountResponse })
+  async byId(@CurrentPrincipal() p: Principal, @Param('id') id: string): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.byId(p, id));
+  }
+
+  @Conditional('read')
+  @Get('username/:username')
+  @Authenticated()
+  @ApiOperation({ summary: 'The caller’s account by username (URL-encoded; another account: 404).' })
+  @ApiOkResponse({ type: AccountResponse })
+  async byUsername(
+    @CurrentPrincipal() p: Principal,
+    @Param('username') username: string,
+  ): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.byUsername(p, username));
+  }
+
+  @Conditional('read')
+  @Get('open-id/:openId')
+  @Authenticated()
+  @ApiOperation({ summary: 'The caller’s account by openId (another account: 404).' })
+  @ApiOkResponse({ type: AccountResponse })
+  async byOpenId(
+    @CurrentPrincipal() p: Principal,
+    @Param('openId') openId: string,
+  ): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.byOpenId(p, openId));
+  }
+
+  @Get('username/:username/check')
+  @Authenticated()
+  @ApiOperation({ summary: 'Whether an account of the tenant has this username; 200 either way.' })
+  @ApiOkResponse({ type: UsernameCheckResponse })
+  async check(
+    @CurrentPrincipal() p: Principal,
+    @Param('username') username: string,
+  ): Promise<UsernameCheckResponse> {
+    return { username, exists: await this.accounts.usernameExists(p, username) };
+  }
+
+  @Conditional('write')
+  @Put('account-id/:id')
+  @Authenticated()
+  @ApiOperation({ summary: 'Replaces the updatable fields of the caller’s account.' })
+  @ApiOkResponse({ type: AccountResponse })
+  async update(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() dto: UpdateAccountDto,
+    @IfMatch() ifMatch: IfMatchCondition,
+  ): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.update(p, id, dto, ifMatch));
+  }
+}
+
+/** An account answer with the ETag of its version. */
+function tagged(a: AccountEntity): ETagged<AccountResponse> {
+  return new ETagged(toAccountResponse(a), accountETag(a));
+}

@@ -1,0 +1,67 @@
+import { Body, Controller, Delete, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  AccountResponse,
+  EmailEntryDto,
+  PhoneEntryDto,
+  PhoneNumberParams,
+  Principal,
+} from '@vault/contracts';
+import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
+import { toAccountResponse } from '../../capabilities/own-account/account.mapper';
+import { ContactsService } from './contacts.service';
+
+@ApiTags('emails and phones')
+@Controller('accounts/account-id/:id')
+export class ContactsController {
+  constructor(private readonly contacts: ContactsService) {}
+
+  @Post('email')
+  @Idempotent()
+  @Authenticated()
+  @ApiOperation({ summary: 'Adds an email address (409 when the account has it already).' })
+  @ApiCreatedResponse({ type: AccountResponse })
+  async addEmail(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() dto: EmailEntryDto,
+  ): Promise<AccountResponse> {
+    return toAccountResponse(await this.contacts.addEmail(p, id, dto));
+  }
+
+  @Delete('email/email-address/:address')
+  @Authenticated()
+  @ApiOperation({ summary: 'Removes an email address (404 when absent).' })
+  @ApiOkResponse({ type: AccountResponse })
+  async removeEmail(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Param('address') address: string,
+  ): Promise<AccountResponse> {
+    return toAccountResponse(await this.contacts.removeEmail(p, id, address));
+  }
+
+  @Post('phone')
+  @Idempotent()
+  @Authenticated()
+  @ApiOperation({ summary: 'Adds a phone number (409 when the account has it already).' })
+  @ApiCreatedResponse({ type: AccountResponse })
+  async addPhone(
+    @CurrentPrincipal() p: Principal,
+    @Param('id') id: string,
+    @Body() dto: PhoneEntryDto,
+  ): Promise<AccountResponse> {
+    return toAccountResponse(await this.contacts.addPhone(p, id, dto));
+  }
+
+  @Delete('phone/phone-number/:number')
+  @Authenticated()
+  @ApiOperation({ summary: 'Removes a phone number (404 when absent).' })
+  @ApiOkResponse({ type: AccountResponse })
+  async removePhone(
+    @CurrentPrincipal() p: Principal,
+    @Param() params: PhoneNumberParams,
+  ): Promise<AccountResponse> {
+    return toAccountResponse(await this.contacts.removePhone(p, params.id, Number(params.number)));
+  }
+}

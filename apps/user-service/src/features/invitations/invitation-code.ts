@@ -1,0 +1,6 @@
+import { randomBytes } from 'node:crypto';
+
+/** A new invitation code: 144 bits from the CSPRNG, URL-safe (24 characters). */
+export function newInvitationCode(): string {
+  return randomBytes(18).toString('base64url');
+}
