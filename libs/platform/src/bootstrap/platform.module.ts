@@ -4,13 +4,15 @@ import {
   MiddlewareConsumer,
   Module,
   NestModule,
+  Provider,
 } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { BaseEnv, loadEnv, ServiceEnv } from '../config/env';
-import { ProblemFilter } from '../errors/problem.filter';
+import { PROBLEM_FILTER_HOOKS, ProblemFilter } from '../errors/problem.filter';
 import { createValidationPipe } from '../errors/validation';
 import { StorableTextPipe } from '../errors/storable-text.pipe';
-import { RequestIdMiddleware } from '../http/request-id.middleware';
+import { RequestIdMiddleware, requestIdProblemHooks } from '../http/request-id.middleware';
+import { idempotencyProblemHooks } from '../idempotency/idempotency';
 import { RequestBodyInterceptor } from '../http/request-body';
 import { ShutdownState } from '../health/shutdown-state';
 import { HealthModule } from '../health/health.module';
@@ -30,6 +32,17 @@ export interface PlatformOptions<E extends BaseEnv> {
    * `edge`: no database, no NATS (the gateway).
    */
   kind: 'service' | 'identity' | 'edge';
+}
+
+/**
+ * The global problem filter, with what the layers above errors/ add to it: the request
+ * ids of http/, the replays and settlements of idempotency/.
+ */
+export function problemFilterProviders(): Provider[] {
+  return [
+    { provide: PROBLEM_FILTER_HOOKS, useValue: [requestIdProblemHooks, idempotencyProblemHooks] },
+    { provide: APP_FILTER, useClass: ProblemFilter },
+  ];
 }
 
 /**
@@ -58,7 +71,7 @@ export class PlatformModule implements NestModule {
       providers: [
         ...envProviders,
         ShutdownState,
-        { provide: APP_FILTER, useClass: ProblemFilter },
+        ...problemFilterProviders(),
         { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_GUARD, useClass: AccessGuard },

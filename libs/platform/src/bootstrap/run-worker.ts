@@ -1,8 +1,7 @@
 import { DynamicModule, Global, INestApplication, Logger, Module, Type } from '@nestjs/common';
-import { APP_FILTER, NestFactory } from '@nestjs/core';
+import { NestFactory } from '@nestjs/core';
 import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv, WorkerEnv } from '../config/env';
 import { DatabaseModule, DatabaseOptions } from '../persistence/database.module';
-import { ProblemFilter } from '../errors/problem.filter';
 import { HealthModule } from '../health/health.module';
 import { ShutdownState } from '../health/shutdown-state';
 import { NatsModule } from '../events/nats/nats.module';
@@ -11,6 +10,7 @@ import { instrumentApp } from './instrument-app';
 import { metricsMiddleware } from '../observability/metrics-server';
 import { appLogger } from './app-logger';
 import { hardenExpress } from './configure-app';
+import { problemFilterProviders } from './platform.module';
 
 export interface WorkerOptions {
   /** Process name in logs and on the NATS connection. */
@@ -50,7 +50,7 @@ export function workerModule(options: WorkerOptions, health = false): Type {
       DatabaseModule.forRoot({ ...options.database, migrations: [] }),
       ...options.imports,
     ],
-    providers: health ? [{ provide: APP_FILTER, useClass: ProblemFilter }] : [],
+    providers: health ? problemFilterProviders() : [],
   })
   class WorkerRootModule {}
   return WorkerRootModule;

@@ -5,13 +5,13 @@ import { COMMON_ERRORS, FILE_ERRORS, isErrorCode } from '@vault/contracts';
 import { QueryFailedError } from 'typeorm';
 import { ClosedConnectionError, NoRespondersError, TimeoutError } from '@nats-io/nats-core';
 import { validateSync } from 'class-validator';
-import { ProblemFilter } from './problem.filter';
+import { ProblemAnswer, ProblemFilter, ProblemFilterHooks } from './problem.filter';
 import { ProblemException } from './problem.exception';
 import { flattenValidationErrors } from './validation';
 import { codeForStatus, problemBody } from './problem-body';
-import { acceptRequestId } from '../http/request-id.middleware';
+import { acceptRequestId, requestIdProblemHooks } from '../http/request-id.middleware';
 
-function run(exception: unknown, headersSent = false) {
+function run(exception: unknown, headersSent = false, hooks: ProblemFilterHooks[] = [requestIdProblemHooks]) {
   const res = {
     headersSent,
     statusCode: 0,
@@ -27,7 +27,7 @@ function run(exception: unknown, headersSent = false) {
   };
   const req = { id: 'req-1', method: 'GET', originalUrl: '/x' };
   const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) };
-  new ProblemFilter().catch(exception, host as never);
+  new ProblemFilter(hooks).catch(exception, host as never);
   return { res, body: res.body ? JSON.parse(res.body) : undefined };
 }
 
@@ -174,5 +174,29 @@ describe('problem bodies and request ids', () => {
     expect(replaced).toMatch(/^[0-9a-f-]{36}$/);
     expect(acceptRequestId('x'.repeat(129))).not.toBe('x'.repeat(129));
     expect(acceptRequestId(undefined)).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('takes what the layers above it add through its hooks, and works without them', async () => {
+    // no hooks: no request id (http/ hands it over), the answer sent at once
+    expect(run(ProblemException.notFound(), false, []).body).not.toHaveProperty('requestId');
+    // a hook answering the exception itself: no problem body
+    const answered = run(new Error('replay'), false, [{ answers: (e, _req, res) => (e as Error).message === 'replay' && !!res }]);
+    expect(answered.res.body).toBe('');
+    // ... but not once something was sent: the response is cut instead
+    expect(run(new Error('replay'), true, [{ answers: () => true }]).res.destroyed).toBe(true);
+    // beforeSend sees the answer as it is sent, which waits for it
+    let seen: ProblemAnswer | undefined;
+    let release!: () => void;
+    const held = run(ProblemException.notFound(), false, [
+      requestIdProblemHooks,
+      { beforeSend: (_req, answer) => ((seen = answer), new Promise<void>((r) => (release = r))) },
+    ]);
+    expect(held.res.body).toBe('');
+    expect(seen).toMatchObject({ status: 404, headers: { 'content-type': 'application/problem+json; charset=utf-8' } });
+    release();
+    await new Promise((r) => setImmediate(r));
+    expect(held.res.statusCode).toBe(404);
+    expect(JSON.parse(held.res.body)).toMatchObject({ code: 'not_found', requestId: 'req-1' });
+    expect(held.res.body).toBe(seen?.body);
   });
 });

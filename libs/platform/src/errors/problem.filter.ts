@@ -3,7 +3,9 @@ import {
   Catch,
   ExceptionFilter,
   HttpException,
+  Inject,
   Logger,
+  Optional,
 } from '@nestjs/common';
 import { ERROR_CODES, ErrorCode, FieldProblem, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
 import {
@@ -18,8 +20,6 @@ import type { Request, Response } from 'express';
 import { codeForStatus, problemBody } from './problem-body';
 import { ProblemException } from './problem.exception';
 import { sqlStateOf, uniqueViolationConstraint } from './unique-violation';
-import { requestIdOf } from '../http/request-id.middleware';
-import { IdempotentReplay, sendReplay, settlementOf } from '../idempotency/idempotency';
 
 /** Seconds a client is told to wait (`Retry-After`) when a dependency is down. */
 export const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
@@ -33,6 +33,30 @@ interface HttpishError {
   message?: string;
 }
 
+/** A problem answer as it is sent: its status, headers (Content-Type included) and body text. */
+export interface ProblemAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * What a layer above errors adds to the filter, which imports none of them: the app's
+ * root module provides them under PROBLEM_FILTER_HOOKS (PlatformModule registers the
+ * request ids of http/ and the replays and settlements of idempotency/).
+ */
+export interface ProblemFilterHooks {
+  /** The request's id, for the problem body and the log line. */
+  requestIdOf?(req: Request): string | undefined;
+  /** Answers `exception` itself instead of a problem body (true when it did); only before anything was sent. */
+  answers?(exception: unknown, req: Request, res: Response): boolean;
+  /** Sees the problem answer before it is sent, which waits for the promise returned (settled either way). */
+  beforeSend?(req: Request, answer: ProblemAnswer): Promise<void> | undefined;
+}
+
+/** The injection token of the ProblemFilterHooks[] the filter uses. */
+export const PROBLEM_FILTER_HOOKS = Symbol('vault:problem-filter-hooks');
+
 /**
  * The single exception filter: every error leaves as RFC 9457 problem+json.
  * 5xx bodies never carry internals; they are logged with the request id instead.
@@ -41,12 +65,14 @@ interface HttpishError {
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemFilter');
 
+  constructor(@Optional() @Inject(PROBLEM_FILTER_HOOKS) private readonly hooks: ProblemFilterHooks[] = []) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const ctx = host.switchToHttp();
     const res = ctx.getResponse<Response>();
     const req = ctx.getRequest<Request>();
-    const requestId = requestIdOf(req);
-    if (exception instanceof IdempotentReplay && !res.headersSent) return sendReplay(res, exception.answer);
+    const requestId = this.requestIdOf(req);
+    if (!res.headersSent && this.hooks.some((h) => h.answers?.(exception, req, res))) return;
 
     let status = 500;
     let code: ErrorCode = ERROR_CODES.internal;
@@ -105,10 +131,19 @@ export class ProblemFilter implements ExceptionFilter {
       if (headers) res.set(headers);
       res.status(status).type(contentType).send(body);
     };
-    // a failed idempotent request: its key is stored with this answer or released first
-    const settle = settlementOf(req);
-    if (!settle) return send();
-    void settle({ status, headers: { ...headers, 'content-type': contentType }, body }).then(send, send);
+    // e.g. a failed idempotent request: its key is stored with this answer or released first
+    const answer = { status, headers: { ...headers, 'content-type': contentType }, body };
+    const pending = this.hooks.map((h) => h.beforeSend?.(req, answer)).filter((p) => p !== undefined);
+    if (pending.length === 0) return send();
+    void Promise.all(pending).then(send, send);
+  }
+
+  private requestIdOf(req: Request): string | undefined {
+    for (const hook of this.hooks) {
+      const id = hook.requestIdOf?.(req);
+      if (id !== undefined) return id;
+    }
+    return undefined;
   }
 }
 

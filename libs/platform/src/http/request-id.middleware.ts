@@ -1,6 +1,7 @@
 import { INestApplication, Injectable, NestMiddleware } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { ProblemFilterHooks } from '../errors/problem.filter';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -14,6 +15,9 @@ export function acceptRequestId(header: string | string[] | undefined): string {
 export function requestIdOf(req: Request): string | undefined {
   return (req as Request & { id?: string }).id;
 }
+
+/** Hands the problem filter each request's id (for the problem body and its log line). */
+export const requestIdProblemHooks: ProblemFilterHooks = { requestIdOf };
 
 /** Adopts or creates the request id, exposes it on the request and echoes it in the response. */
 @Injectable()

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ERROR_CODES } from '@vault/contracts';
 import type { Request, Response } from 'express';
 import { ProblemException } from '../errors/problem.exception';
+import type { ProblemFilterHooks } from '../errors/problem.filter';
 import { currentRequestTransaction, RequestTransaction } from './request-transaction';
 import type { KeyRow, StoredAnswer } from './idempotency-store';
 
@@ -81,7 +82,7 @@ export function answerForTakenKey(
   return row.answer;
 }
 
-/** Thrown to answer with a stored answer instead of running the handler (written by the ProblemFilter). */
+/** Thrown to answer with a stored answer instead of running the handler (sent by the problem filter: idempotencyProblemHooks). */
 export class IdempotentReplay extends Error {
   constructor(readonly answer: StoredAnswer) {
     super('replay of a stored answer');
@@ -152,7 +153,7 @@ export function isIdempotentRepeat(req: Request): boolean {
   return (req as Request & { [REQUEST]?: IdempotentRequest })[REQUEST]?.completed !== undefined;
 }
 
-/** What the ProblemFilter hands over when an idempotent request fails: the answer it sends. */
+/** What the problem filter hands over when an idempotent request fails: the answer it sends. */
 export type IdempotencySettlement = (answer: StoredAnswer) => Promise<void>;
 
 export function attachSettlement(req: Request, settle: IdempotencySettlement): void {
@@ -174,3 +175,17 @@ export function isStoredFailure(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 425 && status !== 429;
 }
 
+
+/**
+ * What idempotency adds to the problem filter: a thrown IdempotentReplay is answered with
+ * its stored answer, and a failed idempotent request's key is stored with the problem
+ * answer (or released) before that answer is sent.
+ */
+export const idempotencyProblemHooks: ProblemFilterHooks = {
+  answers(exception, _req, res) {
+    if (!(exception instanceof IdempotentReplay)) return false;
+    sendReplay(res, exception.answer);
+    return true;
+  },
+  beforeSend: (req, answer) => settlementOf(req)?.(answer),
+};

@@ -9,7 +9,8 @@ import { throwError } from 'rxjs';
 import { TestNatsServer } from '../../testing/nats-server';
 import { DEAD_LETTER_HEADERS } from './durable-consumer';
 import { JetStreamContext, jetStreamConsumer } from './jetstream-consumer';
-import { connectJetStream, JetStreamServer } from './jetstream.server';
+import { connectJetStream } from './connect-jetstream';
+import { JetStreamServer } from './jetstream.server';
 import { EventNamespace } from './namespace';
 
 /** An application error class that keeps the default `name` ("Error"). */

@@ -1,27 +1,19 @@
-import { INestApplication, Logger, Type } from '@nestjs/common';
-import {
-  CustomTransportStrategy,
-  MessageHandler,
-  MicroserviceOptions,
-  Server,
-} from '@nestjs/microservices';
-import type { NestMicroservice } from '@nestjs/microservices/nest-microservice';
-import { jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { Logger } from '@nestjs/common';
+import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { plainToInstance } from 'class-transformer';
-import { validate } from 'class-validator';
 import { lastValueFrom } from 'rxjs';
 import { consumeInTrace } from '../../observability/trace-context';
-import { DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
-import { JetStreamHandlerErrorFilter } from './handler-errors';
+import { Consumer, resolveOptions } from './consumer-options';
+import { DurableConsumerRunner } from './durable-consumer';
 import {
   JETSTREAM_CONSUMER,
   JETSTREAM_TRANSPORT,
   JetStreamConsumerOptions,
   JetStreamConsumerSettings,
   JetStreamContext,
-  JetStreamEvent,
 } from './jetstream-consumer';
+import { decodeMessage, Delivery } from './jetstream-message';
 import { EventNamespace } from './namespace';
 import { ensureStream, StreamSpec } from './streams';
 
@@ -40,29 +32,6 @@ export interface JetStreamServerOptions {
   restartDelayMs?: number;
   logger?: Logger;
 }
-
-/** One registered handler with its resolved consumer options. */
-interface Consumer {
-  pattern: string;
-  handler: MessageHandler;
-  options: Required<Omit<JetStreamConsumerOptions, 'payload' | 'filterSubjects'>> &
-    Pick<JetStreamConsumerOptions, 'payload' | 'filterSubjects'>;
-}
-
-/** A decoded message with the message itself (acked or nak'ed by the runner). */
-interface Delivery {
-  event: JetStreamEvent;
-  msg: JsMsg;
-}
-
-const DEFAULTS = {
-  batch: false,
-  batchSize: 100,
-  maxDeliver: 10,
-  ackWaitMs: 30_000,
-  maxAckPending: 1000,
-  backoff: { initialMs: 1000, maxMs: 60_000 },
-};
 
 /**
  * The transport of every JetStream consumer: each `@EventPattern` handler with
@@ -206,27 +175,13 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       retryDelayMs: (delivery) => Math.min(o.backoff.initialMs * 2 ** (delivery - 1), o.backoff.maxMs),
       logger: this.logger,
       handler: {
-        decode: (msg) => this.decode(c, msg),
+        decode: (msg) => decodeMessage(msg, this.namespace, c.options.payload),
         commit: (deliveries) => this.dispatch(c, deliveries),
       },
     });
     await runner.start();
     if (this.closing) return runner.stop();
     this.runners.set(o.durable, runner);
-  }
-
-  private async decode(c: Consumer, msg: JsMsg): Promise<Delivery> {
-    const id = msg.headers?.get('Nats-Msg-Id');
-    if (!id) throw new InvalidMessageError('no Nats-Msg-Id header (message id)');
-    const subject = this.namespace.unprefix(msg.subject);
-    let body: unknown;
-    try {
-      body = msg.json();
-    } catch {
-      throw new InvalidMessageError('payload is not JSON');
-    }
-    const data = c.options.payload ? await validPayload(c.options.payload, subject, body) : body;
-    return { msg, event: { id, subject, data, sequence: msg.seq, deliveryCount: msg.info.deliveryCount } };
   }
 
   /**
@@ -244,70 +199,4 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     const result = await c.handler(c.options.batch ? events : events[0].data, ctx);
     await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
   }
-}
-
-/** Decorator options, then the process's settings, then the defaults. */
-function resolveOptions(declared: JetStreamConsumerOptions, settings: JetStreamConsumerSettings): Consumer['options'] {
-  const o = { ...declared, ...settings };
-  const stream = o.stream ?? declared.stream;
-  const tag = stream.toLowerCase();
-  return {
-    ...o,
-    stream,
-    batch: o.batch ?? DEFAULTS.batch,
-    batchSize: o.batchSize ?? DEFAULTS.batchSize,
-    maxDeliver: o.maxDeliver ?? DEFAULTS.maxDeliver,
-    ackWaitMs: o.ackWaitMs ?? DEFAULTS.ackWaitMs,
-    maxAckPending: o.maxAckPending ?? DEFAULTS.maxAckPending,
-    backoff: o.backoff ?? DEFAULTS.backoff,
-    deadLetter: o.deadLetter ?? {
-      stream: `${stream}_DLQ`,
-      subjects: [`deadletter.${tag}.>`],
-      subject: `deadletter.${tag}.${declared.durable}`,
-    },
-  };
-}
-
-/** The payload as an instance of its contract class; InvalidMessageError when it does not match. */
-async function validPayload(
-  payload: Type<object> | Record<string, Type<object>>,
-  subject: string,
-  body: unknown,
-): Promise<object> {
-  const cls = typeof payload === 'function' ? payload : payload[subject];
-  if (!cls) throw new InvalidMessageError(`no payload class for subject ${subject}`);
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new InvalidMessageError('payload is not a JSON object');
-  }
-  const value = plainToInstance(cls, body);
-  const errors = await validate(value, { forbidUnknownValues: true });
-  if (errors.length > 0) {
-    throw new InvalidMessageError(`payload of ${subject} is invalid (${errors.map((e) => e.property).join(', ')})`);
-  }
-  return value;
-}
-
-/**
- * Connects the JetStream transport to `app` (a hybrid app: HTTP or worker) and starts
- * its consumers in the background; they stop when the app closes, before the NATS
- * connection and the database are closed.
- */
-export async function connectJetStream(
-  app: INestApplication,
-  options: JetStreamServerOptions,
-): Promise<JetStreamServer> {
-  const server = new JetStreamServer(options);
-  // Filters are bound when the listeners are registered: the handlers' errors must
-  // reach the transport as they are (dead-letter reason), so the filter comes first.
-  const microservice = app.connectMicroservice<MicroserviceOptions>(
-    { strategy: server },
-    { deferInitialization: true },
-  ) as NestMicroservice;
-  microservice.useGlobalFilters(new JetStreamHandlerErrorFilter());
-  // What connectMicroservice does without deferInitialization (the app runs the init hooks).
-  microservice.registerListeners();
-  microservice.setIsInitialized(true);
-  microservice.setIsInitHookCalled(true);
-  await microservice.listen();
-  return server;
 }
