@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { PersistenceModule } from '../../persistence/persistence.module';
 import { AccountDeletionsHandler } from './account-deletions.handler';
 import { ClosedIdentitiesService } from './closed-identities.service';
-import { ClosedIdentityEntity } from '../../persistence/closed-identities/closed-identity.entity';
 
 /** Identities of deleted accounts (account events of the user module): no token is issued to them. */
 @Module({
-  imports: [TypeOrmModule.forFeature([ClosedIdentityEntity])],
+  imports: [PersistenceModule],
   controllers: [AccountDeletionsHandler],
   providers: [ClosedIdentitiesService],
   exports: [ClosedIdentitiesService],

@@ -1,21 +1,12 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApplicationEntity } from '../../persistence/tenants/application.entity';
+import { PersistenceModule } from '../../persistence/persistence.module';
 import { DirectoryService } from './directory.service';
-import { OrganisationUserEntity } from '../../persistence/tenants/organisation-user.entity';
 import { PasswordHasher } from './password-hasher';
-import { TenantEntity } from '../../persistence/tenants/tenant.entity';
 
 /** Tenants, client applications and organisation users, with their credential hashing. */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([
-      TenantEntity,
-      ApplicationEntity,
-      OrganisationUserEntity,
-    ]),
-  ],
+  imports: [PersistenceModule],
   providers: [DirectoryService, PasswordHasher],
-  exports: [DirectoryService, PasswordHasher, TypeOrmModule],
+  exports: [DirectoryService, PasswordHasher],
 })
 export class DirectoryModule {}

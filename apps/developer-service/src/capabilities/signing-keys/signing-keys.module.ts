@@ -1,11 +1,10 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { SigningKeyEntity } from '../../persistence/signing-keys/signing-key.entity';
+import { PersistenceModule } from '../../persistence/persistence.module';
 import { SigningKeysService } from './signing-keys.service';
 
 /** The token signing keys: stored, rotated on schedule, loaded in memory by every replica. */
 @Module({
-  imports: [TypeOrmModule.forFeature([SigningKeyEntity])],
+  imports: [PersistenceModule],
   providers: [SigningKeysService],
   exports: [SigningKeysService],
 })

@@ -4,7 +4,6 @@ import {
   OnModuleDestroy,
   OnModuleInit,
 } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import {
   JwksDocument,
   PublicSigningJwk,
@@ -19,7 +18,7 @@ import {
   type JWK,
 } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { DeveloperEnv } from '../../config/developer.env';
 import {
   decryptPrivateKey,
@@ -27,9 +26,8 @@ import {
   KeyDecryptionError,
 } from '../key-encryption/key-encryption';
 import { SigningKeyEntity } from '../../persistence/signing-keys/signing-key.entity';
+import { SigningKeyRepository } from '../../persistence/signing-keys/signing-key.repository';
 
-/** Serialises key creation and rotation across replicas (pg advisory lock key). */
-const KEY_CREATION_LOCK = 0x76617532;
 const DAY_MS = 86_400_000;
 /** The verifiers' background JWKS refresh (JWKS_REFRESH_INTERVAL_MS of libs/platform/src/auth/jwks-key-store.ts). */
 const VERIFIER_JWKS_REFRESH_SECONDS = 300;
@@ -77,8 +75,7 @@ export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
 
   constructor(
     private readonly env: DeveloperEnv,
-    @InjectRepository(SigningKeyEntity)
-    private readonly keys: Repository<SigningKeyEntity>,
+    private readonly keys: SigningKeyRepository,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -90,11 +87,8 @@ export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
         `SIGNING_KEY_PUBLISH_LEAD_SECONDS: must be at least ${floor} (the verifiers' JWKS refresh of ${VERIFIER_JWKS_REFRESH_SECONDS} s plus SIGNING_KEY_CHECK_SECONDS), got ${lead}`,
       ]);
     }
-    await this.keys.manager.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_CREATION_LOCK]);
-      if (!(await m.findOne(SigningKeyEntity, { where: { active: true } }))) {
-        await this.create(m, new Date());
-      }
+    await this.keys.underKeyLock(async (m) => {
+      if (!(await this.keys.hasActive(m))) await this.create(m, new Date());
     });
     await this.check();
     this.logger.log(`signing with key ${this.activeKey().kid}`);
@@ -163,15 +157,10 @@ export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
   async rotate(): Promise<RotationOutcome> {
     const retainSeconds =
       this.env.TOKEN_TTL_SECONDS + this.env.SIGNING_KEY_CLOCK_SKEW_SECONDS;
-    return this.keys.manager.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_CREATION_LOCK]);
+    return this.keys.underKeyLock(async (m) => {
       const outcome: RotationOutcome = { removed: [] };
-      const [{ now }] = (await m.query('SELECT now() AS now')) as {
-        now: Date;
-      }[];
-      const rows = await m.find(SigningKeyEntity, {
-        order: { activatesAt: 'ASC' },
-      });
+      const now = await this.keys.databaseNow(m);
+      const rows = await this.keys.list('ASC', m);
       const active = rows.find((r) => r.active);
       let next = rows.find((r) => !r.active && !r.retiredAt);
       const days = this.env.SIGNING_KEY_ROTATION_DAYS;
@@ -188,24 +177,11 @@ export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
         }
       }
       if (active && next && next.activatesAt.getTime() <= now.getTime()) {
-        await m.update(
-          SigningKeyEntity,
-          { kid: active.kid },
-          { active: false, retiredAt: next.activatesAt },
-        );
-        await m.update(SigningKeyEntity, { kid: next.kid }, { active: true });
+        await this.keys.handOver(m, active, next);
         outcome.activated = next.kid;
         outcome.retired = active.kid;
       }
-      const expired = (await m.query(
-        `DELETE FROM signing_keys WHERE NOT active AND retired_at IS NOT NULL
-           AND retired_at + make_interval(secs => $1) < now() RETURNING kid`,
-        [retainSeconds],
-      )) as [{ kid: string }[], number] | { kid: string }[];
-      const deleted = Array.isArray(expired[0])
-        ? (expired[0] as { kid: string }[])
-        : (expired as { kid: string }[]);
-      outcome.removed = deleted.map((r) => r.kid);
+      outcome.removed = await this.keys.deleteRetiredBefore(m, retainSeconds);
       return outcome;
     });
   }
@@ -215,7 +191,7 @@ export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
     const retainMs =
       (this.env.TOKEN_TTL_SECONDS + this.env.SIGNING_KEY_CLOCK_SKEW_SECONDS) *
       1000;
-    const rows = await this.keys.find({ order: { activatesAt: 'DESC' } });
+    const rows = await this.keys.list('DESC');
     const previous = new Map(this.loaded.map((k) => [k.kid, k]));
     const loaded: LoadedKey[] = [];
     for (const row of rows) {
@@ -245,7 +221,7 @@ export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
     });
     const privateJson = JSON.stringify(await exportJWK(pair.privateKey));
     const secret = this.env.KEY_ENCRYPTION_SECRET;
-    const row = m.create(SigningKeyEntity, {
+    const row = await this.keys.insert(m, {
       kid,
       alg: TOKEN_SIGNING_ALGORITHM,
       publicJwk: await exportJWK(pair.publicKey),
@@ -257,7 +233,6 @@ export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
       activatesAt,
       retiredAt: null,
     });
-    await m.insert(SigningKeyEntity, row);
     this.logger.log(
       `created signing key ${kid}${secret ? ' (stored encrypted)' : ''}`,
     );
@@ -287,13 +262,7 @@ export class SigningKeysService implements OnModuleInit, OnModuleDestroy {
     } else {
       json = row.privateJwk;
       if (secret) {
-        await this.keys.update(
-          { kid: row.kid },
-          {
-            privateJwk: encryptPrivateKey(json, secret, row.kid),
-            encrypted: true,
-          },
-        );
+        await this.keys.storeEncrypted(row.kid, encryptPrivateKey(json, secret, row.kid));
         this.logger.log(`signing key ${row.kid} is now stored encrypted`);
       }
     }

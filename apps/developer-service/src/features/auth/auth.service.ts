@@ -1,23 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  ERROR_CODES,
-  TokenRequestDto,
-  TokenResponseDto,
-} from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { TokenRequestDto, TokenResponseDto } from '@vault/contracts';
 import { DirectoryService } from '../../capabilities/directory/directory.service';
 import { PasswordHasher } from '../../capabilities/directory/password-hasher';
 import { TokenSigner } from '../../capabilities/tokens/token-signer.service';
+import { invalidCredentials } from './auth.errors';
 import { LoginThrottle, loginKey } from './login-throttle.service';
-
-/** The one answer to every credential failure, so none of them reveals which part was wrong. */
-export function invalidCredentials(): ProblemException {
-  return new ProblemException(
-    401,
-    ERROR_CODES.invalidCredentials,
-    'The client credentials or the user credentials are not valid.',
-  );
-}
 
 /**
  * Exchanges client secret + organisation user credentials for an access token.

@@ -1,12 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { loginThrottleRefusals, ProblemException } from '@vault/platform';
+import { loginThrottleRefusals } from '@vault/platform';
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
-import { DataSource } from 'typeorm';
 import { DeveloperEnv } from '../../config/developer.env';
-
-/** Table created by the migration, in the shape rate-limiter-flexible expects. */
-const THROTTLE_TABLE = 'auth_throttle';
+import { AuthThrottleStore } from '../../persistence/auth-throttle/auth-throttle.store';
+import { tooManySignInAttempts } from './auth.errors';
 
 /**
  * The numbers of the policy that are not settings (docs/developer-api.md,
@@ -82,20 +80,11 @@ export class LoginThrottle implements OnModuleInit {
 
   constructor(
     private readonly env: DeveloperEnv,
-    private readonly dataSource: DataSource,
+    private readonly store: AuthThrottleStore,
   ) {}
 
   onModuleInit(): void {
-    const limiter = (keyPrefix: string, points: number, duration: number) =>
-      new RateLimiterPostgres({
-        storeClient: this.dataSource,
-        storeType: 'typeorm',
-        tableName: THROTTLE_TABLE,
-        tableCreated: true,
-        keyPrefix,
-        points,
-        duration,
-      });
+    const limiter = this.store.limiter.bind(this.store);
     const window = this.env.AUTH_FAILURE_WINDOW_SECONDS;
     this.perIp = limiter('ip', this.env.AUTH_MAX_FAILURES_PER_IP, window);
     this.pairAttempts = limiter('pair', 2 ** 30, LOGIN_POLICY.pairWindowSeconds);
@@ -114,10 +103,7 @@ export class LoginThrottle implements OnModuleInit {
     const refuse = async (res: RateLimiterRes, limit: 'ip' | 'pair' | 'user'): Promise<never> => {
       loginThrottleRefusals.inc({ limit });
       for (const step of undo.reverse()) await step();
-      throw ProblemException.tooManyRequests(
-        res.msBeforeNext / 1000,
-        'Too many failed sign-in attempts; retry later.',
-      );
+      throw tooManySignInAttempts(res.msBeforeNext / 1000);
     };
 
     // 1. The address, across users: refused here, nothing of the user is spent.

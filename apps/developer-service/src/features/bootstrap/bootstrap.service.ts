@@ -1,13 +1,15 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { EnvValidationError } from '@vault/platform';
 import { readFile } from 'node:fs/promises';
-import { DataSource, EntityManager } from 'typeorm';
-import { DeveloperEnv } from '../../config/developer.env';
-import { ApplicationEntity } from '../../persistence/tenants/application.entity';
-import { OrganisationUserEntity } from '../../persistence/tenants/organisation-user.entity';
-import { findUserByUsername } from '../../capabilities/directory/directory.service';
+import { EntityManager } from 'typeorm';
 import { PasswordHasher } from '../../capabilities/directory/password-hasher';
-import { TenantEntity } from '../../persistence/tenants/tenant.entity';
+import { DeveloperEnv } from '../../config/developer.env';
+import { ApplicationFields, ApplicationRepository } from '../../persistence/tenants/application.repository';
+import {
+  OrganisationUserFields,
+  OrganisationUserRepository,
+} from '../../persistence/tenants/organisation-user.repository';
+import { TenantRepository } from '../../persistence/tenants/tenant.repository';
 import {
   BootstrapApplication,
   BootstrapFile,
@@ -15,9 +17,6 @@ import {
 } from './bootstrap-file.dto';
 import { BootstrapFileError, parseBootstrapFile } from './bootstrap-file';
 import { DEMO_CREDENTIALS, demoBootstrap } from './demo-tenant';
-
-/** Serialises bootstrap runs of replicas starting together (pg advisory lock key). */
-const BOOTSTRAP_LOCK = 0x76617531;
 
 export interface BootstrapSummary {
   tenants: number;
@@ -40,8 +39,10 @@ export class BootstrapService implements OnModuleInit {
 
   constructor(
     private readonly env: DeveloperEnv,
-    private readonly dataSource: DataSource,
     private readonly hasher: PasswordHasher,
+    private readonly tenants: TenantRepository,
+    private readonly applications: ApplicationRepository,
+    private readonly users: OrganisationUserRepository,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -90,8 +91,7 @@ export class BootstrapService implements OnModuleInit {
 
   /** Upserts every entry of the file in one transaction, serialised across replicas. */
   apply(file: BootstrapFile): Promise<BootstrapSummary> {
-    return this.dataSource.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1)', [BOOTSTRAP_LOCK]);
+    return this.tenants.underBootstrapLock(async (m) => {
       const outcomes: Outcome[] = [];
       for (const t of file.tenants) {
         outcomes.push(await this.upsertTenant(m, t.id, t.name));
@@ -114,13 +114,13 @@ export class BootstrapService implements OnModuleInit {
     id: string,
     name: string,
   ): Promise<Outcome> {
-    const existing = await m.findOne(TenantEntity, { where: { id } });
+    const existing = await this.tenants.find(m, id);
     if (!existing) {
-      await m.insert(TenantEntity, { id, name });
+      await this.tenants.insert(m, { id, name });
       return 'created';
     }
     if (existing.name === name) return 'unchanged';
-    await m.update(TenantEntity, { id }, { name });
+    await this.tenants.rename(m, id, name);
     return 'updated';
   }
 
@@ -134,19 +134,17 @@ export class BootstrapService implements OnModuleInit {
       testMode: a.testMode ?? false,
       redirectUris: a.redirectUris ?? [],
     };
-    const existing = await m.findOne(ApplicationEntity, {
-      where: { clientId: a.clientId },
-    });
+    const existing = await this.applications.find(a.clientId, m);
     if (!existing) {
       const secretHash = await this.hasher.hash(a.clientSecret);
-      await m.insert(ApplicationEntity, {
+      await this.applications.insert(m, {
         clientId: a.clientId,
         secretHash,
         ...fields,
       });
       return 'created';
     }
-    const changes: Partial<ApplicationEntity> = {};
+    const changes: Partial<ApplicationFields> = {};
     if (existing.tenantId !== fields.tenantId)
       changes.tenantId = fields.tenantId;
     if (existing.testMode !== fields.testMode)
@@ -158,7 +156,7 @@ export class BootstrapService implements OnModuleInit {
       changes.secretHash = await this.hasher.hash(a.clientSecret);
     }
     if (Object.keys(changes).length === 0) return 'unchanged';
-    await m.update(ApplicationEntity, { clientId: a.clientId }, changes);
+    await this.applications.update(m, a.clientId, changes);
     return 'updated';
   }
 
@@ -167,23 +165,23 @@ export class BootstrapService implements OnModuleInit {
     tenantId: string,
     u: BootstrapUser,
   ): Promise<Outcome> {
-    const existing = await findUserByUsername(m, tenantId, u.username);
+    const existing = await this.users.findByUsername(tenantId, u.username, m);
     if (!existing) {
       const passwordHash = await this.hasher.hash(u.password);
-      await m.insert(OrganisationUserEntity, {
+      await this.users.insert(m, {
         tenantId,
         username: u.username,
         passwordHash,
       });
       return 'created';
     }
-    const changes: Partial<OrganisationUserEntity> = {};
+    const changes: Partial<OrganisationUserFields> = {};
     if (existing.username !== u.username) changes.username = u.username;
     if (await this.hasher.isStale(existing.passwordHash, u.password)) {
       changes.passwordHash = await this.hasher.hash(u.password);
     }
     if (Object.keys(changes).length === 0) return 'unchanged';
-    await m.update(OrganisationUserEntity, { id: existing.id }, changes);
+    await this.users.update(m, existing.id, changes);
     return 'updated';
   }
 }

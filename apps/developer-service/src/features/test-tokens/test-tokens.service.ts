@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DEVELOPER_ERROR_CODES, TestResponseType } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { TestResponseType } from '@vault/contracts';
 import { DirectoryService } from '../../capabilities/directory/directory.service';
 import { TokenSigner } from '../../capabilities/tokens/token-signer.service';
 import {
@@ -9,6 +8,7 @@ import {
   TEST_IDENTITY_USERNAME,
   testIdentityId,
 } from './test-token.render';
+import { applicationNotFound, noRedirectUri, notInTestMode } from './test-tokens.errors';
 
 export type TestTokenAnswer = { redirectUrl: string } | { html: string };
 
@@ -30,20 +30,10 @@ export class TestTokensService {
     type: TestResponseType,
   ): Promise<TestTokenAnswer> {
     const app = await this.directory.findApplication(tenantId, clientId);
-    if (!app)
-      throw ProblemException.notFound('No such application for this tenant.');
-    if (!app.testMode) {
-      throw ProblemException.forbidden(
-        'Test tokens are only issued to applications in test mode.',
-      );
-    }
+    if (!app) throw applicationNotFound();
+    if (!app.testMode) throw notInTestMode();
     const redirectUri = app.redirectUris[0];
-    if (type === 'redirect_url' && !redirectUri) {
-      throw ProblemException.conflict(
-        DEVELOPER_ERROR_CODES.noRedirectUri,
-        'The application has no redirect URI.',
-      );
-    }
+    if (type === 'redirect_url' && !redirectUri) throw noRedirectUri();
     const token = await this.signer.issue({
       userId: testIdentityId(tenantId, clientId),
       username: TEST_IDENTITY_USERNAME,
