@@ -7,7 +7,7 @@ import {
   UsernameCheckResponse,
 } from '@vault/contracts';
 import { Authenticated, Conditional, CurrentPrincipal, ETagged, IfMatch, IfMatchCondition } from '@vault/platform';
-import { toAccountResponse } from '../../capabilities/own-account/account.mapper';
+import { toAccountResponse } from '../../capabilities/own-account/account.view';
 import { accountETag } from '../../capabilities/own-account/own-account.service';
 import { AccountEntity } from '../../persistence/accounts/account.entity';
 import { AccountsService } from './accounts.service';

@@ -2,7 +2,8 @@ import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AgreementDto, AgreementResponse, CreatedIdResponse, Principal } from '@vault/contracts';
 import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
-import { AgreementsService, toAgreementResponse } from './agreements.service';
+import { toAgreementResponse } from './agreement.view';
+import { AgreementsService } from './agreements.service';
 
 @ApiTags('agreements')
 @Controller('accounts/account-id/:id/agreements')

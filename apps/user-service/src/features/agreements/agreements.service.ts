@@ -1,22 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { AgreementDto, AgreementResponse, Principal } from '@vault/contracts';
+import type { AgreementDto, Principal } from '@vault/contracts';
 import { OwnAccountService } from '../../capabilities/own-account/own-account.service';
 import { AgreementEntity } from '../../persistence/agreements/agreement.entity';
 import { AgreementRepository } from '../../persistence/agreements/agreement.repository';
-
-export function toAgreementResponse(a: AgreementEntity): AgreementResponse {
-  return {
-    id: a.id,
-    _id: a.id,
-    account: a.accountId,
-    locale: a.locale,
-    type: a.type,
-    version: a.version,
-    consent: a.consent,
-    createdAt: a.createdAt.toISOString(),
-    updatedAt: a.updatedAt.toISOString(),
-  };
-}
 
 /** Consents of the caller's account: appended, the newest per type read back. */
 @Injectable()

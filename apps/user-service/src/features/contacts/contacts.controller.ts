@@ -8,7 +8,7 @@ import {
   Principal,
 } from '@vault/contracts';
 import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
-import { toAccountResponse } from '../../capabilities/own-account/account.mapper';
+import { toAccountResponse } from '../../capabilities/own-account/account.view';
 import { ContactsService } from './contacts.service';
 
 @ApiTags('emails and phones')

@@ -3,7 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountSettingsDto, Principal, SettingsResponse } from '@vault/contracts';
 import { Authenticated, Conditional, CurrentPrincipal, ETagged, IfMatch, IfMatchCondition } from '@vault/platform';
 import { SettingsEntity } from '../../persistence/settings/settings.entity';
-import { settingsETag, SettingsService, toSettingsResponse } from './settings.service';
+import { SettingsService } from './settings.service';
+import { settingsETag, toSettingsResponse } from './settings.view';
 
 @ApiTags('settings')
 @Controller('accounts/account-id/:id/settings')

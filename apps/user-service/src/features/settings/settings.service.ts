@@ -1,25 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { AccountSettingsDto, Principal, SettingsResponse } from '@vault/contracts';
-import { IfMatchCondition, versionETag } from '@vault/platform';
+import type { AccountSettingsDto, Principal } from '@vault/contracts';
+import { IfMatchCondition } from '@vault/platform';
 import { OwnAccountService } from '../../capabilities/own-account/own-account.service';
-import { SettingsEntity, settingsFields } from '../../persistence/settings/settings.entity';
+import { SettingsEntity } from '../../persistence/settings/settings.entity';
 import { SettingsRepository } from '../../persistence/settings/settings.repository';
 import { settingsNotFound } from './settings.errors';
-
-/** The ETag of the settings' stored version (`__v`). */
-export const settingsETag = (s: SettingsEntity): string => versionETag(s.id, s.revision);
-
-export function toSettingsResponse(s: SettingsEntity): SettingsResponse {
-  return {
-    id: s.id,
-    _id: s.id,
-    account: s.accountId,
-    ...settingsFields(s),
-    createdAt: s.createdAt.toISOString(),
-    updatedAt: s.updatedAt.toISOString(),
-    __v: s.revision,
-  };
-}
+import { settingsETag } from './settings.view';
 
 /** Settings of the caller's account. */
 @Injectable()
