@@ -1,7 +1,7 @@
 // First: starts OpenTelemetry (when configured) before http, express and pg are loaded.
 import '@vault/platform/tracing';
 import { Logger } from '@nestjs/common';
-import { EnvValidationError } from '@vault/platform';
+import { EnvValidationError } from '@vault/platform/config';
 import { startGateway } from './app/start-gateway';
 
 startGateway()

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { connect } from 'node:tls';
 import { Agent as UndiciAgent, Client } from 'undici';
 import { RunningGateway } from '../src/app/start-gateway';
-import { LINGER_MS } from '../src/edge/early-answer';
+import { LINGER_MS } from '../src/capabilities/answers/early-answer';
 import { bootGateway } from './support/boot';
 import { generatedBody } from './support/client';
 import { EchoUpstream } from './support/echo-upstream';

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { PlatformModule } from '@vault/platform';
+import { PlatformModule } from '@vault/platform/bootstrap';
 import { GatewayEnv } from '../config/gateway.env';
-import { PlainHttpModule } from '../plain-http/plain-http.module';
-import { ProxyModule } from '../proxy/proxy.module';
+import { PlainHttpModule } from '../features/plain-http/plain-http.module';
+import { ProxyModule } from '../capabilities/proxy/proxy.module';
 
 /** The edge: health from the platform, everything else proxied by host. No business logic. */
 @Module({

@@ -1,17 +1,22 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { appLogger, hardenExpress, instrumentApp, loadEnv } from '@vault/platform';
+import {
+  appLogger,
+  hardenExpress,
+  instrumentApp,
+} from '@vault/platform/bootstrap';
+import { loadEnv } from '@vault/platform/config';
 import type { Server } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { GatewayEnv } from '../config/gateway.env';
-import { routeRequests } from '../edge/edge-listener';
-import { answerUnparsedRequests } from '../edge/unparsed-requests';
+import { routeRequests } from '../features/edge/edge-listener';
+import { answerUnparsedRequests } from '../capabilities/answers/unparsed-requests';
 import { ERROR_CODES } from '@vault/contracts';
-import { PlainHttpListener } from '../plain-http/plain-http.listener';
-import { ProxyService } from '../proxy/proxy.service';
-import { MODULE_HOSTS } from '../routing/host-router';
-import { loadTlsMaterial, TlsMaterial } from '../tls/tls-material';
+import { PlainHttpListener } from '../features/plain-http/plain-http.listener';
+import { ProxyService } from '../capabilities/proxy/proxy.service';
+import { MODULE_HOSTS } from '../capabilities/routing/host-router';
+import { loadTlsMaterial, TlsMaterial } from '../capabilities/tls/tls-material';
 import { AppModule } from './app.module';
 
 export interface RunningGateway {

@@ -1,6 +1,11 @@
-import { BaseEnv, JetStreamReplicas, ToInt, UrlSetting } from '@vault/platform';
+import {
+  BaseEnv,
+  JetStreamReplicas,
+  ToInt,
+  UrlSetting,
+} from '@vault/platform/config';
 import { Equals, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
-import { parseCidrList } from '../proxy/client-address';
+import { parseCidrList } from './cidr-list';
 
 const MIB = 1024 * 1024;
 /** Upstreams take no credentials: a URL carrying a user name or password is refused. */

@@ -1,10 +1,10 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { ERROR_CODES } from '@vault/contracts';
-import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform';
+import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { sendProblem } from '../edge/problem-response';
-import { answerUnparsedRequests, Refusal } from '../edge/unparsed-requests';
+import { sendProblem } from '../../capabilities/answers/problem-response';
+import { answerUnparsedRequests, Refusal } from '../../capabilities/answers/unparsed-requests';
 
 /** The one plain-HTTP answer (see docs/gateway.md). */
 const HTTPS_REQUIRED: Refusal = {

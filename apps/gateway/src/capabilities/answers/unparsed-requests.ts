@@ -1,5 +1,5 @@
 import { ERROR_CODES, ErrorCode } from '@vault/contracts';
-import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform';
+import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { writeProblemToSocket } from './problem-response';

@@ -2,7 +2,8 @@ import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'nod
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { ErrorCode, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
-import { problemBody, REQUEST_ID_HEADER } from '@vault/platform';
+import { problemBody } from '@vault/platform/errors';
+import { REQUEST_ID_HEADER } from '@vault/platform/http';
 import { closeAfterAnswer, LINGER_MS } from './early-answer';
 import { withSecurityHeaders } from './security-headers';
 

@@ -1,4 +1,4 @@
-import { clientResponseHeaders, hasBody, upstreamRequestHeaders } from './forward-headers';
+import { clientResponseHeaders, upstreamRequestHeaders } from './forward-headers';
 
 describe('upstreamRequestHeaders', () => {
   const ctx = { requestId: 'req-1', clientIp: '203.0.113.9' };
@@ -64,14 +64,5 @@ describe('clientResponseHeaders', () => {
       'req-2',
     );
     expect(out).toEqual({ 'content-type': 'application/json', 'set-cookie': ['a=1', 'b=2'], 'x-request-id': 'req-2' });
-  });
-});
-
-describe('hasBody', () => {
-  it('is true for a positive length or a chunked body only', () => {
-    expect(hasBody({})).toBe(false);
-    expect(hasBody({ 'content-length': '0' })).toBe(false);
-    expect(hasBody({ 'content-length': '12' })).toBe(true);
-    expect(hasBody({ 'transfer-encoding': 'chunked' })).toBe(true);
   });
 });

@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { watchNatsConnection } from '@vault/platform';
+import { watchNatsConnection } from '@vault/platform/observability';
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayEnv } from '../config/gateway.env';
+import { GatewayEnv } from '../../config/gateway.env';
 import { NatsCounterSync } from './nats-counter-sync';
 import { GatewayRateLimiter, RateDecision } from './rate-limiter';
 import { tokenIdentity } from './token-identity';

@@ -1,12 +1,17 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { hasBody } from '../proxy/forward-headers';
 
 /**
  * How long a connection answered early keeps reading (and discarding) what
  * the client still sends after the answer, before it is cut.
  */
 export const LINGER_MS = 2_000;
+
+/** True when the request carries a body (a declared length above zero, or chunked). */
+export function hasBody(headers: IncomingHttpHeaders): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
 
 /** True while the request body has not been received to its end. */
 export function bodyPending(req: IncomingMessage): boolean {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
-import { observeRequest } from '@vault/platform';
-import { withSecurityHeaders } from './security-headers';
+import { observeRequest } from '@vault/platform/observability';
+import { withSecurityHeaders } from '../../capabilities/answers/security-headers';
 
 const HEALTH_PATHS = ['/health/live', '/health/ready'];
 

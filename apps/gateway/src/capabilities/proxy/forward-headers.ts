@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { REQUEST_ID_HEADER } from '@vault/platform';
+import { REQUEST_ID_HEADER } from '@vault/platform/http';
 
 /** Headers that describe one connection and never cross the proxy (RFC 9110 §7.6.1). */
 const HOP_BY_HOP = new Set([
@@ -81,10 +81,4 @@ export function clientResponseHeaders(
   const out = copyEndToEnd(upstream, NOTHING);
   out[REQUEST_ID_HEADER] = requestId;
   return out;
-}
-
-/** True when the request carries a body (a declared length above zero, or chunked). */
-export function hasBody(headers: IncomingHttpHeaders): boolean {
-  const length = headers['content-length'];
-  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -1,17 +1,21 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ERROR_CODES } from '@vault/contracts';
-import { acceptRequestId, observeRequest, rateLimitRejections, REQUEST_ID_HEADER } from '@vault/platform';
+import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
+import {
+  observeRequest,
+  rateLimitRejections,
+} from '@vault/platform/observability';
 import { Agent, IncomingMessage, request, ServerResponse } from 'node:http';
-import { GatewayEnv } from '../config/gateway.env';
-import { bodyPending, closeAfterAnswer } from '../edge/early-answer';
-import { sendProblem } from '../edge/problem-response';
-import { withSecurityHeaders } from '../edge/security-headers';
+import { GatewayEnv } from '../../config/gateway.env';
+import { bodyPending, closeAfterAnswer, hasBody } from '../answers/early-answer';
+import { sendProblem } from '../answers/problem-response';
+import { withSecurityHeaders } from '../answers/security-headers';
 import { RateDecision } from '../rate-limit/rate-limiter';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { HostRouter, Upstream } from '../routing/host-router';
 import { BodyLimit, BodyLimits, declaresTooMuch, describeLimit } from './body-limit';
 import { ClientAddressResolver } from './client-address';
-import { clientResponseHeaders, hasBody, upstreamRequestHeaders } from './forward-headers';
+import { clientResponseHeaders, upstreamRequestHeaders } from './forward-headers';
 
 /** One client request on its way through the gateway. */
 interface Exchange {
