@@ -58,4 +58,13 @@ describe('DeveloperEnv', () => {
       loadEnv(DeveloperEnv, { ...DB, KEY_ENCRYPTION_SECRET: 'short' }),
     ).toThrow(/KEY_ENCRYPTION_SECRET: .*\(got a value that is not shown\)$/);
   });
+
+  it('refuses a publish lead shorter than the verifiers need to fetch a new key, unless rotation is off', () => {
+    const short = { ...DB, SIGNING_KEY_PUBLISH_LEAD_SECONDS: '300', SIGNING_KEY_CHECK_SECONDS: '60' };
+    expect(() => loadEnv(DeveloperEnv, short)).toThrow(
+      /SIGNING_KEY_PUBLISH_LEAD_SECONDS: must be at least 360 \(the verifiers' JWKS refresh of 300 s plus SIGNING_KEY_CHECK_SECONDS\) \(got 300\)/,
+    );
+    expect(loadEnv(DeveloperEnv, { ...short, SIGNING_KEY_PUBLISH_LEAD_SECONDS: '360' }).SIGNING_KEY_PUBLISH_LEAD_SECONDS).toBe(360);
+    expect(loadEnv(DeveloperEnv, { ...short, SIGNING_KEY_ROTATION_DAYS: '0' }).SIGNING_KEY_PUBLISH_LEAD_SECONDS).toBe(300);
+  });
 });

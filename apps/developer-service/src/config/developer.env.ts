@@ -8,7 +8,36 @@ import {
   MaxLength,
   Min,
   MinLength,
+  ValidateBy,
+  ValidationArguments,
 } from 'class-validator';
+
+/** The verifiers' background JWKS refresh (JWKS_REFRESH_INTERVAL_MS of libs/platform/src/auth/jwks-key-store.ts). */
+const VERIFIER_JWKS_REFRESH_SECONDS = 300;
+
+/** The shortest publish lead: every verifier has fetched a new key before it signs. */
+function publishLeadFloor(env: DeveloperEnv): number {
+  return VERIFIER_JWKS_REFRESH_SECONDS + env.SIGNING_KEY_CHECK_SECONDS;
+}
+
+/**
+ * SIGNING_KEY_PUBLISH_LEAD_SECONDS covers the verifiers' refresh and this service's check
+ * interval, so that a new key is published everywhere before it signs (rotation on).
+ */
+function leadCoversPublication(lead: unknown, args?: ValidationArguments): boolean {
+  const env = args?.object as DeveloperEnv;
+  return env.SIGNING_KEY_ROTATION_DAYS === 0 || (typeof lead === 'number' && lead >= publishLeadFloor(env));
+}
+
+const CoversKeyPublication = () =>
+  ValidateBy({
+    name: 'coversKeyPublication',
+    validator: {
+      validate: leadCoversPublication,
+      defaultMessage: (args?: ValidationArguments) =>
+        `must be at least ${publishLeadFloor(args?.object as DeveloperEnv)} (the verifiers' JWKS refresh of ${VERIFIER_JWKS_REFRESH_SECONDS} s plus SIGNING_KEY_CHECK_SECONDS)`,
+    },
+  });
 
 /** Configuration of developer-service, validated at boot. */
 export class DeveloperEnv extends ServiceEnv {
@@ -74,6 +103,7 @@ export class DeveloperEnv extends ServiceEnv {
   @IsInt()
   @Min(300)
   @Max(7 * 86400)
+  @CoversKeyPublication()
   SIGNING_KEY_PUBLISH_LEAD_SECONDS = 900;
 
   /** Clock difference allowed between this service and the verifiers; a retired key stays published for TOKEN_TTL_SECONDS plus this. */
