@@ -1,6 +1,6 @@
 // First: starts OpenTelemetry (when configured) before http, express and pg are loaded.
 import '@vault/platform/tracing';
-import { runService } from '@vault/platform';
+import { runService } from '@vault/platform/bootstrap';
 import { ACCOUNT_EVENTS_BACKFILL_MODE, runAccountEventsBackfill } from './app/account-events-backfill.mode';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';

@@ -4,7 +4,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { AccountCreatedEvent, AccountDeletedEvent, AccountUpdatedEvent, SUBJECTS } from '@vault/contracts';
-import { EventNamespace } from '@vault/platform';
+import { EventNamespace } from '@vault/platform/events';
 import { TestNatsServer } from '@vault/platform/testing';
 import { DataSource } from 'typeorm';
 import { AccountEventsRelay } from '../src/capabilities/account-events/account-events.relay';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { COUNTRY_CODES } from '@vault/contracts';
-import { listRouteRules } from '@vault/platform';
+import { listRouteRules } from '@vault/platform/auth';
 import { badTokens } from '@vault/platform/testing';
 import { auth, createAccount, fieldsOf, fullAccount, startUserService, UserService } from './support';
 

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import request from 'supertest';
-import { deleteStreams, NATS_CONNECTION } from '@vault/platform';
+import { deleteStreams, NATS_CONNECTION } from '@vault/platform/events';
 import {
   bootTestApp,
   createTestDatabase,

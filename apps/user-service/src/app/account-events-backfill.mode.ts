@@ -1,4 +1,5 @@
-import { connectDatabase, dataSourceOptions, EnvValidationError, loadEnv, migrateWithLock } from '@vault/platform';
+import { EnvValidationError, loadEnv } from '@vault/platform/config';
+import { connectDatabase, dataSourceOptions, migrateWithLock } from '@vault/platform/persistence';
 import { backfillAccountEvents } from '../capabilities/account-events/account-events-backfill';
 import { UserEnv } from '../config/user.env';
 import { MIGRATIONS } from '../migrations';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { DatabaseModule, PlatformModule } from '@vault/platform';
+import { PlatformModule } from '@vault/platform/bootstrap';
+import { DatabaseModule } from '@vault/platform/persistence';
 import { UserEnv } from '../config/user.env';
 import { AccountsModule } from '../features/accounts/accounts.module';
 import { AgreementsModule } from '../features/agreements/agreements.module';

@@ -1,4 +1,5 @@
-import { OutboxEventsEnv, ToInt, UrlSetting } from '@vault/platform';
+import { ToInt, UrlSetting } from '@vault/platform/config';
+import { OutboxEventsEnv } from '@vault/platform/events';
 import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
 
 /** Configuration of user-service (with its account events stream and relay), validated at boot. */

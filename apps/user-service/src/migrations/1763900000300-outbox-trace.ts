@@ -1,4 +1,4 @@
-import { addOutboxTraceContext, dropOutboxTraceContext } from '@vault/platform';
+import { addOutboxTraceContext, dropOutboxTraceContext } from '@vault/platform/events';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The outbox table of account events, as named when this migration was written. */

@@ -1,4 +1,4 @@
-import { IdempotencyKeys1763900000000 } from '@vault/platform';
+import { IdempotencyKeys1763900000000 } from '@vault/platform/idempotency';
 import { UserSchema1763800000000 } from './1763800000000-user-schema';
 import { AccountVersion1763800000700 } from './1763800000700-account-version';
 import { AccountOutbox1763900000100 } from './1763900000100-account-outbox';

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { EVENT_STREAMS } from '@vault/contracts';
-import { NATS_CONNECTION, OutboxRelayHost } from '@vault/platform';
+import { NATS_CONNECTION, OutboxRelayHost } from '@vault/platform/events';
 import { DataSource } from 'typeorm';
 import { UserEnv } from '../../config/user.env';
 import { ACCOUNT_OUTBOX_TABLE } from './account-outbox';

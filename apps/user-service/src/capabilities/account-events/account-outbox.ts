@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AccountStateEvent, SUBJECTS } from '@vault/contracts';
-import { insertOutboxEvents } from '@vault/platform';
+import { insertOutboxEvents } from '@vault/platform/events';
 import type { AccountEntity } from '../../persistence/accounts/account.entity';
 import type { Tx } from '../../persistence/transactions';
 

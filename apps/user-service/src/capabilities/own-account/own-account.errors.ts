@@ -1,5 +1,5 @@
 import { COMMON_ERRORS, USER_ERRORS } from '@vault/contracts';
-import { mapUniqueViolation, ProblemException } from '@vault/platform';
+import { mapUniqueViolation, ProblemException } from '@vault/platform/errors';
 
 /** Another identity's account, a deleted one or none: the same 404. */
 export const accountNotFound = () => ProblemException.of(COMMON_ERRORS.notFound, 'No such account.');

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import type { Principal } from '@vault/contracts';
-import { IfMatchCondition, versionETag } from '@vault/platform';
+import { IfMatchCondition, versionETag } from '@vault/platform/http';
 import { AccountEntity } from '../../persistence/accounts/account.entity';
 import { AccountRepository } from '../../persistence/accounts/account.repository';
 import { Transactions, Tx } from '../../persistence/transactions';

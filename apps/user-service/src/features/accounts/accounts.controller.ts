@@ -6,7 +6,8 @@ import {
   UpdateAccountDto,
   UsernameCheckResponse,
 } from '@vault/contracts';
-import { Authenticated, Conditional, CurrentPrincipal, ETagged, IfMatch, IfMatchCondition } from '@vault/platform';
+import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { Conditional, ETagged, IfMatch, IfMatchCondition } from '@vault/platform/http';
 import { toAccountResponse } from '../../capabilities/own-account/account.view';
 import { accountETag } from '../../capabilities/own-account/own-account.service';
 import { AccountEntity } from '../../persistence/accounts/account.entity';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal, UpdateAccountDto } from '@vault/contracts';
-import { IfMatchCondition } from '@vault/platform';
+import { IfMatchCondition } from '@vault/platform/http';
 import { AccountEntity } from '../../persistence/accounts/account.entity';
 import { AccountRepository } from '../../persistence/accounts/account.repository';
 import { applyProfile, emailsOf } from '../../capabilities/own-account/account-profile';

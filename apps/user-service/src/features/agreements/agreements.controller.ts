@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AgreementDto, AgreementResponse, CreatedIdResponse, Principal } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
+import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { Idempotent } from '@vault/platform/idempotency';
 import { toAgreementResponse } from './agreement.view';
 import { AgreementsService } from './agreements.service';
 

@@ -7,7 +7,8 @@ import {
   PhoneNumberParams,
   Principal,
 } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
+import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { Idempotent } from '@vault/platform/idempotency';
 import { toAccountResponse } from '../../capabilities/own-account/account.view';
 import { ContactsService } from './contacts.service';
 

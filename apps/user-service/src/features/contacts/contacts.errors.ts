@@ -1,5 +1,5 @@
 import { COMMON_ERRORS, MAX_CONTACT_ENTRIES, USER_ERRORS } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 
 export const emailExists = () =>
   ProblemException.of(USER_ERRORS.emailExists, 'The account already has this email address.');

@@ -1,7 +1,8 @@
 import { Controller, Delete, HttpCode, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@vault/contracts';
-import { Authenticated, Conditional, CurrentPrincipal, IfMatch, IfMatchCondition } from '@vault/platform';
+import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { Conditional, IfMatch, IfMatchCondition } from '@vault/platform/http';
 import { AccountDeletionService } from './account-deletion.service';
 
 @ApiTags('accounts')

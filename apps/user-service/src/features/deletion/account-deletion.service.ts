@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { Principal } from '@vault/contracts';
-import { IfMatchCondition, RevocationService } from '@vault/platform';
+import { RevocationService } from '@vault/platform/auth';
+import { IfMatchCondition } from '@vault/platform/http';
 import { OwnAccountService } from '../../capabilities/own-account/own-account.service';
 import { MfaCodeRepository } from '../../persistence/mfa-codes/mfa-code.repository';
 import { SettingsRepository } from '../../persistence/settings/settings.repository';

@@ -1,7 +1,8 @@
 import { Body, Controller, Header, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InvitationDto, Principal } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
+import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { Idempotent } from '@vault/platform/idempotency';
 import { InvitationsService } from './invitations.service';
 
 @ApiTags('invitations')

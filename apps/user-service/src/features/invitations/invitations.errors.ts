@@ -1,5 +1,5 @@
 import { COMMON_ERRORS } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 
 /** The identity sent its hourly share of invitations; `retryAfterSeconds`: until the oldest of them is an hour old. */
 export const tooManyInvitations = (retryAfterSeconds: number) =>

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MfaCodeParams, MfaCodeResponse, Principal, SendMfaCodeDto } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
+import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { Idempotent } from '@vault/platform/idempotency';
 import { MfaService } from './mfa.service';
 
 @ApiTags('mfa')

@@ -1,6 +1,6 @@
 import { COMMON_ERRORS, USER_ERRORS } from '@vault/contracts';
 import type { MfaType } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 
 /** The one answer for a wrong, expired, used or exhausted code (no oracle). */
 export const invalidMfaCode = () =>

@@ -1,5 +1,5 @@
 import type { Principal } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 import type { MailSender, SmsSender } from '../../capabilities/messaging/message-senders';
 import type { OwnAccountService } from '../../capabilities/own-account/own-account.service';
 import type { UserEnv } from '../../config/user.env';

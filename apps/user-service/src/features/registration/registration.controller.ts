@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CreateAccountDto, CreatedIdResponse, Principal } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal, Idempotent } from '@vault/platform';
+import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { Idempotent } from '@vault/platform/idempotency';
 import { RegistrationService } from './registration.service';
 
 @ApiTags('accounts')

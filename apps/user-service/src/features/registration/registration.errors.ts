@@ -1,5 +1,5 @@
 import { COMMON_ERRORS, USER_ERRORS } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 
 /** A field the identity cannot fill in, or that repeats itself. */
 const invalidField = (field: string, message: string) =>

@@ -1,7 +1,7 @@
 import { Controller, Delete, HttpCode } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Principal } from '@vault/contracts';
-import { Authenticated, CurrentPrincipal, RevocationService } from '@vault/platform';
+import { Authenticated, CurrentPrincipal, RevocationService } from '@vault/platform/auth';
 
 @ApiTags('session')
 @Controller('accounts')

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountSettingsDto, Principal, SettingsResponse } from '@vault/contracts';
-import { Authenticated, Conditional, CurrentPrincipal, ETagged, IfMatch, IfMatchCondition } from '@vault/platform';
+import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { Conditional, ETagged, IfMatch, IfMatchCondition } from '@vault/platform/http';
 import { SettingsEntity } from '../../persistence/settings/settings.entity';
 import { SettingsService } from './settings.service';
 import { settingsETag, toSettingsResponse } from './settings.view';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { AccountSettingsDto, Principal } from '@vault/contracts';
-import { IfMatchCondition } from '@vault/platform';
+import { IfMatchCondition } from '@vault/platform/http';
 import { OwnAccountService } from '../../capabilities/own-account/own-account.service';
 import { SettingsEntity } from '../../persistence/settings/settings.entity';
 import { SettingsRepository } from '../../persistence/settings/settings.repository';

@@ -1,5 +1,5 @@
 import type { SettingsResponse } from '@vault/contracts';
-import { versionETag } from '@vault/platform';
+import { versionETag } from '@vault/platform/http';
 import { SettingsEntity, settingsFields } from '../../persistence/settings/settings.entity';
 
 /** The ETag of the settings' stored version (`__v`). */
