@@ -17,6 +17,7 @@ interface CodeSite {
 /** Calls that put a code in a problem body: [pattern, group of the status (0: none, -1: always 409), group of the code]. */
 const SITES: [RegExp, number, number][] = [
   [/new ProblemException\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
+  [/ProblemException\.of\(\s*([^,()]+?)\s*[,)]/g, 0, 1],
   [/ProblemException\.conflict\(\s*([^,()]+?)\s*,/g, -1, 1],
   [/sendProblem\(\s*[^,()]+?\s*,\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
   [/problemBody\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
@@ -46,7 +47,9 @@ function resolveCode(expression: string): string | undefined | null {
   const constant = /^([A-Z][A-Z_]*)\.(\w+)$/.exec(expression);
   if (constant) {
     const table = (contracts as Record<string, unknown>)[constant[1]] as Record<string, unknown> | undefined;
-    const code = table?.[constant[2]];
+    const value = table?.[constant[2]];
+    // a table of codes (FILE_ERROR_CODES.x) or of catalogue entries (FILE_ERRORS.x)
+    const code = typeof value === 'object' && value !== null ? (value as { code?: unknown }).code : value;
     return typeof code === 'string' ? code : undefined;
   }
   return null;
@@ -147,10 +150,13 @@ describe('error catalogue', () => {
       "throw new ProblemException(400, FILE_ERROR_CODES.fileNameTaken, 'x');",
       "sendProblem(res, 404, ERROR_CODES.unknownHost, 'x', id);",
       "throw ProblemException.conflict(code, detail);",
+      "throw ProblemException.of(FILE_ERRORS.fileNameTaken, 'x');",
+      'throw ProblemException.of(USER_ERRORS.noSuchKey);',
     ].join('\n');
     expect(problemsOf(codeSites('sample.ts', sample)).sort()).toEqual([
       "sample.ts: 'made_up_code' is not in the error catalogue",
       'sample.ts: USER_ERROR_CODES.noSuchKey is not in the error catalogue',
+      'sample.ts: USER_ERRORS.noSuchKey is not in the error catalogue',
       'sample.ts: file_name_taken sent with 400, catalogued as 409',
     ].sort());
   });
