@@ -1,6 +1,4 @@
 import baseConfig from '../../eslint.config.mjs';
-// the workspace's shared lint rule, a file of no project
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { serviceLayers } from '../../eslint.layers.mjs';
 
 /**

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal, RecordRole, VaultRole } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
 import { AccessRepository, ResolvedTarget } from '../../persistence/access/access.repository';
 import { RecordEntity } from '../../persistence/records/record.entity';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
-import { recordNotFound, vaultNotFound } from './access.errors';
+import { recordNotFound, roleTooWeak, vaultNotFound } from './access.errors';
 import { grants, ParsedRule } from './roles';
 
 /** What a request may act on, resolved from the path by RoleGuard. */
@@ -57,11 +56,11 @@ export class AccessService {
     const { vault, vaultRole, record, recordRole } = found;
     if (rule.domain === 'vault') {
       const seen = visibility(found);
-      if (!grants(rule, seen.vaultRole, seen.guestRoles?.[0])) throw ProblemException.forbidden();
+      if (!grants(rule, seen.vaultRole, seen.guestRoles?.[0])) throw roleTooWeak();
       return seen;
     }
     if (!record || (!vaultRole && !recordRole)) throw recordNotFound();
-    if (!grants(rule, vaultRole, recordRole)) throw ProblemException.forbidden();
+    if (!grants(rule, vaultRole, recordRole)) throw roleTooWeak();
     return { vault, vaultRole, record, recordRole };
   }
 

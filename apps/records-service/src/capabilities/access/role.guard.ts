@@ -1,8 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Principal } from '@vault/contracts';
-import { ACCESS_RULE, AccessRule, ProblemException } from '@vault/platform';
+import { ACCESS_RULE, AccessRule } from '@vault/platform';
 import type { Request } from 'express';
+import { operationUnavailable, unauthenticated } from './access.errors';
 import { AccessService, VaultAccess } from './access.service';
 import { parseRule } from './roles';
 
@@ -28,10 +29,10 @@ export class RoleGuard implements CanActivate {
     const rule = parseRule(declared);
     if (!rule) {
       if (declared === 'public' || declared === 'authenticated') return true;
-      throw ProblemException.forbidden('This operation is not available.');
+      throw operationUnavailable();
     }
     const req = ctx.switchToHttp().getRequest<RequestWithAccess>();
-    if (!req.user) throw ProblemException.unauthorized();
+    if (!req.user) throw unauthenticated();
     req.vaultAccess = await this.access.authorize(req.user, rule, req.params['vaultId'], req.params['recordId']);
     return true;
   }

@@ -58,7 +58,3 @@ export function grants(rule: ParsedRule, vaultRole?: VaultRole, recordRole?: Rec
   const need = RECORD_LEVEL[rule.level];
   return atLeast(vaultRole, need.vault) || atLeast(recordRole, need.record);
 }
-
-/** Record roles, highest first. */
-export const byRankDescending = <R extends VaultRole | RecordRole>(roles: R[]): R[] =>
-  [...roles].sort((a, b) => ROLE_RANK[b] - ROLE_RANK[a]);

@@ -5,11 +5,11 @@ import {
   DEFAULT_LOCALE,
   DisplayLocale,
 } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
 import { loadJsonConfigFile } from '../../config/json-config-file';
 import { RecordsEnv } from '../../config/records.env';
 import { stableId } from '../catalogue/stable-id';
 import { ANY_TENANT, Brand, parseBrandingFile } from './branding-file';
+import { unknownBrandCode } from './branding.errors';
 import defaultBranding from './default-branding.json';
 
 /** Brandings per tenant and brandCode from VAULT_BRANDING_FILE (or the shipped default). */
@@ -37,9 +37,7 @@ export class BrandingService {
   /** Refuses a brandCode with no brand for the tenant (400 naming the field). */
   assertKnown(tenantId: string, brandCode: string | undefined): void {
     if (brandCode !== undefined && !this.find(tenantId, brandCode)) {
-      throw ProblemException.badRequest('The brand code is not configured.', [
-        { field: 'brandCode', message: 'brandCode is not a configured brand' },
-      ]);
+      throw unknownBrandCode();
     }
   }
 

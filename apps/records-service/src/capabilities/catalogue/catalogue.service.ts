@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DisplayValue, FieldProblem, OTHER_SUBTYPE } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
 import { RecordSubtypeEntity, RecordTypeEntity } from '../../persistence/record-types/record-type.entity';
 import { RecordTypeRepository } from '../../persistence/record-types/record-type.repository';
+import { unknownRecordType } from './catalogue.errors';
 
 interface Catalogue {
   types: RecordTypeEntity[];
@@ -73,7 +73,7 @@ export class CatalogueService {
       });
     }
     if (!type || !subtype) {
-      throw ProblemException.badRequest('The record type or subtype is not known.', problems);
+      throw unknownRecordType(problems);
     }
     return { type, subtype };
   }

@@ -1,9 +1,5 @@
-import { COLLABORATOR_ERROR_CODES } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { COLLABORATOR_ERRORS } from '@vault/contracts';
+import { ProblemException } from '@vault/platform/errors';
 
 export const accountNotFound = () =>
-  new ProblemException(
-    404,
-    COLLABORATOR_ERROR_CODES.accountNotFound,
-    'No active account of your organisation has this username or openId.',
-  );
+  ProblemException.of(COLLABORATOR_ERRORS.accountNotFound, 'No active account of your organisation has this username or openId.');

@@ -1,5 +1,5 @@
-import { ProblemException } from '@vault/platform';
 import type { ActivityLogFilter, LogKey } from '../../persistence/activity-log/activity-log.repository';
+import { invalidCursor } from './activity-log.errors';
 
 /** What a cursor carries: where the next page starts, its number, and the filters it was made for. */
 export interface LogCursor {
@@ -8,9 +8,6 @@ export interface LogCursor {
 }
 
 const filterSignature = (f: ActivityLogFilter) => [f.entity ?? '', f.eventType ?? '', f.actorOpenId ?? ''].join('\u0000');
-
-const invalidCursor = (message: string) =>
-  ProblemException.badRequest('The cursor is not valid for this request.', [{ field: 'cursor', message }]);
 
 export function encodeCursor(cursor: LogCursor, f: ActivityLogFilter): string {
   const { occurredUs, loggedUs, eventId } = cursor.key;

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLogPageDto, ActivityLogQueryDto, LOG_DEFAULT_PAGE_SIZE, pageInfo } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
 import { ActivityLogFilter, ActivityLogRepository, LogSlice } from '../../persistence/activity-log/activity-log.repository';
 import { decodeCursor, encodeCursor } from './activity-log.cursor';
+import { pageAndCursor } from './activity-log.errors';
 import { renderEntry } from './activity-log.renderer';
 
 /**
@@ -17,9 +17,7 @@ export class ActivityLogService {
 
   async page(vault: { id: string; tenantId: string }, q: ActivityLogQueryDto): Promise<ActivityLogPageDto> {
     if (q.cursor !== undefined && q.page !== undefined) {
-      throw ProblemException.badRequest('Send either page or cursor.', [
-        { field: 'cursor', message: 'cursor and page cannot be sent together' },
-      ]);
+      throw pageAndCursor();
     }
     const pageSize = q.pageSize ?? LOG_DEFAULT_PAGE_SIZE;
     const filter: ActivityLogFilter = { entity: q.entity, eventType: q.eventType, actorOpenId: q.senderOpenId };

@@ -1,4 +1,4 @@
-import { ProblemException } from '@vault/platform';
+import { givenMoreThanOnce, invalidCursor, invalidLimit } from './change-feed.errors';
 
 /** Largest bigserial value: a cursor beyond it is not one this service made. */
 const MAX_SEQ = 9_223_372_036_854_775_807n;
@@ -10,9 +10,7 @@ export const encodeCursor = (seq: string): string => Buffer.from(`f1:${seq}`).to
 export function decodeCursor(text: string, field: string): string {
   const m = /^f1:(0|[1-9]\d{0,18})$/.exec(Buffer.from(text, 'base64url').toString('utf8'));
   if (!/^[A-Za-z0-9_-]+$/.test(text) || !m || BigInt(m[1]) > MAX_SEQ) {
-    throw ProblemException.badRequest('The cursor is not valid.', [
-      { field, message: `${field} must be a nextCursor or an event id of this feed` },
-    ]);
+    throw invalidCursor(field);
   }
   return m[1];
 }
@@ -22,7 +20,7 @@ export function parseLimit(text: string | undefined): number {
   if (text === undefined || text === '') return 100;
   const n = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
   if (!(n >= 1 && n <= 500)) {
-    throw ProblemException.badRequest('The limit is not valid.', [{ field: 'limit', message: 'limit must be an integer from 1 to 500' }]);
+    throw invalidLimit();
   }
   return n;
 }
@@ -30,5 +28,5 @@ export function parseLimit(text: string | undefined): number {
 /** A query parameter given at most once: its text (undefined when absent); repeated is a 400. */
 export function queryText(value: unknown, field: string): string | undefined {
   if (value === undefined || typeof value === 'string') return value;
-  throw ProblemException.badRequest(`${field} is given more than once.`, [{ field, message: `${field} must be given once` }]);
+  throw givenMoreThanOnce(field);
 }

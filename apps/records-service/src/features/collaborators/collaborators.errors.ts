@@ -1,39 +1,37 @@
-import { COLLABORATOR_ERROR_CODES, ERROR_CODES } from '@vault/contracts';
-import { mapUniqueViolation, ProblemException } from '@vault/platform';
+import { COLLABORATOR_ERRORS, COMMON_ERRORS } from '@vault/contracts';
+import { mapUniqueViolation, ProblemException } from '@vault/platform/errors';
+
+/** Every problem the collaborator routes raise of their own (an unknown account: directory.errors). */
 
 export const featureNotInPlan = (feature: string) =>
-  new ProblemException(403, COLLABORATOR_ERROR_CODES.featureNotInPlan, `The vault's plan does not include ${feature}.`);
+  ProblemException.of(COLLABORATOR_ERRORS.featureNotInPlan, `The vault's plan does not include ${feature}.`);
 
 export const alreadyCollaborator = () =>
-  ProblemException.conflict(COLLABORATOR_ERROR_CODES.alreadyCollaborator, 'The account is already a member.');
+  ProblemException.of(COLLABORATOR_ERRORS.alreadyCollaborator, 'The account is already a member.');
 
 export const collaboratorNotFound = () =>
-  new ProblemException(
-    404,
-    COLLABORATOR_ERROR_CODES.collaboratorNotFound,
-    'There is no member with this collaborator id.',
-  );
+  ProblemException.of(COLLABORATOR_ERRORS.collaboratorNotFound, 'There is no member with this collaborator id.');
 
 export const ownerCannotBeRemoved = () =>
-  ProblemException.conflict(
-    COLLABORATOR_ERROR_CODES.ownerCannotBeRemoved,
+  ProblemException.of(
+    COLLABORATOR_ERRORS.ownerCannotBeRemoved,
     'The owner cannot be removed or given another role; transfer the ownership first.',
   );
 
-export const alreadyOwner = () =>
-  ProblemException.conflict(ERROR_CODES.conflict, 'The collaborator already owns the vault.');
+export const alreadyOwner = () => ProblemException.of(COMMON_ERRORS.conflict, 'The collaborator already owns the vault.');
 
 export const vaultOwnerActive = () =>
-  ProblemException.conflict(
-    COLLABORATOR_ERROR_CODES.vaultOwnerActive,
+  ProblemException.of(
+    COLLABORATOR_ERRORS.vaultOwnerActive,
     "The vault's owner has an active account: only a vault whose owner deleted its account can be claimed.",
   );
 
 export const onlyEditorsClaim = () =>
-  ProblemException.forbidden('Only a vault_editor of the vault may claim its ownership.');
+  ProblemException.of(COMMON_ERRORS.forbidden, 'Only a vault_editor of the vault may claim its ownership.');
 
 export const onlyOwnersManage = () =>
-  ProblemException.forbidden(
+  ProblemException.of(
+    COMMON_ERRORS.forbidden,
     'Only the owner adds, changes and removes collaborators; a member may only remove itself.',
   );
 

@@ -1,30 +1,27 @@
-import { ERROR_CODES, FieldProblem, FILE_ERROR_CODES } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { COMMON_ERRORS, FieldProblem, FILE_ERRORS } from '@vault/contracts';
+import { ProblemException } from '@vault/platform/errors';
 
 /** Every problem the record-file routes raise of their own (quota problems: plans.errors). */
 
-export const fileNotFound = () => ProblemException.notFound('The file does not exist.');
+const invalid = (detail: string, errors?: FieldProblem[]) =>
+  ProblemException.of(COMMON_ERRORS.validationFailed, detail, { errors });
 
-export const fileNameTaken = () =>
-  ProblemException.conflict(FILE_ERROR_CODES.fileNameTaken, 'The record already has a file with this name.');
+export const fileNotFound = () => ProblemException.of(COMMON_ERRORS.notFound, 'The file does not exist.');
+
+export const fileNameTaken = () => ProblemException.of(FILE_ERRORS.fileNameTaken, 'The record already has a file with this name.');
 
 export const staleCorrelationId = () =>
-  ProblemException.conflict(
-    FILE_ERROR_CODES.staleCorrelationId,
-    'The correlationId is not the one of the file; reload the file list.',
-  );
+  ProblemException.of(FILE_ERRORS.staleCorrelationId, 'The correlationId is not the one of the file; reload the file list.');
 
 export const captionRequired = () =>
-  ProblemException.badRequest('The request has 1 invalid field.', [
-    { field: 'caption', message: 'caption is required for images' },
-  ]);
+  invalid('The request has 1 invalid field.', [{ field: 'caption', message: 'caption is required for images' }]);
 
 export const checksumMismatch = (header: string) =>
-  new ProblemException(400, FILE_ERROR_CODES.checksumMismatch, `The file does not match its ${header}.`);
+  ProblemException.of(FILE_ERRORS.checksumMismatch, `The file does not match its ${header}.`);
 
 export const rangeNotSatisfiable = (size: number) =>
-  new ProblemException(416, FILE_ERROR_CODES.rangeNotSatisfiable, 'The range lies beyond the end of the file.', undefined, {
-    'Content-Range': `bytes */${size}`,
+  ProblemException.of(COMMON_ERRORS.rangeNotSatisfiable, 'The range lies beyond the end of the file.', {
+    headers: { 'Content-Range': `bytes */${size}` },
   });
 
 /**
@@ -32,33 +29,55 @@ export const rangeNotSatisfiable = (size: number) =>
  * upload took longer than FILE_UPLOAD_GRACE_SECONDS, so its bytes cannot be trusted.
  */
 export const uploadExpired = () =>
-  new ProblemException(
-    503,
-    ERROR_CODES.serviceUnavailable,
+  ProblemException.of(
+    COMMON_ERRORS.serviceUnavailable,
     'The upload took longer than the service keeps unconfirmed bytes and was dropped; send it again.',
   );
 
 export const notMultipart = () =>
-  new ProblemException(415, ERROR_CODES.unsupportedMediaType, 'An upload is multipart/form-data with the bytes in the part "file".');
+  ProblemException.of(COMMON_ERRORS.unsupportedMediaType, 'An upload is multipart/form-data with the bytes in the part "file".');
 
 export const missingFilePart = () =>
-  new ProblemException(400, FILE_ERROR_CODES.missingFilePart, 'The upload has no file part named "file".', [
-    { field: 'file', message: 'file is required' },
-  ]);
+  ProblemException.of(FILE_ERRORS.missingFilePart, 'The upload has no file part named "file".', {
+    errors: [{ field: 'file', message: 'file is required' }],
+  });
 
 export const invalidUploadFields = (fields: FieldProblem[]) =>
-  ProblemException.badRequest(`The upload has ${fields.length} invalid field${fields.length === 1 ? '' : 's'}.`, fields);
+  invalid(`The upload has ${fields.length} invalid field${fields.length === 1 ? '' : 's'}.`, fields);
 
 export const fieldsAfterFilePart = (fields: string[]) =>
-  ProblemException.badRequest(
+  invalid(
     'Metadata fields go before the file part.',
     fields.map((field) => ({ field, message: `${field} is sent after the file part; send it before the file or in the query` })),
   );
 
 export const oneFilePart = (field?: FieldProblem) =>
-  ProblemException.badRequest('An upload carries exactly one file, in the part "file".', field ? [field] : undefined);
+  invalid('An upload carries exactly one file, in the part "file".', field ? [field] : undefined);
 
 export const multipartRefused = (reason: string, field?: FieldProblem) =>
-  ProblemException.badRequest(`The multipart body is refused: ${reason}.`, field ? [field] : undefined);
+  invalid(`The multipart body is refused: ${reason}.`, field ? [field] : undefined);
 
-export const multipartMalformed = (reason: string) => ProblemException.badRequest(`The multipart body is malformed: ${reason}.`);
+export const multipartMalformed = (reason: string) => invalid(`The multipart body is malformed: ${reason}.`);
+
+/* Resumable uploads (tus) */
+
+export const uploadsFull = (max: number) =>
+  ProblemException.of(
+    COMMON_ERRORS.tooManyRequests,
+    `At most ${max} resumable uploads may be open at once; finish or terminate one.`,
+  );
+
+/** tus answers the vault quota at creation with 413 (docs/files.md); the multipart upload says 409. */
+export const uploadExceedsVaultStorage = () =>
+  ProblemException.of(FILE_ERRORS.uploadExceedsVaultStorage, "The file does not fit in the storage the vault's plan allows.");
+
+export const chunkBeyondLength = () => ProblemException.of(COMMON_ERRORS.payloadTooLarge, 'The chunk goes beyond Upload-Length.');
+
+export const chunkChecksumMismatch = () =>
+  ProblemException.of(FILE_ERRORS.chunkChecksumMismatch, 'The chunk does not match its Upload-Checksum; it was discarded.');
+
+export const uploadLocked = () =>
+  ProblemException.of(
+    FILE_ERRORS.uploadLocked,
+    'Another request is writing to this upload; retry once it ends (HEAD gives the offset).',
+  );

@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Lock, Locker, RequestRelease } from '@tus/utils';
-import { FILE_ERROR_CODES } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
 import { Client, Pool, type PoolClient, type QueryResult } from 'pg';
+import { uploadLocked } from '../files.errors';
 
 /** Channel on which a request waiting for an upload asks the instance holding it to let go. */
 export const RELEASE_CHANNEL = 'tus_upload_release';
@@ -189,11 +188,7 @@ class PgUploadLock implements Lock {
       if (this.held) return;
       await new Promise((r) => setTimeout(r, this.locker.options.retryMs));
     }
-    throw new ProblemException(
-      423,
-      FILE_ERROR_CODES.uploadLocked,
-      'Another request is writing to this upload; retry once it ends (HEAD gives the offset).',
-    );
+    throw uploadLocked();
   }
 
   async unlock(): Promise<void> {

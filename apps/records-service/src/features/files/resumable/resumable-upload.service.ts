@@ -33,7 +33,14 @@ import {
   FileBytesService,
 } from '../../../capabilities/storage/file-bytes.service';
 import { FileChanges } from '../file-changes';
-import { checksumMismatch, fileNameTaken } from '../files.errors';
+import {
+  checksumMismatch,
+  chunkBeyondLength,
+  chunkChecksumMismatch,
+  fileNameTaken,
+  uploadExceedsVaultStorage,
+  uploadsFull,
+} from '../files.errors';
 import { UploadService } from '../upload/upload.service';
 import { ResumableEnv } from './resumable.env';
 import { PgUploadLocker } from './pg-upload-locker';
@@ -71,35 +78,6 @@ interface TusCall {
 
 /** Work committed with a new upload's row, or not at all. */
 export type CreationHook = (tx: Tx, row: ResumableUploadEntity) => Promise<void>;
-
-const uploadsFull = (max: number) =>
-  new ProblemException(
-    429,
-    ERROR_CODES.tooManyRequests,
-    `At most ${max} resumable uploads may be open at once; finish or terminate one.`,
-  );
-
-/** tus answers the vault quota at creation with 413 (docs/files.md); the multipart upload says 409. */
-const vaultFull = () =>
-  new ProblemException(
-    413,
-    FILE_ERROR_CODES.uploadExceedsVaultStorage,
-    "The file does not fit in the storage the vault's plan allows.",
-  );
-
-const beyondLength = () =>
-  new ProblemException(
-    413,
-    ERROR_CODES.payloadTooLarge,
-    'The chunk goes beyond Upload-Length.',
-  );
-
-const chunkChecksumMismatch = () =>
-  new ProblemException(
-    460,
-    FILE_ERROR_CODES.chunkChecksumMismatch,
-    'The chunk does not match its Upload-Checksum; it was discarded.',
-  );
 
 /**
  * Resumable uploads (tus 1.0: core, creation, creation-with-upload, checksum,
@@ -197,7 +175,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     const limits = await this.quota.uploadLimits(access.vault.id);
     if (length > limits.maxUploadBytes)
       throw payloadTooLarge(limits.maxUploadBytes);
-    if (length > limits.quotaRemainingBytes) throw vaultFull();
+    if (length > limits.quotaRemainingBytes) throw uploadExceedsVaultStorage();
     if (
       (await this.uploads.countOpenOf(principal.openId)) >=
       this.env.TUS_MAX_OPEN_UPLOADS
@@ -217,7 +195,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
           .catch((err: unknown) => {
             throw err instanceof ProblemException &&
               err.code === FILE_ERROR_CODES.storageQuotaExceeded
-              ? vaultFull()
+              ? uploadExceedsVaultStorage()
               : err;
           });
         const row: ResumableUploadEntity = {
@@ -291,7 +269,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
       at,
       source,
       checksum?.algorithm,
-      beyondLength,
+      chunkBeyondLength,
       whole,
     );
     if (checksum && chunk.chunkDigest !== checksum.digest) {
