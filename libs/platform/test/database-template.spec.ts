@@ -1,25 +1,18 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { createTestDatabase, TestDatabase, TEMPLATE_PREFIX, templateVariable, withAdminClient } from '../src/testing/database';
+import { createDatabaseTemplate, DatabaseTemplate, migrationsDigest, TEMPLATE_LOCK_CLASS } from '../src/testing/database-template';
 import {
-  createTestDatabase,
-  TEST_ADMIN_URL,
-  TestDatabase,
-  TEMPLATE_PREFIX,
-  templateVariable,
-  testDatabaseUrl,
-  withAdminClient,
-} from '../src/testing/database';
-import {
-  createDatabaseTemplate,
-  DatabaseTemplate,
-  dropAbandonedTemplates,
-  migrationsDigest,
-  TEMPLATE_LOCK_CLASS,
-} from '../src/testing/database-template';
+  cleanUpAsAnotherRun,
+  connectTo,
+  contentsOf,
+  databaseExists,
+  dropDatabase,
+  waitFor,
+  whileOpen,
+} from './fixtures/template-databases';
 
 const REPO = join(__dirname, '../../..');
 const APP = 'records-service';
@@ -27,83 +20,6 @@ const APP_ROOT = join(REPO, 'apps', APP);
 
 // Each template is migrated by the app's own `migrate` process (compiled on the fly).
 jest.setTimeout(180_000);
-
-/** Another run's clean-up: a session of its own on the admin database. */
-async function cleanUpAsAnotherRun(): Promise<void> {
-  const admin = new Client({ connectionString: TEST_ADMIN_URL });
-  await admin.connect();
-  try {
-    await dropAbandonedTemplates(admin);
-  } finally {
-    await admin.end();
-  }
-}
-
-async function databaseExists(name: string): Promise<boolean> {
-  const { rows } = await withAdminClient((admin) => admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
-  return rows.length === 1;
-}
-
-function dropDatabase(name: string): Promise<unknown> {
-  return withAdminClient((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
-}
-
-async function connectTo(name: string): Promise<Client> {
-  const client = new Client({ connectionString: testDatabaseUrl(name) });
-  // A session the test expects to be cut must not crash the test process.
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
-
-interface Contents {
-  tables: Record<string, number>;
-  migrations: string[];
-}
-
-/** Every table of the public schema with its row count, and the applied migrations. */
-async function contentsOf(name: string): Promise<Contents> {
-  const client = await connectTo(name);
-  try {
-    const { rows } = await client.query<{ table_name: string }>(
-      `SELECT table_name FROM information_schema.tables
-        WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
-    );
-    const tables: Record<string, number> = {};
-    for (const { table_name } of rows) {
-      const { rows: counted } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM "${table_name}"`);
-      tables[table_name] = counted[0].n;
-    }
-    const migrations = 'migrations' in tables
-      ? (await client.query<{ name: string }>('SELECT name FROM migrations ORDER BY timestamp')).rows.map((r) => r.name)
-      : [];
-    return { tables, migrations };
-  } finally {
-    await client.end();
-  }
-}
-
-/** Runs `fn` with the template open to connections, then puts back what it allowed before. */
-async function whileOpen<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  const allowed = await withAdminClient(async (admin) => {
-    const { rows } = await admin.query<{ datallowconn: boolean }>('SELECT datallowconn FROM pg_database WHERE datname = $1', [name]);
-    await admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS true`);
-    return rows[0].datallowconn;
-  });
-  try {
-    return await fn();
-  } finally {
-    await withAdminClient((admin) => admin.query(`ALTER DATABASE "${name}" WITH ALLOW_CONNECTIONS ${allowed}`));
-  }
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** A jest run of its own (fixtures/template-run.ts): its template's name once created. */
 interface OtherRun {
@@ -311,52 +227,5 @@ describe('the migrated test database template of a jest run', () => {
     const kept = track(await createTestDatabase('tplx'));
     await cleanUpAsAnotherRun();
     expect(await databaseExists(kept.name)).toBe(true);
-  });
-});
-
-describe('migrationsDigest', () => {
-  const roots: string[] = [];
-  afterEach(() => {
-    for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-  });
-
-  /** An app root whose src/migrations holds `files`. */
-  function appRoot(files: Record<string, string>): string {
-    const root = mkdtempSync(join(tmpdir(), 'platform-tpl-digest-'));
-    roots.push(root);
-    mkdirSync(join(root, 'src/migrations'), { recursive: true });
-    for (const [file, text] of Object.entries(files)) writeFileSync(join(root, 'src/migrations', file), text);
-    return root;
-  }
-
-  const set = { '1-first.ts': 'export class First1 {}', '2-second.ts': 'export class Second2 {}', 'README.md': 'notes' };
-
-  it('is the same for the same migration set, wherever the app lives', () => {
-    const digest = migrationsDigest(appRoot(set));
-    expect(digest).toMatch(/^[0-9a-f]{8}$/);
-    expect(migrationsDigest(appRoot(set))).toBe(digest);
-  });
-
-  it('changes when a migration is changed, added, removed or renamed, not for other files', () => {
-    const root = appRoot(set);
-    const dir = join(root, 'src/migrations');
-    const original = migrationsDigest(root);
-
-    writeFileSync(join(dir, 'README.md'), 'other notes');
-    expect(migrationsDigest(root)).toBe(original);
-
-    writeFileSync(join(dir, '2-second.ts'), 'export class Second2 { up() {} }');
-    const changed = migrationsDigest(root);
-    expect(changed).not.toBe(original);
-
-    writeFileSync(join(dir, '3-third.ts'), 'export class Third3 {}');
-    const added = migrationsDigest(root);
-    expect(new Set([original, changed, added]).size).toBe(3);
-
-    rmSync(join(dir, '3-third.ts'));
-    expect(migrationsDigest(root)).toBe(changed);
-
-    renameSync(join(dir, '2-second.ts'), join(dir, '4-second.ts'));
-    expect(new Set([original, changed, added, migrationsDigest(root)]).size).toBe(4);
   });
 });

@@ -1,113 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Controller, INestApplication, Injectable } from '@nestjs/common';
-import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { IsInt, IsUUID, Min } from 'class-validator';
 import { Pool } from 'pg';
-import {
-  connectJetStream,
-  DEAD_LETTER_HEADERS,
-  ensureStream,
-  EventNamespace,
-  JetStreamContext,
-  jetStreamConsumer,
-  JetStreamEvent,
-  JetStreamServer,
-  JetStreamServerOptions,
-} from '../src/events';
+import { connectJetStream, ensureStream, EventNamespace, JetStreamServer, JetStreamServerOptions } from '../src/events';
 import { createTestDatabase, TestDatabase, TestNatsServer } from '../src/testing';
-
-/** The contract class of the test events. */
-class OrderPlaced {
-  @IsUUID()
-  orderId!: string;
-
-  @IsInt()
-  @Min(1)
-  quantity!: number;
-}
-
-/** Orders of this quantity always fail; others fail their first `failFirst` deliveries. */
-const POISON = 13;
-
-/** The handlers' store (PostgreSQL, the message id as key) and what the test makes them do. */
-@Injectable()
-class OrderStore {
-  /** Deliveries each order failed on purpose before succeeding. */
-  failFirst = 0;
-  /** Time each handler call takes inside its transaction. */
-  slowMs = 0;
-  /** While set, handler calls wait for it inside their transaction. */
-  gate?: Promise<void>;
-  /** Handler calls per order id. */
-  readonly calls = new Map<string, number>();
-  /** Sizes of the batches the batch handler received. */
-  readonly batches: number[] = [];
-  entered = 0;
-  /** Payloads the handler received as instances of their contract class. */
-  instances = 0;
-
-  constructor(readonly pool: Pool) {}
-
-  /** Stores `rows` in one transaction; a repeated message id inserts nothing. */
-  async store(durable: string, rows: { id: string; orderId: string }[]): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(
-        `INSERT INTO handled (message_id, durable, order_id)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT (message_id, durable) DO NOTHING`,
-        [rows.map((r) => r.id), rows.map(() => durable), rows.map((r) => r.orderId)],
-      );
-      this.entered++;
-      if (this.gate) await this.gate;
-      if (this.slowMs) await new Promise((r) => setTimeout(r, this.slowMs));
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
-}
-
-@Controller()
-class OrdersConsumer {
-  constructor(private readonly store: OrderStore) {}
-
-  @EventPattern(
-    'orders.placed',
-    jetStreamConsumer({
-      durable: 'orders',
-      stream: 'ORDERS',
-      payload: OrderPlaced,
-      maxDeliver: 3,
-      ackWaitMs: 30_000,
-      backoff: { initialMs: 50, maxMs: 200 },
-    }),
-  )
-  async place(@Payload() order: OrderPlaced, @Ctx() ctx: JetStreamContext): Promise<void> {
-    const n = (this.store.calls.get(order.orderId) ?? 0) + 1;
-    this.store.calls.set(order.orderId, n);
-    this.store.instances += order instanceof OrderPlaced ? 1 : 0;
-    if (order.quantity === POISON) throw new Error('quantity 13 is not sold');
-    if (ctx.getEvent().deliveryCount <= this.store.failFirst) throw new Error('database busy');
-    await this.store.store('orders', [{ id: ctx.getEvent().id, orderId: order.orderId }]);
-  }
-
-  @EventPattern(
-    'orders.shipped',
-    jetStreamConsumer({ durable: 'shipments', stream: 'ORDERS', batch: true, batchSize: 50, ackWaitMs: 30_000 }),
-  )
-  async ship(@Payload() events: JetStreamEvent<{ orderId: string }>[]): Promise<void> {
-    this.store.batches.push(events.length);
-    await this.store.store('shipments', events.map((e) => ({ id: e.id, orderId: e.data.orderId })));
-  }
-}
+import { OrdersConsumer, OrderStore, ordersStreamSpec, POISON, readDeadLetters } from './fixtures/orders-consumer';
 
 /**
  * The JetStream transport against a private nats-server and a PostgreSQL database:
@@ -175,12 +75,7 @@ describe('JetStreamServer (Nest transport, real NATS and PostgreSQL)', () => {
       }
     }
   };
-  const ordersStream = () => ({
-    name: namespace.stream('ORDERS'),
-    subjects: [namespace.subject('orders.>')],
-    replicas: 1,
-    duplicateWindowMs: 120_000,
-  });
+  const ordersStream = () => ordersStreamSpec(namespace);
   const order = (quantity = 1) => ({ orderId: randomUUID(), quantity });
   const rows = async (durable: string) =>
     (await pool.query(`SELECT message_id, count(*)::int AS n FROM handled WHERE durable = $1 GROUP BY message_id`, [durable]))
@@ -194,23 +89,7 @@ describe('JetStreamServer (Nest transport, real NATS and PostgreSQL)', () => {
     throw new Error(`timed out: ${what}`);
   };
   const consumerInfo = (durable: string) => jsm.consumers.info(namespace.stream('ORDERS'), durable);
-  const deadLetters = async () => {
-    const name = namespace.stream('ORDERS_DLQ');
-    const info = await jsm.streams.info(name).catch(() => undefined);
-    const out: { subject: string; body: string; reason: string; deliveries: string }[] = [];
-    for (let seq = info?.state.first_seq ?? 1; info && seq <= info.state.last_seq; seq++) {
-      const m = await jsm.streams.getMessage(name, { seq }).catch(() => null);
-      if (m) {
-        out.push({
-          subject: m.subject,
-          body: m.string(),
-          reason: m.header.get(DEAD_LETTER_HEADERS.reason),
-          deliveries: m.header.get(DEAD_LETTER_HEADERS.deliveries),
-        });
-      }
-    }
-    return out;
-  };
+  const deadLetters = () => readDeadLetters(jsm, namespace.stream('ORDERS_DLQ'));
   /** Every id stored exactly once by `durable`, and nothing else. */
   const expectExactlyOnce = async (durable: string, ids: string[]) => {
     await until(async () => (await rows(durable)).length >= ids.length, `${ids.length} ${durable} rows`, 60_000);

@@ -4,29 +4,9 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { DEFAULT_TOKEN_AUDIENCE } from '@vault/contracts';
 import { JwksKeyStore, JwksKeyStoreOptions } from '../src/auth/jwks-key-store';
 import { TokenVerifier } from '../src/auth/jwt.strategy';
-import { ProblemException } from '../src/errors/problem.exception';
 import { metricsRegistry } from '../src/observability/metrics';
 import { badTokens, TEST_ISSUER, TestIdentityProvider } from '../src/testing';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Verifies `token`: the principal's openId, or `401: <detail>`. */
-async function outcome(verifier: TokenVerifier, token: string): Promise<string> {
-  try {
-    return (await verifier.authenticate(`Bearer ${token}`)).openId;
-  } catch (err) {
-    if (err instanceof ProblemException) return `${err.getStatus()}: ${err.message}`;
-    throw err;
-  }
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(10);
-  }
-}
+import { outcome, sleep, until } from './fixtures/token-outcomes';
 
 /**
  * The token verifier against a real JWKS over HTTP (the stand-in identity provider),

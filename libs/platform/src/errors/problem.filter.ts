@@ -74,49 +74,14 @@ export class ProblemFilter implements ExceptionFilter {
     const requestId = this.requestIdOf(req);
     if (!res.headersSent && this.hooks.some((h) => h.answers?.(exception, req, res))) return;
 
-    let status = 500;
-    let code: ErrorCode = ERROR_CODES.internal;
-    let detail = 'An unexpected error occurred.';
-    let errors: FieldProblem[] | undefined;
-    let headers: Record<string, string> | undefined;
-    const database = databaseClientError(exception);
-
-    if (exception instanceof ProblemException) {
-      status = exception.getStatus();
-      code = exception.code;
-      detail = exception.message;
-      errors = exception.errors;
-      headers = exception.headers;
-    } else if (exception instanceof HttpException) {
-      status = exception.getStatus();
-      code = codeForStatus(status);
-      const body = exception.getResponse();
-      const message =
-        typeof body === 'string' ? body : (body as { message?: unknown }).message;
-      detail = Array.isArray(message) ? message.join('; ') : String(message ?? exception.message);
-      if (status === 404 && /^Cannot (GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)/.test(detail)) {
-        detail = 'No such resource.';
-      }
-    } else if (database) {
-      [status, code, detail] = database;
-    } else if (isDependencyDown(exception)) {
-      status = 503;
-      code = ERROR_CODES.serviceUnavailable;
-      detail = 'A service this request needs is unavailable; retry later.';
-      headers = { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) };
-    } else if (isHttpish(exception)) {
-      status = (exception.status ?? exception.statusCode) as number;
-      code = codeForStatus(status);
-      detail = describeHttpish(exception, status);
-    }
-
-    if (status >= 500) {
+    const problem = problemOf(exception);
+    if (problem.status >= 500) {
       this.logger.error(
         `${req.method} ${req.originalUrl} failed [${requestId}]`,
         exception instanceof Error ? exception.stack : String(exception),
       );
-      if (!(exception instanceof ProblemException)) {
-        detail = status === 500 ? 'An unexpected error occurred.' : detail;
+      if (!(exception instanceof ProblemException) && problem.status === 500) {
+        problem.detail = 'An unexpected error occurred.';
       }
     }
 
@@ -124,6 +89,12 @@ export class ProblemFilter implements ExceptionFilter {
       res.destroy();
       return;
     }
+    this.send(req, res, problem, requestId);
+  }
+
+  /** Sends the problem, once what the hooks do before (beforeSend) has settled. */
+  private send(req: Request, res: Response, problem: Problem, requestId: string | undefined): void {
+    const { status, code, detail, errors, headers } = problem;
     const body = JSON.stringify(problemBody(status, code, detail, requestId, errors));
     // with its charset, as Express sends a text body: a stored answer is what was sent
     const contentType = `${PROBLEM_CONTENT_TYPE}; charset=utf-8`;
@@ -145,6 +116,51 @@ export class ProblemFilter implements ExceptionFilter {
     }
     return undefined;
   }
+}
+
+/** What a problem answer says: status, code, detail, and the field problems and headers it may carry. */
+interface Problem {
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  errors?: FieldProblem[];
+  headers?: Record<string, string>;
+}
+
+/** The problem an exception is, by its kind (an unknown one is a 500). */
+function problemOf(exception: unknown): Problem {
+  if (exception instanceof ProblemException) {
+    const { code, message: detail, errors, headers } = exception;
+    return { status: exception.getStatus(), code, detail, errors, headers };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const body = exception.getResponse();
+    const message = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+    let detail = Array.isArray(message) ? message.join('; ') : String(message ?? exception.message);
+    if (status === 404 && /^Cannot (GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS)/.test(detail)) {
+      detail = 'No such resource.';
+    }
+    return { status, code: codeForStatus(status), detail };
+  }
+  const database = databaseClientError(exception);
+  if (database) {
+    const [status, code, detail] = database;
+    return { status, code, detail };
+  }
+  if (isDependencyDown(exception)) {
+    return {
+      status: 503,
+      code: ERROR_CODES.serviceUnavailable,
+      detail: 'A service this request needs is unavailable; retry later.',
+      headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+    };
+  }
+  if (isHttpish(exception)) {
+    const status = (exception.status ?? exception.statusCode) as number;
+    return { status, code: codeForStatus(status), detail: describeHttpish(exception, status) };
+  }
+  return { status: 500, code: ERROR_CODES.internal, detail: 'An unexpected error occurred.' };
 }
 
 function isHttpish(e: unknown): e is HttpishError {
