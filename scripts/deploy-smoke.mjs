@@ -187,11 +187,11 @@ export function composeArgs(compose, project, envFile, ...rest) {
 
 const seconds = (since) => `${Math.round((Date.now() - since) / 100) / 10} s`;
 
-function run([bin, ...args], { env = {}, allowFailure = false } = {}) {
+function run([bin, ...args], { env = {}, allowFailure = false, what = `${bin} ${args.slice(0, 2).join(' ')}` } = {}) {
   console.log(`$ ${bin} ${args.join(' ')}`);
   if (DRY_RUN) return { status: 0 };
   const r = spawnSync(bin, args, { cwd: ROOT, stdio: 'inherit', env: { ...process.env, DOCKER_BUILDKIT: '1', ...env } });
-  if (r.status !== 0 && !allowFailure) throw new Error(`${bin} ${args.slice(0, 2).join(' ')} failed (exit ${r.status ?? r.signal ?? r.error?.message})`);
+  if (r.status !== 0 && !allowFailure) throw new Error(`${what} failed (exit ${r.status ?? r.signal ?? r.error?.message})`);
   return r;
 }
 
@@ -212,12 +212,12 @@ async function main() {
     if (!process.env.SKIP_BUILD) {
       for (const app of APPS) {
         const since = Date.now();
-        run([engine.name, ...buildArgs(app, { engine: engine.name, tag, npmrc: process.env.NPMRC, npmCa: process.env.NPM_CA })]);
+        run([engine.name, ...buildArgs(app, { engine: engine.name, tag, npmrc: process.env.NPMRC, npmCa: process.env.NPM_CA })], { what: `${engine.name} build of vault/${app}:${tag}` });
         if (!DRY_RUN) console.log(`built vault/${app}:${tag} in ${seconds(since)}`);
       }
     }
     const upSince = Date.now();
-    composeRun(['up', '-d', '--no-build']);
+    composeRun(['up', '-d', '--no-build'], { what: `${compose.label} up` });
     if (!DRY_RUN) {
       await waitForGateway(ports, 240_000);
       console.log(`stack answering on ${ports.https}/${ports.http} ${seconds(upSince)} after \`up\``);

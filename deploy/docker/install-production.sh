@@ -11,8 +11,24 @@
 # does not load), build tools are refused, and what never runs is removed (type
 # declarations, source maps and Markdown: about half of node_modules).
 # BUILD_FROM_SOURCE=true compiles native modules instead of using prebuilt binaries.
+#
+# The installs run with one npm, NPM_VERSION, wherever the script runs (the image's node
+# base or a CI machine), so that CI proves the very install the image makes. The npm that
+# node 20 bundles (10.x) installs, even with --omit=dev, every package the lockfile marks
+# "devOptional": a devDependency of the workspace that is also an optional peer of a
+# dependency, which Nx's pruned lockfiles keep: ts-node, typescript and @swc/core (optional
+# peers of typeorm) with their own dependencies, about 50 packages more per app (gateway 341
+# instead of 288), so the build-tool check below failed every image. npm 11 installs an
+# optional peer only when something requires it.
 set -eu
+NPM_VERSION=11.19.1
 cd "${1:?usage: install-production.sh <folder with package.json and package-lock.json>}"
+
+if [ "$(npm --version)" != "${NPM_VERSION}" ]; then
+  # `npm` below is npm NPM_VERSION, fetched from the configured registry into npm's cache.
+  npm() { command npm exec --yes --package="npm@${NPM_VERSION}" -- npm "$@"; }
+fi
+echo "install-production: npm $(npm --version)"
 
 npm_config_build_from_source="${BUILD_FROM_SOURCE:-false}" npm ci --omit=dev --no-audit --no-fund
 
