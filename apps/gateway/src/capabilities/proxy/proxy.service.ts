@@ -5,7 +5,7 @@ import {
   observeRequest,
   rateLimitRejections,
 } from '@vault/platform/observability';
-import { Agent, IncomingMessage, request, ServerResponse } from 'node:http';
+import { Agent, ClientRequest, IncomingMessage, request, ServerResponse } from 'node:http';
 import { GatewayEnv } from '../../config/gateway.env';
 import { bodyPending, closeAfterAnswer, hasBody } from '../answers/early-answer';
 import { sendProblem } from '../answers/problem-response';
@@ -28,6 +28,12 @@ interface Exchange {
   limit: BodyLimit;
   /** Where the rate limiter counted the request. */
   rate: RateDecision;
+}
+
+/** How one forwarding attempt ended early: the upstream timed out, or the gateway cut it off. */
+interface ForwardState {
+  timedOut: boolean;
+  cutOff: boolean;
 }
 
 /** Metrics label of requests whose Host names no module. */
@@ -119,8 +125,7 @@ export class ProxyService implements OnApplicationShutdown {
   private forward(x: Exchange, mayRetry: boolean): void {
     const { req, res } = x;
     const withBody = hasBody(req.headers);
-    let timedOut = false;
-    let cutOff = false;
+    const state: ForwardState = { timedOut: false, cutOff: false };
     const proxyReq = request({
       agent: this.agent,
       host: x.upstream.hostname,
@@ -130,38 +135,17 @@ export class ProxyService implements OnApplicationShutdown {
       headers: upstreamRequestHeaders(req.headers, x),
     });
     proxyReq.setTimeout(this.env.UPSTREAM_TIMEOUT_MS, () => {
-      timedOut = true;
+      state.timedOut = true;
       proxyReq.destroy();
     });
-    proxyReq.on('response', (up) => {
-      // The module answered before the gateway received the whole body (an early 413, say).
-      const early = bodyPending(req);
-      if (early) closeAfterAnswer(res);
-      const status = up.statusCode ?? 502;
-      // The module refused the token: the request was not spent by the identity it names.
-      if (status === 401) this.rateLimits.tokenRefused(x.rate);
-      // The gateway's limit headers are the ones clients see.
-      delete up.headers['ratelimit'];
-      delete up.headers['ratelimit-policy'];
-      res.writeHead(status, up.statusMessage, withSecurityHeaders(clientResponseHeaders(up.headers, x.requestId), status, true));
-      up.on('error', () => res.destroy());
-      up.pipe(res);
-      if (early) {
-        res.once('finish', () => {
-          // The rest of the body is dropped, so this upstream exchange can never complete.
-          if (proxyReq.writableFinished) return;
-          cutOff = true;
-          proxyReq.destroy();
-        });
-      }
-    });
+    proxyReq.on('response', (up) => this.relay(x, proxyReq, up, state));
     proxyReq.on('error', (err: Error & { code?: string }) => {
-      if (cutOff) return;
-      if (mayRetry && !withBody && !timedOut && proxyReq.reusedSocket && err.code === 'ECONNRESET' && !res.headersSent) {
+      if (state.cutOff) return;
+      if (mayRetry && !withBody && !state.timedOut && proxyReq.reusedSocket && err.code === 'ECONNRESET' && !res.headersSent) {
         this.forward(x, false);
         return;
       }
-      this.upstreamFailed(x, timedOut, err);
+      this.upstreamFailed(x, state.timedOut, err);
     });
     const onClientGone = () => {
       if (!res.writableFinished) proxyReq.destroy();
@@ -176,13 +160,40 @@ export class ProxyService implements OnApplicationShutdown {
     if (req.headers['content-length'] === undefined) {
       // Chunked: the length is unknown up front, so count while streaming.
       this.countBody(req, x.limit.bytes, () => {
-        cutOff = true;
+        state.cutOff = true;
         req.unpipe(proxyReq);
         proxyReq.destroy();
         this.tooLarge(x);
       });
     }
     req.pipe(proxyReq);
+  }
+
+  /**
+   * Relays the module's answer. One given before the gateway received the whole body (an
+   * early 413, say) closes the connection, and the upstream exchange, which can never
+   * complete, is cut once the answer is sent.
+   */
+  private relay(x: Exchange, proxyReq: ClientRequest, up: IncomingMessage, state: ForwardState): void {
+    const { req, res } = x;
+    const early = bodyPending(req);
+    if (early) closeAfterAnswer(res);
+    const status = up.statusCode ?? 502;
+    // The module refused the token: the request was not spent by the identity it names.
+    if (status === 401) this.rateLimits.tokenRefused(x.rate);
+    // The gateway's limit headers are the ones clients see.
+    delete up.headers['ratelimit'];
+    delete up.headers['ratelimit-policy'];
+    res.writeHead(status, up.statusMessage, withSecurityHeaders(clientResponseHeaders(up.headers, x.requestId), status, true));
+    up.on('error', () => res.destroy());
+    up.pipe(res);
+    if (early) {
+      res.once('finish', () => {
+        if (proxyReq.writableFinished) return;
+        state.cutOff = true;
+        proxyReq.destroy();
+      });
+    }
   }
 
   private countBody(req: IncomingMessage, limit: number, exceeded: () => void): void {
