@@ -14,7 +14,9 @@ import { ResumableUploadRepository } from './resumable-uploads/resumable-upload.
 import { Transactions } from './transactions';
 import { UsageRepository } from './usage/usage.repository';
 import { VaultRepository } from './vaults/vault.repository';
+import { WebhookDeliveryRepository } from './webhooks/webhook-delivery.repository';
 import { WebhookRepository } from './webhooks/webhook.repository';
+import { WebhookSecretRepository } from './webhooks/webhook-secret.repository';
 
 const PROVIDERS = [
   Transactions,
@@ -32,6 +34,8 @@ const PROVIDERS = [
   AccountDirectoryRepository,
   CollaboratorRepository,
   WebhookRepository,
+  WebhookDeliveryRepository,
+  WebhookSecretRepository,
   ChangeFeedRepository,
 ];
 

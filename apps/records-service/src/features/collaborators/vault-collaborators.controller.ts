@@ -21,13 +21,17 @@ import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
 import { CollaboratorsService } from './collaborators.service';
+import { VaultOwnershipService } from './vault-ownership.service';
 
 @ApiTags('collaborators')
 @ApiBearerAuth()
 @UseGuards(RoleGuard)
 @Controller('vault/vault-id/:vaultId')
 export class VaultCollaboratorsController {
-  constructor(private readonly collaborators: CollaboratorsService) {}
+  constructor(
+    private readonly collaborators: CollaboratorsService,
+    private readonly ownership: VaultOwnershipService,
+  ) {}
 
   @Get('collaborators')
   @Access('vault:info')
@@ -109,7 +113,7 @@ export class VaultCollaboratorsController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: TransferVaultOwnershipDto,
   ): Promise<CollaboratorView[]> {
-    return this.collaborators.transferOwnership(access, principal, body.collaboratorId);
+    return this.ownership.transferOwnership(access, principal, body.collaboratorId);
   }
 
   @Post('claim-ownership')
@@ -135,6 +139,6 @@ export class VaultCollaboratorsController {
       'max_owned_vaults_reached: the caller owns the vaults its plans allow.',
   })
   claim(@ResolvedAccess() access: VaultAccess, @CurrentPrincipal() principal: Principal): Promise<CollaboratorView[]> {
-    return this.collaborators.claimOwnership(access, principal);
+    return this.ownership.claimOwnership(access, principal);
   }
 }

@@ -1,6 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { WebhookEntity } from '../../persistence/webhooks/webhook.entity';
-import { AttemptOutcome, ClaimedDelivery, WebhookRepository } from '../../persistence/webhooks/webhook.repository';
+import {
+  AttemptOutcome,
+  ClaimedDelivery,
+  WebhookDeliveryRepository,
+} from '../../persistence/webhooks/webhook-delivery.repository';
+import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
 import { FanoutHorizon } from './fanout-horizon';
 import { OutboundHttp, PostResult } from './outbound-http';
 import { SecretUnreadableError } from './secret-box/secret-box';
@@ -54,6 +59,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly webhooks: WebhookRepository,
+    private readonly deliveries: WebhookDeliveryRepository,
     private readonly env: WebhooksEnv,
     private readonly horizon: FanoutHorizon,
     private readonly secrets: WebhookSecrets,
@@ -113,7 +119,7 @@ export class WebhookDispatcher {
     const horizon = await this.horizon.current();
     this.recheckUntil(horizon);
     const claimedAt = Date.now();
-    const runs = await this.webhooks.claimRuns(
+    const runs = await this.deliveries.claimRuns(
       { limit: room, runMax: this.env.WEBHOOK_RUN_MAX, attemptMs: this.attemptMs, slackMs: LEASE_SLACK_MS },
       horizon,
     );
@@ -160,7 +166,7 @@ export class WebhookDispatcher {
       if (!delivered(res)) break;
     }
     const stored = Date.now();
-    await this.webhooks.recordRun(
+    await this.deliveries.recordRun(
       attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } })),
       run.slice(attempted.length).map((d) => d.id),
     );

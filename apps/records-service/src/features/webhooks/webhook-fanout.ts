@@ -9,6 +9,7 @@ import {
   type JetStreamEvent,
 } from '@vault/platform';
 import { WebhookEntity } from '../../persistence/webhooks/webhook.entity';
+import { WebhookDeliveryRepository } from '../../persistence/webhooks/webhook-delivery.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
 import { WEBHOOK_DURABLE } from './fanout-horizon';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -55,6 +56,7 @@ export function webhookConsumers(app: INestApplication): Record<string, JetStrea
 export class WebhookFanout {
   constructor(
     private readonly webhooks: WebhookRepository,
+    private readonly deliveries: WebhookDeliveryRepository,
     private readonly resources: WebhookResources,
     private readonly dispatcher: WebhookDispatcher,
   ) {}
@@ -97,6 +99,6 @@ export class WebhookFanout {
         body,
       }));
     });
-    await this.webhooks.insertDeliveries(rows);
+    await this.deliveries.insertDeliveries(rows);
   }
 }

@@ -10,8 +10,9 @@ import { CollaboratorRepository, MemberRow, MembershipScope } from '../../persis
 import { RecordFileEntity } from '../../persistence/record-files/record-file.entity';
 import { fileKey, RecordFileRepository } from '../../persistence/record-files/record-file.repository';
 import { RecordEntity } from '../../persistence/records/record.entity';
+import { RecordRepository } from '../../persistence/records/record.repository';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
-import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
+import { VaultRepository } from '../../persistence/vaults/vault.repository';
 import { toLookupView } from '../records/record.view';
 import { toVaultView } from '../vaults/vault.view';
 import { lastKnown, VaultEvent } from './webhook-envelope';
@@ -39,7 +40,8 @@ const isDeletion = (e: VaultEvent) => e.type.endsWith('.deleted');
 @Injectable()
 export class WebhookResources {
   constructor(
-    private readonly webhooks: WebhookRepository,
+    private readonly vaultRows: VaultRepository,
+    private readonly recordRows: RecordRepository,
     private readonly files: RecordFileRepository,
     private readonly members: CollaboratorRepository,
     private readonly licenses: LicensesService,
@@ -66,12 +68,12 @@ export class WebhookResources {
           .map((p) => ({ targetId: p.record?.id ?? p.vault.id, id: p.collaborator.id })),
       );
     const [records, filesOf, files, vaultMembers, recordMembers, vaults, plans] = await Promise.all([
-      this.webhooks.records(unique([...recordIds, ...fileEvents.map((p) => p.record.id)])),
+      this.recordRows.byIds(unique([...recordIds, ...fileEvents.map((p) => p.record.id)])),
       this.files.listOfRecords(recordIds),
       this.files.findMany(fileEvents.map((p) => ({ recordId: p.record.id, fileName: p.fileName }))),
       membersOf('vault'),
       membersOf('record'),
-      this.webhooks.vaults(vaultIds),
+      this.vaultRows.byIds(vaultIds),
       vaultIds.length ? this.licenses.plansOf(vaultIds) : [],
     ]);
     return {

@@ -15,6 +15,7 @@ import {
 import { isUuid, type VaultAccess } from '../../capabilities/access/access.service';
 import { WebhookDeliveryEntity } from '../../persistence/webhooks/webhook-delivery.entity';
 import { WebhookEntity } from '../../persistence/webhooks/webhook.entity';
+import { WebhookDeliveryRepository } from '../../persistence/webhooks/webhook-delivery.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
 import { WebhookSecrets } from './secret-box/webhook-secrets';
 import { newSecret, ROTATION_OVERLAP_MS } from './signing';
@@ -66,6 +67,7 @@ export function toDeliveryView(d: WebhookDeliveryEntity): WebhookDeliveryView {
 export class WebhooksService {
   constructor(
     private readonly webhooks: WebhookRepository,
+    private readonly deliveryRows: WebhookDeliveryRepository,
     private readonly guard: TargetGuard,
     private readonly dispatcher: WebhookDispatcher,
     private readonly secrets: WebhookSecrets,
@@ -153,7 +155,7 @@ export class WebhooksService {
     const w = await this.found(access, id);
     const page = q.page ?? 1;
     const size = q.pageSize ?? DEFAULT_PAGE_SIZE;
-    const [rows, total] = await this.webhooks.deliveries(w.id, (page - 1) * size, size);
+    const [rows, total] = await this.deliveryRows.deliveries(w.id, (page - 1) * size, size);
     return { items: rows.map(toDeliveryView), pageInfo: pageInfo(total, page, size) };
   }
 
@@ -165,8 +167,8 @@ export class WebhooksService {
   async redeliver(access: VaultAccess, id: string, deliveryId: string): Promise<WebhookDeliveryView> {
     const w = await this.found(access, id);
     if (!isUuid(deliveryId)) throw deliveryNotFound();
-    const requeued = await this.webhooks.requeue(w.id, deliveryId);
-    const d = await this.webhooks.findDelivery(w.id, deliveryId);
+    const requeued = await this.deliveryRows.requeue(w.id, deliveryId);
+    const d = await this.deliveryRows.findDelivery(w.id, deliveryId);
     if (!d) throw deliveryNotFound();
     if (!requeued) throw deliveryInFlight(((d.leasedUntil?.getTime() ?? 0) - Date.now()) / 1000);
     this.dispatcher.wake();

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RecordStatus } from '@vault/contracts';
-import { Not } from 'typeorm';
+import { In, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '../transactions';
@@ -26,6 +26,12 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 @Injectable()
 export class RecordRepository {
   constructor(private readonly tx: Transactions) {}
+
+  /** Records by id, in one statement (those not found are absent). */
+  async byIds(ids: string[]): Promise<Map<string, RecordEntity>> {
+    if (ids.length === 0) return new Map();
+    return new Map((await this.tx.none.findBy(RecordEntity, { id: In(ids) })).map((r) => [r.id, r]));
+  }
 
   /**
    * Locks the record of the vault unless it is DELETED: `write` for a change of the

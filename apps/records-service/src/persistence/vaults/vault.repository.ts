@@ -21,6 +21,12 @@ export type Ownership = 'owned' | 'shared' | 'all';
 export class VaultRepository {
   constructor(private readonly tx: Transactions) {}
 
+  /** Vaults by id, in one statement (those not found are absent). */
+  async byIds(ids: string[]): Promise<Map<string, VaultEntity>> {
+    if (ids.length === 0) return new Map();
+    return new Map((await this.tx.none.findBy(VaultEntity, { id: In(ids) })).map((v) => [v.id, v]));
+  }
+
   /**
    * The vaults of the tenant the account sees, oldest first: those it holds a vault role
    * on and those holding live records it holds a role on. `page` limits the answer to

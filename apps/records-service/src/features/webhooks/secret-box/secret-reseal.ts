@@ -1,5 +1,9 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { SecretsToReseal, StoredSecrets, WebhookRepository } from '../../../persistence/webhooks/webhook.repository';
+import {
+  SecretsToReseal,
+  StoredSecrets,
+  WebhookSecretRepository,
+} from '../../../persistence/webhooks/webhook-secret.repository';
 import { SecretUnreadableError } from './secret-box';
 import { WebhookSecrets } from './webhook-secrets';
 
@@ -25,7 +29,7 @@ export class SecretReseal implements OnApplicationBootstrap, BeforeApplicationSh
   private running?: Promise<void>;
 
   constructor(
-    private readonly webhooks: WebhookRepository,
+    private readonly webhooks: WebhookSecretRepository,
     private readonly secrets: WebhookSecrets,
   ) {}
 
