@@ -9,6 +9,8 @@ import { StorageModule } from '../../capabilities/storage/storage.module';
 import { FileChanges } from './file-changes';
 import { FilesController } from './files.controller';
 import { FilesService } from './files.service';
+import { ResumableCompletion } from './resumable/resumable-completion';
+import { ResumableCreation } from './resumable/resumable-creation';
 import { ResumableCreationKeys } from './resumable/resumable-creation-keys';
 import { ResumableUploadService } from './resumable/resumable-upload.service';
 import { ResumableUploadsController, TusDiscoveryController } from './resumable/resumable-uploads.controller';
@@ -23,6 +25,8 @@ import { UploadService } from './upload/upload.service';
     FileChanges,
     FilesService,
     UploadService,
+    ResumableCreation,
+    ResumableCompletion,
     ResumableUploadService,
     ResumableCreationKeys,
     { provide: ResumableEnv, useFactory: () => loadEnv(ResumableEnv) },

@@ -24,16 +24,14 @@ export class ResumableUploadRepository {
     recordId: string,
     ownerOpenId: string,
   ): Promise<ResumableUploadEntity | undefined> {
-    const row = await this.tx.none.findOne(ResumableUploadEntity, {
-      where: { id, recordId, ownerOpenId },
-    });
-    return row ?? undefined;
+    const [row] = (await this.tx.none.query(this.ownedStatement(id, recordId, ownerOpenId))) as Record<string, unknown>[];
+    return row ? this.ownedFromRow(row) : undefined;
   }
 
   /**
-   * `findOwned` as complete SQL text (values inlined; `id` must be a UUID), for a connection
-   * that runs it right after another statement in one round trip (the upload's lock); its
-   * row, if any, becomes the entity through `ownedFromRow`. The columns are the entity's own.
+   * The statement of `findOwned`, complete SQL text (values inlined; `id` must be a UUID), also
+   * sent by the upload's lock right after its own statement in one round trip; its row, if any,
+   * becomes the entity through `ownedFromRow`. The columns are the entity's own.
    */
   ownedStatement(id: string, recordId: string, ownerOpenId: string): string {
     const columns = this.columns().map((c) => `"${c.databaseName}"`);
@@ -70,18 +68,13 @@ export class ResumableUploadRepository {
     from: number,
     change: Pick<ResumableUploadEntity, 'offset' | 'storeState'>,
   ): Promise<boolean> {
-    const result = await this.tx.none
-      .createQueryBuilder()
-      .update(ResumableUploadEntity)
-      .set(change as QueryDeepPartialEntity<ResumableUploadEntity>)
-      .where('id = :id AND upload_offset = :from', { id, from })
-      .execute();
-    return result.affected === 1;
+    const [, affected] = (await this.tx.none.query(this.advanceStatement(id, from, change))) as [unknown, number];
+    return affected === 1;
   }
 
   /**
-   * The statement of `advance` as SQL text with its values inlined (escaped), for a
-   * connection that sends it together with others (PgUploadLocker.commitThenUnlock).
+   * The statement of `advance`, SQL text with its values inlined (escaped), also sent by the
+   * upload's lock with its commit and unlock (PgUploadLocker.commitThenUnlock).
    */
   advanceStatement(
     id: string,

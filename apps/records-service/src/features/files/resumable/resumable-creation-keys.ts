@@ -10,7 +10,6 @@ import {
   KeyScope,
   parseIdempotencyKey,
   releaseKey,
-  REPLAYED_HEADERS,
   requestFingerprint,
   sendReplay,
   StoredAnswer,
@@ -20,12 +19,9 @@ import { routeRecordId, type VaultAccess } from '../../../capabilities/access/ac
 import type { ResumableUploadEntity } from '../../../persistence/resumable-uploads/resumable-upload.entity';
 import { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
 import { Transactions } from '../../../persistence/transactions';
-import {
-  CreationHook,
-  RECORD_FILE_ID_HEADER,
-  RECORD_FILE_URL_HEADER,
-  ResumableUploadService,
-} from './resumable-upload.service';
+import { holdAnswer } from './held-answer';
+import { ResumableUploadService } from './resumable-upload.service';
+import type { CreationHook } from './tus-calls';
 
 /** The request headers that say what a tus creation creates (with its method and path). */
 export const CREATION_HEADERS = [
@@ -34,16 +30,6 @@ export const CREATION_HEADERS = [
   'Upload-Defer-Length',
   'Upload-Concat',
 ];
-
-/** Headers of a creation's answer kept for its replays. */
-const KEPT_HEADERS = new Set([
-  ...REPLAYED_HEADERS,
-  'tus-resumable',
-  'upload-offset',
-  'upload-expires',
-  RECORD_FILE_ID_HEADER.toLowerCase(),
-  RECORD_FILE_URL_HEADER.toLowerCase(),
-]);
 
 /** One creation under a claimed key. */
 interface ClaimedCreation {
@@ -101,15 +87,25 @@ export class ResumableCreationKeys {
       });
       return sendReplay(res, await this.current(access, principal, stored));
     }
-    const creation: ClaimedCreation = {
+    return this.createUnderKey(access, principal, req, res, {
       scope,
       token: claim.token,
       fingerprint,
-    };
+    });
+  }
+
+  /** A creation whose key this request claimed: the key's answer is stored with the upload's row, then settled. */
+  private async createUnderKey(
+    access: VaultAccess,
+    principal: Principal,
+    req: Request,
+    res: Response,
+    creation: ClaimedCreation,
+  ): Promise<void> {
     const stopLease = keepClaimAlive(
       this.tx.none,
-      scope,
-      claim.token,
+      creation.scope,
+      creation.token,
       this.log,
     );
     const settle = (answer: StoredAnswer | undefined) =>
@@ -121,24 +117,9 @@ export class ResumableCreationKeys {
         )
         .finally(stopLease);
     const held = holdAnswer(res, settle);
-    const onCreate: CreationHook = async (tx, row) => {
-      const answer = creationAnswer(req, row);
-      const stored = await completeKey(
-        tx,
-        scope,
-        claim.token,
-        fingerprint,
-        answer,
-        {
-          keepClaim: true,
-        },
-      );
-      if (!stored) throw idempotencyKeyInFlight();
-      creation.created = { id: row.id, answer };
-    };
     let failed = false;
     try {
-      await this.resumable.handle(access, principal, req, res, onCreate);
+      await this.resumable.handle(access, principal, req, res, storeAnswerOnCreate(req, creation));
     } catch (err) {
       // the problem filter answers it, through the held response
       failed = true;
@@ -217,79 +198,15 @@ function creationAnswer(
 }
 
 /**
- * Holds the answer written on `res` (tus's, or the problem filter's) until `settle` has
- * stored or released the key with it, then sends it. The answers of a creation are short.
- * A callback given to `end` is called once the answer sent is really ended (finished).
+ * Stores the creation's answer under its key in the transaction that inserts the upload's
+ * row, keeping the claim (the request may still replace the answer with tus's own).
  */
-export function holdAnswer(
-  res: Response,
-  settle: (answer: StoredAnswer) => Promise<void>,
-): { readonly ended: boolean } {
-  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  const state = { ended: false };
-  let head: unknown[] | undefined;
-  const chunks: Buffer[] = [];
-  const collect = (chunk: unknown, encoding: unknown) => {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function')
-      return;
-    chunks.push(
-      typeof chunk === 'string'
-        ? Buffer.from(
-            chunk,
-            (typeof encoding === 'string'
-              ? encoding
-              : 'utf8') as BufferEncoding,
-          )
-        : Buffer.from(chunk as Uint8Array),
-    );
+function storeAnswerOnCreate(req: Request, creation: ClaimedCreation): CreationHook {
+  return async (tx, row) => {
+    const answer = creationAnswer(req, row);
+    const { scope, token, fingerprint } = creation;
+    const stored = await completeKey(tx, scope, token, fingerprint, answer, { keepClaim: true });
+    if (!stored) throw idempotencyKeyInFlight();
+    creation.created = { id: row.id, answer };
   };
-  res.writeHead = ((...args: unknown[]) => {
-    head = args;
-    return res;
-  }) as Response['writeHead'];
-  res.write = ((chunk: unknown, encoding?: unknown) => {
-    collect(chunk, encoding);
-    return true;
-  }) as Response['write'];
-  res.end = ((...args: unknown[]) => {
-    // end([chunk[, encoding]][, callback])
-    const done = args.find((a) => typeof a === 'function');
-    collect(args[0], args[1]);
-    state.ended = true;
-    const body = Buffer.concat(chunks);
-    const answer = answerOf(res, head, body);
-    const send = () => {
-      if (head) writeHead(...head);
-      end(body, done);
-    };
-    void settle(answer).then(send, send);
-    return res;
-  }) as Response['end'];
-  return state;
-}
-
-/** Status, kept headers and body of an answer held by holdAnswer. */
-function answerOf(
-  res: Response,
-  head: unknown[] | undefined,
-  body: Buffer,
-): StoredAnswer {
-  const headers: Record<string, string> = {};
-  const keep = (name: string, value: unknown) => {
-    const lower = name.toLowerCase();
-    if (KEPT_HEADERS.has(lower) && value !== undefined)
-      headers[lower] = Array.isArray(value) ? value.join(', ') : String(value);
-  };
-  for (const [name, value] of Object.entries(res.getHeaders()))
-    keep(name, value);
-  const given = head?.find((a) => typeof a === 'object' && a !== null);
-  if (Array.isArray(given)) {
-    for (let i = 0; i + 1 < given.length; i += 2)
-      keep(String(given[i]), given[i + 1]);
-  } else if (given) {
-    for (const [name, value] of Object.entries(given)) keep(name, value);
-  }
-  const status = typeof head?.[0] === 'number' ? head[0] : res.statusCode;
-  return { status, headers, body: body.toString('utf8') };
 }

@@ -35,8 +35,8 @@ import { RoleGuard } from '../../../capabilities/access/role.guard';
 import {
   RECORD_FILE_ID_HEADER,
   RECORD_FILE_URL_HEADER,
-  ResumableUploadService,
-} from './resumable-upload.service';
+} from './resumable-completion';
+import { ResumableUploadService } from './resumable-upload.service';
 import { CHUNK_ALGORITHMS } from './tus-metadata';
 import {
   CREATION_HEADERS,

@@ -2,7 +2,7 @@ import type { StoredAnswer } from '@vault/platform';
 import type { Response } from 'express';
 import { createServer, get, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { holdAnswer } from './resumable-creation-keys';
+import { holdAnswer } from './held-answer';
 
 /** What the server saw of one held answer, and what the client received. */
 interface Seen {
