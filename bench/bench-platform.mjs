@@ -34,7 +34,7 @@ export function buildApps(log) {
 
 /** The shipped plans; `edit` changes the default plan's features. */
 export function benchPlans(edit) {
-  const plans = JSON.parse(readFileSync(path.join(ROOT, 'apps/records-service/src/plans/default-plans.json'), 'utf8'));
+  const plans = JSON.parse(readFileSync(path.join(ROOT, 'apps/records-service/src/capabilities/plans/default-plans.json'), 'utf8'));
   edit(plans.plans.find((p) => p.id === plans.defaultPlan).features);
   return plans;
 }
