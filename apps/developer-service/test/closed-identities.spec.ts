@@ -133,6 +133,31 @@ describe('developer-service: identities of deleted accounts get no token', () =>
     expect(await closedRows(alice)).toEqual([{ tenant_id: 'tenant-a', open_id: alice }]);
   });
 
+  it('revokes every refresh-token family of the identity with the deletion, in the same transaction', async () => {
+    const refresh = (token: string) =>
+      request(app.getHttpServer())
+        .post(`${appPath('tenant-a', 'app-a')}/oauth/token`)
+        .type('form')
+        .send({ grant_type: 'refresh_token', refresh_token: token, client_id: 'app-a', client_secret: 'secret-a-123' });
+    const first = (await signIn(credentials('bob')).expect(200)).body;
+    const second = (await signIn(credentials('bob')).expect(200)).body;
+    const rotated = (await refresh(first.refresh_token).expect(200)).body.refresh_token as string;
+    const bob = subOf(first.access_token);
+    await publishDeletion(bob);
+    await until(async () => (await closedRows(bob)).length === 1, 'the deletion of bob');
+    const families = await pg.query(
+      'SELECT revoked_reason FROM refresh_token_families WHERE open_id = $1 ORDER BY created_at',
+      [bob],
+    );
+    // bob's earlier sign-ins in this suite too: every family of the identity
+    expect(families.rows.length).toBeGreaterThanOrEqual(2);
+    expect(families.rows.every((r) => r.revoked_reason === 'account_deleted')).toBe(true);
+    for (const token of [rotated, second.refresh_token]) {
+      const res = await refresh(token).expect(400);
+      expect(res.body).toEqual({ error: 'invalid_grant', error_description: expect.any(String) });
+    }
+  });
+
   it('refuses test tokens to the test identity of an application once its account is deleted', async () => {
     const test = () => request(app.getHttpServer()).get(`${appPath('tenant-a', 'app-a')}/test`);
     await test().expect(200);

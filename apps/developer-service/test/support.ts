@@ -44,6 +44,8 @@ export function baseEnv(databaseUrl: string): Record<string, string> {
     AUTH_MAX_FAILURES_PER_IP: '',
     AUTH_FAILURE_WINDOW_SECONDS: '',
     TOKEN_TTL_SECONDS: '',
+    REFRESH_TOKEN_TTL_SECONDS: '',
+    REFRESH_TOKEN_FAMILY_TTL_SECONDS: '',
     SIGNING_KEY_ROTATION_DAYS: '',
     SIGNING_KEY_PUBLISH_LEAD_SECONDS: '',
     SIGNING_KEY_CLOCK_SKEW_SECONDS: '',

@@ -99,6 +99,7 @@ describe('developer-service tokens', () => {
         access_token: expect.any(String),
         expires_in: 600,
         token_type: 'Bearer',
+        refresh_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       });
 
       const header = decodeProtectedHeader(res.body.access_token);
@@ -376,6 +377,8 @@ describe('developer-service tokens', () => {
           'POST /tenant/tenant-id/:tenantId/applications/client-id/:clientId/auth',
           'GET /tenant/tenant-id/:tenantId/applications/client-id/:clientId/test',
           'GET /.well-known/jwks.json',
+          'POST /tenant/tenant-id/:tenantId/applications/client-id/:clientId/oauth/token',
+          'GET /tenant/tenant-id/:tenantId/applications/client-id/:clientId/.well-known/oauth-authorization-server',
         ]),
       );
       expect(rules.every((r) => r.rule === 'public')).toBe(true);
@@ -410,6 +413,16 @@ describe('developer-service tokens', () => {
         'username',
         'password',
       ]);
+      const oauth = res.body.paths['/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/oauth/token'];
+      expect(Object.keys(oauth.post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+      expect(Object.keys(oauth.post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
+      expect(oauth.post.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/OAuthErrorDto');
+      expect(res.body.components.schemas.SignInResponseDto.required).toEqual(
+        expect.arrayContaining(['access_token', 'expires_in', 'token_type', 'refresh_token']),
+      );
+      expect(
+        res.body.paths['/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/.well-known/oauth-authorization-server'],
+      ).toBeDefined();
     });
   });
 });

@@ -4,6 +4,7 @@ import { ClosedIdentitiesModule } from '../capabilities/closed-identities/closed
 import { DeveloperEnv } from '../config/developer.env';
 import { AuthModule } from '../features/auth/auth.module';
 import { BootstrapModule } from '../features/bootstrap/bootstrap.module';
+import { DiscoveryModule } from '../features/discovery/discovery.module';
 import { JwksModule } from '../features/jwks/jwks.module';
 import { TestTokensModule } from '../features/test-tokens/test-tokens.module';
 import { MIGRATIONS } from '../migrations';
@@ -21,6 +22,7 @@ import { ENTITIES } from '../persistence/entities';
     ClosedIdentitiesModule,
     JwksModule,
     AuthModule,
+    DiscoveryModule,
     TestTokensModule,
   ],
 })

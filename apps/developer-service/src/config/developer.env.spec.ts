@@ -12,6 +12,8 @@ describe('DeveloperEnv', () => {
       AUTH_MAX_FAILURES: 5,
       AUTH_MAX_FAILURES_PER_IP: 100,
       AUTH_FAILURE_WINDOW_SECONDS: 900,
+      REFRESH_TOKEN_TTL_SECONDS: 14 * 86400,
+      REFRESH_TOKEN_FAMILY_TTL_SECONDS: 30 * 86400,
     });
     expect(tokenIdentity(env)).toEqual({
       issuer: 'https://developer-api.localhost:8443/api/v1',
@@ -66,5 +68,14 @@ describe('DeveloperEnv', () => {
     );
     expect(loadEnv(DeveloperEnv, { ...short, SIGNING_KEY_PUBLISH_LEAD_SECONDS: '360' }).SIGNING_KEY_PUBLISH_LEAD_SECONDS).toBe(360);
     expect(loadEnv(DeveloperEnv, { ...short, SIGNING_KEY_ROTATION_DAYS: '0' }).SIGNING_KEY_PUBLISH_LEAD_SECONDS).toBe(300);
+  });
+
+  it('refuses a refresh-token family that ends before its tokens could', () => {
+    expect(() =>
+      loadEnv(DeveloperEnv, { ...DB, REFRESH_TOKEN_TTL_SECONDS: '7200', REFRESH_TOKEN_FAMILY_TTL_SECONDS: '3600' }),
+    ).toThrow(/REFRESH_TOKEN_FAMILY_TTL_SECONDS: must be at least REFRESH_TOKEN_TTL_SECONDS/);
+    expect(() => loadEnv(DeveloperEnv, { ...DB, REFRESH_TOKEN_TTL_SECONDS: '60' })).toThrow(/REFRESH_TOKEN_TTL_SECONDS/);
+    const env = loadEnv(DeveloperEnv, { ...DB, REFRESH_TOKEN_TTL_SECONDS: '3600', REFRESH_TOKEN_FAMILY_TTL_SECONDS: '3600' });
+    expect(env.REFRESH_TOKEN_FAMILY_TTL_SECONDS).toBe(3600);
   });
 });

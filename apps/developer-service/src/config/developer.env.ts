@@ -39,6 +39,17 @@ const CoversKeyPublication = () =>
     },
   });
 
+/** REFRESH_TOKEN_FAMILY_TTL_SECONDS is at least REFRESH_TOKEN_TTL_SECONDS (a family outlives each of its tokens). */
+const CoversRefreshTokenLifetime = () =>
+  ValidateBy({
+    name: 'coversRefreshTokenLifetime',
+    validator: {
+      validate: (value: unknown, args?: ValidationArguments) =>
+        typeof value === 'number' && value >= (args?.object as DeveloperEnv).REFRESH_TOKEN_TTL_SECONDS,
+      defaultMessage: () => 'must be at least REFRESH_TOKEN_TTL_SECONDS',
+    },
+  });
+
 /** Configuration of developer-service, validated at boot. */
 export class DeveloperEnv extends ServiceEnv {
   @ToInt()
@@ -76,6 +87,28 @@ export class DeveloperEnv extends ServiceEnv {
   @Min(60)
   @Max(3600)
   TOKEN_TTL_SECONDS = 900;
+
+  /**
+   * How long a refresh token may wait before its use (each use answers a new one): 5 minutes
+   * to 90 days, default 14 days.
+   */
+  @ToInt()
+  @IsInt()
+  @Min(300)
+  @Max(90 * 86400)
+  REFRESH_TOKEN_TTL_SECONDS = 14 * 86400;
+
+  /**
+   * Absolute lifetime of a refresh-token family, from the sign-in that started it: past it
+   * the user signs in again, however often the tokens were used. At least
+   * REFRESH_TOKEN_TTL_SECONDS, at most 365 days; default 30 days.
+   */
+  @ToInt()
+  @IsInt()
+  @Min(300)
+  @Max(365 * 86400)
+  @CoversRefreshTokenLifetime()
+  REFRESH_TOKEN_FAMILY_TTL_SECONDS = 30 * 86400;
 
   /**
    * When set, the private signing key is stored encrypted (AES-256-GCM) with a key derived from it.

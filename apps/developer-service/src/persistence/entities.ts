@@ -1,4 +1,5 @@
 import { ClosedIdentityEntity } from './closed-identities/closed-identity.entity';
+import { RefreshTokenEntity, RefreshTokenFamilyEntity } from './refresh-tokens/refresh-token.entity';
 import { ApplicationEntity } from './tenants/application.entity';
 import { OrganisationUserEntity } from './tenants/organisation-user.entity';
 import { TenantEntity } from './tenants/tenant.entity';
@@ -12,4 +13,6 @@ export const ENTITIES: Function[] = [
   OrganisationUserEntity,
   SigningKeyEntity,
   ClosedIdentityEntity,
+  RefreshTokenFamilyEntity,
+  RefreshTokenEntity,
 ];

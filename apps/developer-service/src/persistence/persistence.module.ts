@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthThrottleStore } from './auth-throttle/auth-throttle.store';
 import { ClosedIdentityRepository } from './closed-identities/closed-identity.repository';
+import { RefreshTokenRepository } from './refresh-tokens/refresh-token.repository';
 import { SigningKeyRepository } from './signing-keys/signing-key.repository';
 import { ApplicationRepository } from './tenants/application.repository';
 import { OrganisationUserRepository } from './tenants/organisation-user.repository';
@@ -12,6 +13,7 @@ const PROVIDERS = [
   OrganisationUserRepository,
   SigningKeyRepository,
   ClosedIdentityRepository,
+  RefreshTokenRepository,
   AuthThrottleStore,
 ];
 

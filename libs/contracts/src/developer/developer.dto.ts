@@ -64,6 +64,20 @@ export class TokenResponseDto {
   token_type!: 'Bearer';
 }
 
+/**
+ * Successful answer of `POST .../auth` and of `POST .../oauth/token` (RFC 6749 §5.1):
+ * the access token and the refresh token that obtains the next one.
+ */
+export class SignInResponseDto extends TokenResponseDto {
+  @ApiProperty({
+    description:
+      'Opaque refresh token (43 base64url characters) for `grant_type=refresh_token` at `POST .../oauth/token`. ' +
+      'Single use: each use answers a new one; using a spent one again revokes every refresh token of the sign-in.',
+    example: 'q3pYyW0oQ3m0a2n7bq1X8Rr4oV9c5s0Zt6uLk2JdE1w',
+  })
+  refresh_token!: string;
+}
+
 const TEST_RESPONSE_TYPES = ['redirect_url', 'html'] as const;
 export type TestResponseType = (typeof TEST_RESPONSE_TYPES)[number];
 

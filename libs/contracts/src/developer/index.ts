@@ -1,1 +1,2 @@
 export * from './developer.dto';
+export * from './oauth.dto';

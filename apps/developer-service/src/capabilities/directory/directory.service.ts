@@ -26,4 +26,9 @@ export class DirectoryService {
     if (!isIdentifier(tenantId) || !isStorableText(username)) return undefined;
     return this.users.findByUsername(tenantId, username);
   }
+
+  /** The tenant's user with this id (a refresh token's user). */
+  async findUserById(tenantId: string, id: string): Promise<OrganisationUserEntity | undefined> {
+    return (await this.users.findById(tenantId, id)) ?? undefined;
+  }
 }

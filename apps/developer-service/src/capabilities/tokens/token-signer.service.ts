@@ -11,6 +11,9 @@ import { ClosedIdentitiesService } from '../closed-identities/closed-identities.
 import { DeveloperEnv, tokenIdentity } from '../../config/developer.env';
 import { SigningKeysService } from '../signing-keys/signing-keys.service';
 
+/** The identity (`sub`) of an organisation user's tokens. */
+export const openIdOf = (userId: string): string => `${OPEN_ID_PROVIDER}|${userId}`;
+
 /** Who a token is issued to. */
 export interface TokenSubject {
   /** Organisation user id (uuid); the token's sub is `vault|<userId>`. */
@@ -18,6 +21,14 @@ export interface TokenSubject {
   username: string;
   tenantId: string;
   clientId: string;
+}
+
+/** A signed access token and its id (`jti`). */
+export interface SignedAccessToken {
+  accessToken: string;
+  /** The token's `jti`. */
+  tokenId: string;
+  expiresIn: number;
 }
 
 /** Signs access tokens (ES256, kid + typ JWT in the header) with the active key. */
@@ -31,13 +42,20 @@ export class TokenSigner {
 
   /** Signs a token for `subject`; 403 account_deleted when the identity deleted its account. */
   async issue(subject: TokenSubject): Promise<TokenResponseDto> {
-    const sub = `${OPEN_ID_PROVIDER}|${subject.userId}`;
+    const signed = await this.sign(subject);
+    return { access_token: signed.accessToken, expires_in: signed.expiresIn, token_type: 'Bearer' };
+  }
+
+  /** Signs a token for `subject` and names its id; 403 account_deleted like `issue`. */
+  async sign(subject: TokenSubject): Promise<SignedAccessToken> {
+    const sub = openIdOf(subject.userId);
     await this.closed.assertOpen(subject.tenantId, sub);
     const { kid, privateKey } = this.keys.activeKey();
     const { issuer, audience } = tokenIdentity(this.env);
     const ttl = this.env.TOKEN_TTL_SECONDS;
     const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({
+    const tokenId = randomUUID();
+    const accessToken = await new SignJWT({
       tid: subject.tenantId,
       cid: subject.clientId,
       scope: ACCESS_TOKEN_SCOPE,
@@ -49,8 +67,8 @@ export class TokenSigner {
       .setSubject(sub)
       .setIssuedAt(now)
       .setExpirationTime(now + ttl)
-      .setJti(randomUUID())
+      .setJti(tokenId)
       .sign(privateKey);
-    return { access_token: token, expires_in: ttl, token_type: 'Bearer' };
+    return { accessToken, tokenId, expiresIn: ttl };
   }
 }

@@ -17,7 +17,7 @@ import {
   ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { TokenRequestDto, TokenResponseDto } from '@vault/contracts';
+import { SignInResponseDto, TokenRequestDto } from '@vault/contracts';
 import { Public } from '@vault/platform';
 import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
 import { AuthService } from './auth.service';
@@ -34,10 +34,13 @@ export class AuthController {
   @Header('Pragma', 'no-cache')
   @ApiOperation({
     summary:
-      'Issue an access token for an organisation user of the tenant, through one of its client applications.',
+      'Issue an access token and a refresh token for an organisation user of the tenant, through one of its client applications.',
   })
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
-  @ApiOkResponse({ type: TokenResponseDto })
+  @ApiOkResponse({
+    type: SignInResponseDto,
+    description: 'The access token and a refresh token for `POST .../oauth/token` (grant_type=refresh_token).',
+  })
   @ApiBadRequestResponse({
     description: 'A field is missing or blank (listed in `errors`).',
   })
@@ -59,7 +62,7 @@ export class AuthController {
     @Param('clientId') clientId: string,
     @Body() body: TokenRequestDto,
     @Ip() ip: string,
-  ): Promise<TokenResponseDto> {
+  ): Promise<SignInResponseDto> {
     return this.auth.issueToken(tenantId, clientId, body, ip ?? 'unknown');
   }
 }

@@ -3,6 +3,7 @@ import { EnvValidationError } from '@vault/platform';
 import { readFile } from 'node:fs/promises';
 import { EntityManager } from 'typeorm';
 import { PasswordHasher } from '../../capabilities/directory/password-hasher';
+import { RefreshTokensService } from '../../capabilities/refresh-tokens/refresh-tokens.service';
 import { DeveloperEnv } from '../../config/developer.env';
 import { ApplicationFields, ApplicationRepository } from '../../persistence/tenants/application.repository';
 import {
@@ -43,6 +44,7 @@ export class BootstrapService implements OnModuleInit {
     private readonly tenants: TenantRepository,
     private readonly applications: ApplicationRepository,
     private readonly users: OrganisationUserRepository,
+    private readonly refreshTokens: RefreshTokensService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -177,11 +179,16 @@ export class BootstrapService implements OnModuleInit {
     }
     const changes: Partial<OrganisationUserFields> = {};
     if (existing.username !== u.username) changes.username = u.username;
+    let passwordChanged = false;
     if (await this.hasher.isStale(existing.passwordHash, u.password)) {
+      // stale: a new password, or the same one under new hashing parameters
+      passwordChanged = !(await this.hasher.verify(existing.passwordHash, u.password));
       changes.passwordHash = await this.hasher.hash(u.password);
     }
     if (Object.keys(changes).length === 0) return 'unchanged';
     await this.users.update(m, existing.id, changes);
+    // A new password ends every refresh token of the user (the access tokens run out by themselves).
+    if (passwordChanged) await this.refreshTokens.passwordChanged(m, tenantId, existing.id);
     return 'updated';
   }
 }

@@ -23,6 +23,10 @@ export class OrganisationUserRepository {
     return user ?? undefined;
   }
 
+  findById(tenantId: string, id: string): Promise<OrganisationUserEntity | null> {
+    return this.ds.manager.findOne(OrganisationUserEntity, { where: { tenantId, id } });
+  }
+
   async insert(tx: EntityManager, user: OrganisationUserFields): Promise<void> {
     await tx.insert(OrganisationUserEntity, user);
   }
