@@ -12,7 +12,7 @@ import { AddressInfo } from 'node:net';
 import { GatewayEnv } from '../config/gateway.env';
 import { routeRequests } from '../features/edge/edge-listener';
 import { answerUnparsedRequests } from '../capabilities/answers/unparsed-requests';
-import { ERROR_CODES } from '@vault/contracts';
+import { COMMON_ERRORS } from '@vault/contracts';
 import { PlainHttpListener } from '../features/plain-http/plain-http.listener';
 import { ProxyService } from '../capabilities/proxy/proxy.service';
 import { MODULE_HOSTS } from '../capabilities/routing/host-router';
@@ -70,11 +70,7 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
     const proxy = app.get(ProxyService);
     routeRequests(server, (req, res) => proxy.handle(req, res));
     // CONNECT names a host:port, not a path: the same refusal as any other target that is not a path.
-    answerUnparsedRequests(server, {
-      status: 400,
-      code: ERROR_CODES.validationFailed,
-      detail: 'The request target must be a path.',
-    });
+    answerUnparsedRequests(server, { entry: COMMON_ERRORS.validationFailed, detail: 'The request target must be a path.' });
     await app.listen(env.HTTPS_PORT, env.HOST);
     const httpPort = await app.get(PlainHttpListener).listen(env.HTTP_PORT, env.HOST);
     const httpsPort = (server.address() as AddressInfo).port;

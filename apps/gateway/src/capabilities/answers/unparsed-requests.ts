@@ -1,24 +1,18 @@
-import { ERROR_CODES, ErrorCode } from '@vault/contracts';
+import { COMMON_ERRORS } from '@vault/contracts';
 import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { writeProblemToSocket } from './problem-response';
-
-export interface Refusal {
-  status: number;
-  code: ErrorCode;
-  detail: string;
-}
+import { Refusal, writeProblemToSocket } from './problem-response';
 
 /** What a request Node could not parse is told, by Node's error code. */
 export function clientErrorRefusal(err: Error & { code?: string }): Refusal {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, code: ERROR_CODES.requestError, detail: 'The request headers are too large.' };
+    return { entry: COMMON_ERRORS.requestError, status: 431, detail: 'The request headers are too large.' };
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, code: ERROR_CODES.requestError, detail: 'The request was not received in time.' };
+    return { entry: COMMON_ERRORS.requestError, status: 408, detail: 'The request was not received in time.' };
   }
-  return { status: 400, code: ERROR_CODES.requestError, detail: 'The request is not valid HTTP/1.1.' };
+  return { entry: COMMON_ERRORS.requestError, status: 400, detail: 'The request is not valid HTTP/1.1.' };
 }
 
 /**
@@ -36,14 +30,13 @@ export function answerUnparsedRequests(
 ): void {
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
     const id = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
-    writeProblemToSocket(socket, connect.status, connect.code, connect.detail, id);
+    writeProblemToSocket(socket, connect, id);
   });
   server.on('clientError', (err: Error & { code?: string }, socket: Socket) => {
     if (err.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const r = malformed(err);
-    writeProblemToSocket(socket, r.status, r.code, r.detail, acceptRequestId(undefined));
+    writeProblemToSocket(socket, malformed(err), acceptRequestId(undefined));
   });
 }

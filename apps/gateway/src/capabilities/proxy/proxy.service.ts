@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { ERROR_CODES } from '@vault/contracts';
+import { COMMON_ERRORS, GATEWAY_ERRORS } from '@vault/contracts';
 import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
 import {
   observeRequest,
@@ -92,7 +92,7 @@ export class ProxyService implements OnApplicationShutdown {
     if (rate.allowed) this.route(req, res, requestId, clientIp, rate);
     else {
       rateLimitRejections.inc();
-      sendProblem(res, 429, ERROR_CODES.tooManyRequests, 'Too many requests; retry later.', requestId, {
+      sendProblem(res, { entry: COMMON_ERRORS.tooManyRequests, detail: 'Too many requests; retry later.' }, requestId, {
         headers: { 'retry-after': String(rate.retryAfter) },
         close: bodyPending(req),
       });
@@ -103,12 +103,12 @@ export class ProxyService implements OnApplicationShutdown {
     const close = bodyPending(req);
     if (req.url?.charCodeAt(0) !== 0x2f) {
       // Absolute-form or `*` targets would let the URL disagree with the Host that was routed.
-      sendProblem(res, 400, ERROR_CODES.validationFailed, 'The request target must be a path.', requestId, { close });
+      sendProblem(res, { entry: COMMON_ERRORS.validationFailed, detail: 'The request target must be a path.' }, requestId, { close });
       return;
     }
     const upstream = this.router.resolve(req.headers.host);
     if (!upstream) {
-      sendProblem(res, 404, ERROR_CODES.unknownHost, 'No module is served at this host name.', requestId, { close });
+      sendProblem(res, { entry: GATEWAY_ERRORS.unknownHost, detail: 'No module is served at this host name.' }, requestId, { close });
       return;
     }
     const limit = this.limits.limitFor(upstream.module, req.method, req.url ?? '');
@@ -213,7 +213,7 @@ export class ProxyService implements OnApplicationShutdown {
       res.destroy();
       return;
     }
-    sendProblem(res, 413, ERROR_CODES.payloadTooLarge, describeLimit(limit), requestId, {
+    sendProblem(res, { entry: COMMON_ERRORS.payloadTooLarge, detail: describeLimit(limit) }, requestId, {
       close: true,
     });
   }
@@ -227,17 +227,17 @@ export class ProxyService implements OnApplicationShutdown {
     const close = bodyPending(req);
     if (timedOut) {
       this.logger.warn(`${upstream.module} did not answer in time [${requestId}]`);
-      sendProblem(res, 504, ERROR_CODES.gatewayTimeout, 'The module did not answer in time.', requestId, { close });
+      sendProblem(res, { entry: GATEWAY_ERRORS.gatewayTimeout, detail: 'The module did not answer in time.' }, requestId, { close });
       return;
     }
     this.logger.warn(`${upstream.module} unreachable: ${err.code ?? err.message} [${requestId}]`);
-    sendProblem(res, 502, ERROR_CODES.badGateway, 'The module is not reachable right now.', requestId, { close });
+    sendProblem(res, { entry: GATEWAY_ERRORS.badGateway, detail: 'The module is not reachable right now.' }, requestId, { close });
   }
 
   private internalError(res: ServerResponse, requestId: string, err: unknown): void {
     this.logger.error(`request failed [${requestId}]`, err instanceof Error ? err.stack : String(err));
     if (res.headersSent) res.destroy();
-    else sendProblem(res, 500, ERROR_CODES.internal, 'An unexpected error occurred.', requestId, { close: true });
+    else sendProblem(res, { entry: COMMON_ERRORS.internal, detail: 'An unexpected error occurred.' }, requestId, { close: true });
   }
 
   onApplicationShutdown(): void {

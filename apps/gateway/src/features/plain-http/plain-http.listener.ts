@@ -1,15 +1,14 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { ERROR_CODES } from '@vault/contracts';
+import { GATEWAY_ERRORS } from '@vault/contracts';
 import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { sendProblem } from '../../capabilities/answers/problem-response';
-import { answerUnparsedRequests, Refusal } from '../../capabilities/answers/unparsed-requests';
+import { Refusal, sendProblem } from '../../capabilities/answers/problem-response';
+import { answerUnparsedRequests } from '../../capabilities/answers/unparsed-requests';
 
 /** The one plain-HTTP answer (see docs/gateway.md). */
 const HTTPS_REQUIRED: Refusal = {
-  status: 400,
-  code: ERROR_CODES.httpsRequired,
+  entry: GATEWAY_ERRORS.httpsRequired,
   detail: 'This API is served over HTTPS only; the request was not processed.',
 };
 
@@ -20,8 +19,7 @@ const HTTPS_REQUIRED: Refusal = {
  * first), nothing proxied, the body never read.
  */
 function refusePlainHttp(req: IncomingMessage, res: ServerResponse): void {
-  const { status, code, detail } = HTTPS_REQUIRED;
-  sendProblem(res, status, code, detail, acceptRequestId(req.headers[REQUEST_ID_HEADER]), { close: true });
+  sendProblem(res, HTTPS_REQUIRED, acceptRequestId(req.headers[REQUEST_ID_HEADER]), { close: true });
 }
 
 @Injectable()
