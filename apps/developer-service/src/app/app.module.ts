@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule, PlatformModule } from '@vault/platform';
 import { ClosedIdentitiesModule } from '../capabilities/closed-identities/closed-identities.module';
+import { LogoutsModule } from '../capabilities/logouts/logouts.module';
 import { DeveloperEnv } from '../config/developer.env';
 import { AuthModule } from '../features/auth/auth.module';
 import { BootstrapModule } from '../features/bootstrap/bootstrap.module';
@@ -20,6 +21,7 @@ import { ENTITIES } from '../persistence/entities';
     DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS }),
     BootstrapModule,
     ClosedIdentitiesModule,
+    LogoutsModule,
     JwksModule,
     AuthModule,
     DiscoveryModule,

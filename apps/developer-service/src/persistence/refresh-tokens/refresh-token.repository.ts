@@ -122,6 +122,29 @@ export class RefreshTokenRepository {
     return rows[0]?.n ?? 0;
   }
 
+  /**
+   * A logout of the access token `accessTokenId`, at `loggedOutAt`: revokes every family of
+   * the same identity and application started before then (a sign-in after the logout keeps
+   * its family). Nothing when no refresh token was answered with that access token.
+   */
+  async revokeForLogout(accessTokenId: string, loggedOutAt: Date): Promise<number> {
+    const rows: Array<{ n: number }> = await this.ds.query(
+      `WITH logged_out AS (
+         SELECT f.tenant_id, f.client_id, f.open_id
+         FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
+         WHERE t.access_token_id = $1),
+       revoked AS (
+         UPDATE refresh_token_families f SET revoked_at = now(), revoked_reason = 'logout'
+         FROM logged_out l
+         WHERE f.tenant_id = l.tenant_id AND f.client_id = l.client_id AND f.open_id = l.open_id
+           AND f.revoked_at IS NULL AND f.created_at <= $2
+         RETURNING f.id)
+       SELECT count(*)::int AS n FROM revoked`,
+      [accessTokenId, loggedOutAt],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
   /** Deletes a batch of families whose absolute lifetime is over (their tokens with them). */
   async pruneExpired(): Promise<void> {
     await this.ds.query(
