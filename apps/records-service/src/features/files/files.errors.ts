@@ -81,3 +81,30 @@ export const uploadLocked = () =>
     FILE_ERRORS.uploadLocked,
     'Another request is writing to this upload; retry once it ends (HEAD gives the offset).',
   );
+
+/* tus refusals before @tus/server takes the request (resumable/tus-preconditions) */
+
+export const tusVersionRefused = (sent: string | undefined, version: string) =>
+  ProblemException.of(
+    COMMON_ERRORS.preconditionFailed,
+    sent === undefined ? 'Tus-Resumable Required' : `Tus-Resumable ${sent.slice(0, 64)} is not supported; this server speaks tus ${version}.`,
+    { headers: { 'Tus-Version': version } },
+  );
+
+export const tusExtensionNotOffered = (header: string, extensions: string) =>
+  ProblemException.of(
+    COMMON_ERRORS.validationFailed,
+    `${header} belongs to a tus extension this server does not offer (Tus-Extension: ${extensions}).`,
+    { errors: [{ field: header, message: `${header} is not supported` }], headers: { 'Tus-Extension': extensions } },
+  );
+
+export const tusUploadNotFound = () => ProblemException.of(COMMON_ERRORS.notFound, 'The upload does not exist.');
+
+export const tusContentTypeRefused = (sent: string | undefined, expected: string) =>
+  ProblemException.of(
+    COMMON_ERRORS.unsupportedMediaType,
+    sent === undefined ? `A chunk is sent as ${expected}; the request has no Content-Type.` : `A chunk is sent as ${expected}, not ${sent.slice(0, 64)}.`,
+  );
+
+export const tusBadHeader = (header: string, message: string) =>
+  invalid(`${message}.`, [{ field: header, message }]);

@@ -36,7 +36,8 @@ import { ResumableEnv } from './resumable.env';
 import { CreationHook, TusCall, TusCalls } from './tus-calls';
 import { parseUploadChecksum } from './tus-metadata';
 import { sendTusAnswer, tusRequest } from './tus-node';
-import { problemAnswers, problemOf } from './tus-problems';
+import { tusPrecondition } from './tus-preconditions';
+import { problemAnswers, problemOf, sendRefusal } from './tus-problems';
 import { TusStore } from './tus-store';
 import { UploadHashes } from './upload-hashes';
 
@@ -116,6 +117,8 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     res: Response,
     onCreate?: CreationHook,
   ): Promise<void> {
+    const refused = tusPrecondition(req);
+    if (refused) return Promise.resolve(sendRefusal(req, res, refused, this.log));
     const call: TusCall = { access, principal, req, res, onCreate };
     problemAnswers(res, () => call.problem ?? false, requestIdOf(req));
     return this.calls.run(call, async () =>

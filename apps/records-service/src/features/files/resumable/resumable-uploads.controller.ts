@@ -38,14 +38,13 @@ import {
 } from './resumable-completion';
 import { ResumableUploadService } from './resumable-upload.service';
 import { CHUNK_ALGORITHMS } from './tus-metadata';
+import { TUS_EXTENSIONS, TUS_VERSION } from './tus-preconditions';
 import {
   CREATION_HEADERS,
   ResumableCreationKeys,
 } from './resumable-creation-keys';
 
 const ROUTE = 'vault/vault-id/:vaultId/records/record-id/:recordId/uploads';
-const TUS_EXTENSIONS =
-  'creation,creation-with-upload,checksum,termination,expiration';
 
 const tusResumable = ApiHeader({
   name: 'Tus-Resumable',
@@ -216,8 +215,8 @@ export class TusDiscoveryController {
 }
 
 function discovery(res: Response): void {
-  res.setHeader('Tus-Resumable', '1.0.0');
-  res.setHeader('Tus-Version', '1.0.0');
+  res.setHeader('Tus-Resumable', TUS_VERSION);
+  res.setHeader('Tus-Version', TUS_VERSION);
   res.setHeader('Tus-Extension', TUS_EXTENSIONS);
   res.setHeader('Tus-Checksum-Algorithm', CHUNK_ALGORITHMS.join(','));
 }

@@ -1,4 +1,4 @@
-import { UploadFileMetadataDto } from '@vault/contracts';
+import { FieldProblem, UploadFileMetadataDto } from '@vault/contracts';
 import { invalidUploadFields as invalid } from '../files.errors';
 import { sanitizeMediaType } from '../upload/multipart';
 import { parseUploadMetadata } from '../upload/upload-metadata';
@@ -84,4 +84,41 @@ export function parseUploadChecksum(
     ]);
   }
   return { algorithm: known, digest: bytes.toString('base64') };
+}
+
+/**
+ * The first value of a raw `Upload-Metadata` header whose bytes are not UTF-8, as a field
+ * problem naming its key and the offset of the first bad byte (tus would decode it with
+ * replacement characters); undefined when every value is text or the header is malformed
+ * (@tus/server refuses that with 400).
+ */
+export function invalidMetadataText(header: string | undefined): FieldProblem | undefined {
+  for (const pair of (header ?? '').split(',')) {
+    const [key, value] = pair.trim().split(' ');
+    if (!key || !value) continue;
+    const at = firstNonUtf8Byte(Buffer.from(value, 'base64'));
+    if (at >= 0) return { field: key, message: `${key} is not valid UTF-8 (byte ${at} of its value)` };
+  }
+  return undefined;
+}
+
+/** The offset of the first byte that does not belong to a well-formed UTF-8 sequence, or -1. */
+export function firstNonUtf8Byte(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i];
+    const [n, min, max] =
+      c < 0x80 ? [0, 0, 0] : c >= 0xc2 && c <= 0xdf ? [1, 0x80, 0xbf]
+        : c === 0xe0 ? [2, 0xa0, 0xbf] : c === 0xed ? [2, 0x80, 0x9f]
+          : c >= 0xe1 && c <= 0xef ? [2, 0x80, 0xbf]
+            : c === 0xf0 ? [3, 0x90, 0xbf] : c >= 0xf1 && c <= 0xf3 ? [3, 0x80, 0xbf]
+              : c === 0xf4 ? [3, 0x80, 0x8f] : [-1, 0, 0];
+    if (n < 0) return i;
+    for (let k = 1; k <= n; k++) {
+      const next = b[i + k];
+      const [lo, hi] = k === 1 ? [min, max] : [0x80, 0xbf];
+      if (next === undefined || next < lo || next > hi) return next === undefined ? i : i + k;
+    }
+    i += n + 1;
+  }
+  return -1;
 }

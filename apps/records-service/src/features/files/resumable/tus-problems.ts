@@ -1,8 +1,9 @@
 import type { Logger } from '@nestjs/common';
 import { ERROR_CODES, ErrorCode, FieldProblem, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
 import { codeForStatus, ProblemException, problemBody, requestIdOf } from '@vault/platform';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { TusCall } from './tus-calls';
+import { TUS_VERSION } from './tus-preconditions';
 
 /**
  * The problem bodies of the resumable upload routes, all made here: a refusal of ours (a
@@ -40,9 +41,24 @@ export function problemOf(
   }
   log.error(
     `tus ${call?.req.method ?? ''} failed [${requestId ?? ''}]`,
-    err instanceof Error ? err.stack : String(err),
+    err instanceof Error ? err.stack : `@tus/server answered ${err.status_code}: ${err.body.trim()}`,
   );
   return { status_code: 500, body: bodyText(500, ERROR_CODES.internal, 'An unexpected error occurred.', requestId) };
+}
+
+/**
+ * Answers a refusal made before @tus/server takes the request (tus-preconditions): the
+ * problem body with its headers and Tus-Resumable, and a log line saying what was refused.
+ */
+export function sendRefusal(req: Request, res: Response, err: ProblemException, log: Logger): void {
+  const requestId = requestIdOf(req);
+  const status = err.getStatus();
+  const fields = (err.errors ?? []).map((e) => `${e.field}: ${e.message}`).join('; ');
+  log.warn(`tus ${req.method} refused ${status} [${requestId ?? ''}]: ${err.message}${fields ? ` (${fields})` : ''}`);
+  res.setHeader('Tus-Resumable', TUS_VERSION);
+  for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
+  res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+  res.status(status).end(bodyText(status, err.code, err.message, requestId, err.errors));
 }
 
 /** Raw header pairs (name, value, name, value...) without Content-Type and Content-Length. */
