@@ -4,7 +4,6 @@ import { ProblemException } from '@vault/platform';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { DeveloperEnv } from '../../config/developer.env';
-import { FamilyRevocationReason } from '../../persistence/refresh-tokens/refresh-token.entity';
 import { LockedToken, RefreshTokenRepository } from '../../persistence/refresh-tokens/refresh-token.repository';
 import { DirectoryService } from '../directory/directory.service';
 import { openIdOf, TokenSigner, TokenSubject } from '../tokens/token-signer.service';
@@ -80,15 +79,6 @@ export class RefreshTokensService {
       throw new RefreshRefused(outcome.refused);
     }
     return outcome.grant;
-  }
-
-  /** Revokes every live family of an identity (of one application when `clientId` is given), in `tx`. */
-  revokeIdentity(
-    tx: EntityManager,
-    identity: { tenantId: string; openId: string; clientId?: string },
-    reason: FamilyRevocationReason,
-  ): Promise<number> {
-    return this.repository.revokeIdentity(tx, identity, reason);
   }
 
   /**

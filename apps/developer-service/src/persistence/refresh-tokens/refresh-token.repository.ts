@@ -104,20 +104,19 @@ export class RefreshTokenRepository {
     );
   }
 
-  /** Revokes every live family of an identity in a tenant (of one application when `clientId` is given); returns how many. */
+  /** Revokes every live family of an identity in a tenant, all applications; returns how many. */
   async revokeIdentity(
     tx: EntityManager,
-    identity: { tenantId: string; openId: string; clientId?: string },
+    identity: { tenantId: string; openId: string },
     reason: FamilyRevocationReason,
   ): Promise<number> {
     const rows: Array<{ n: number }> = await tx.query(
       `WITH revoked AS (
          UPDATE refresh_token_families SET revoked_at = now(), revoked_reason = $3
          WHERE tenant_id = $1 AND open_id = $2 AND revoked_at IS NULL
-           AND ($4::varchar IS NULL OR client_id = $4)
          RETURNING id)
        SELECT count(*)::int AS n FROM revoked`,
-      [identity.tenantId, identity.openId, reason, identity.clientId ?? null],
+      [identity.tenantId, identity.openId, reason],
     );
     return rows[0]?.n ?? 0;
   }
