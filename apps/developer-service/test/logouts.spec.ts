@@ -124,7 +124,10 @@ describe('developer-service: logouts revoke refresh tokens', () => {
   it('ignores logouts of tokens it answered no refresh token with, and entries that are not logouts', async () => {
     const before = await pg.query(`SELECT count(*)::int AS n FROM refresh_token_families WHERE revoked_at IS NOT NULL`);
     await bucket.put(randomUUID(), JSON.stringify({ jti: 'x', exp: 0, revokedAt: new Date().toISOString() }));
-    await bucket.put(`identity.${'0'.repeat(64)}`, JSON.stringify({ tenantId: 'tenant-a', openId: 'vault|x', exp: 0, revokedAt: '' }));
+    await bucket.put(
+      `identity.${'0'.repeat(64)}`,
+      JSON.stringify({ tenantId: 'tenant-a', openId: 'vault|x', exp: 0, revokedAt: '' }),
+    );
     await new Promise((r) => setTimeout(r, 200));
     await logouts.settled();
     const after = await pg.query(`SELECT count(*)::int AS n FROM refresh_token_families WHERE revoked_at IS NOT NULL`);

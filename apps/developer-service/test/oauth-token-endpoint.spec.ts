@@ -33,15 +33,17 @@ describe('developer-service OAuth 2 token endpoint', () => {
   let db: TestDatabase;
   let app: INestApplication;
   let ipCounter = 0;
-  const post = (path = TOKEN_PATH) =>
-    request(app.getHttpServer()).post(path).set('X-Forwarded-For', `192.0.2.${++ipCounter}`);
+  const post = (path = TOKEN_PATH) => request(app.getHttpServer()).post(path).set('X-Forwarded-For', `192.0.2.${++ipCounter}`);
   const passwordGrant = (fields: Record<string, string> = {}) =>
-    post().set('Authorization', basic('app-a', SECRET)).type('form').send({
-      grant_type: 'password',
-      username: 'alice@a.test',
-      password: 'alice-password',
-      ...fields,
-    });
+    post()
+      .set('Authorization', basic('app-a', SECRET))
+      .type('form')
+      .send({
+        grant_type: 'password',
+        username: 'alice@a.test',
+        password: 'alice-password',
+        ...fields,
+      });
   const expectOAuthError = (res: request.Response, status: number, error: string) => {
     expect({ status: res.status, body: res.body }).toEqual({
       status,
@@ -82,7 +84,14 @@ describe('developer-service OAuth 2 token endpoint', () => {
     it('takes client_secret_post and scope=vault', async () => {
       const res = await post()
         .type('form')
-        .send({ grant_type: 'password', username: 'alice@a.test', password: 'alice-password', client_id: 'app-a', client_secret: SECRET, scope: 'vault' })
+        .send({
+          grant_type: 'password',
+          username: 'alice@a.test',
+          password: 'alice-password',
+          client_id: 'app-a',
+          client_secret: SECRET,
+          scope: 'vault',
+        })
         .expect(200);
       expect(decodeJwt(res.body.access_token).cid).toBe('app-a');
     });
@@ -118,8 +127,11 @@ describe('developer-service OAuth 2 token endpoint', () => {
       expect(res.headers['www-authenticate']).toMatch(/^Basic realm=/);
     });
 
-    it('answers 400 invalid_client for a wrong secret in the form, a missing one, or another client\'s credentials', async () => {
-      const send = (fields: Record<string, string>) => post().type('form').send({ grant_type: 'refresh_token', refresh_token: 'x', ...fields });
+    it("answers 400 invalid_client for a wrong secret in the form, a missing one, or another client's credentials", async () => {
+      const send = (fields: Record<string, string>) =>
+        post()
+          .type('form')
+          .send({ grant_type: 'refresh_token', refresh_token: 'x', ...fields });
       expectOAuthError(await send({ client_id: 'app-a', client_secret: 'wrong' }), 400, 'invalid_client');
       expectOAuthError(await send({ client_id: 'app-a' }), 400, 'invalid_client');
       expectOAuthError(await send({ client_id: 'app-b', client_secret: 'secret-b-123' }), 400, 'invalid_client');
@@ -144,12 +156,15 @@ describe('developer-service OAuth 2 token endpoint', () => {
     it('answers invalid_request without grant_type, unsupported_grant_type for another grant', async () => {
       expectOAuthError(await withClient().type('form').send({ username: 'alice@a.test' }), 400, 'invalid_request');
       expectOAuthError(await withClient().type('form').send({ grant_type: 'client_credentials' }), 400, 'unsupported_grant_type');
-      expectOAuthError(await withClient().type('form').send({ grant_type: 'authorization_code', code: 'x' }), 400, 'unsupported_grant_type');
+      expectOAuthError(
+        await withClient().type('form').send({ grant_type: 'authorization_code', code: 'x' }),
+        400,
+        'unsupported_grant_type',
+      );
     });
 
     it('answers invalid_request for a malformed form, a repeated field, a JSON body and a missing refresh_token', async () => {
-      const raw = (body: string, type = 'application/x-www-form-urlencoded') =>
-        withClient().set('Content-Type', type).send(body);
+      const raw = (body: string, type = 'application/x-www-form-urlencoded') => withClient().set('Content-Type', type).send(body);
       expectOAuthError(await raw('grant_type=refresh_token&refresh_token=%zz'), 400, 'invalid_request');
       expectOAuthError(await raw('grant_type=password&grant_type=refresh_token&refresh_token=x'), 400, 'invalid_request');
       expectOAuthError(await raw('{"grant_type":"refresh_token"}', 'application/json'), 400, 'invalid_request');
@@ -158,12 +173,16 @@ describe('developer-service OAuth 2 token endpoint', () => {
     });
 
     it('answers invalid_grant for a refresh token that is not one', async () => {
-      expectOAuthError(await withClient().type('form').send({ grant_type: 'refresh_token', refresh_token: 'forged' }), 400, 'invalid_grant');
+      expectOAuthError(
+        await withClient().type('form').send({ grant_type: 'refresh_token', refresh_token: 'forged' }),
+        400,
+        'invalid_grant',
+      );
     });
   });
 
   describe('metadata (RFC 8414)', () => {
-    it('names the issuer of the access tokens, the application\'s token endpoint and the JWKS', async () => {
+    it("names the issuer of the access tokens, the application's token endpoint and the JWKS", async () => {
       const res = await request(app.getHttpServer()).get(METADATA_PATH).expect(200);
       const base = `${TEST_ISSUER}/tenant/tenant-id/tenant-a/applications/client-id/app-a`;
       expect(res.body).toEqual({
@@ -181,8 +200,12 @@ describe('developer-service OAuth 2 token endpoint', () => {
     });
 
     it('answers 404 for an unknown application or one of another tenant', async () => {
-      await request(app.getHttpServer()).get(`${appPath('tenant-b', 'app-a')}/.well-known/oauth-authorization-server`).expect(404);
-      await request(app.getHttpServer()).get(`${appPath('tenant-a', 'nope')}/.well-known/oauth-authorization-server`).expect(404);
+      await request(app.getHttpServer())
+        .get(`${appPath('tenant-b', 'app-a')}/.well-known/oauth-authorization-server`)
+        .expect(404);
+      await request(app.getHttpServer())
+        .get(`${appPath('tenant-a', 'nope')}/.well-known/oauth-authorization-server`)
+        .expect(404);
     });
   });
 

@@ -31,7 +31,7 @@ export class OAuthTokenRequestDto {
   @ApiPropertyOptional({ description: '`grant_type=password`: organisation user of the tenant.' })
   username?: string;
 
-  @ApiPropertyOptional({ description: '`grant_type=password`: the user\'s password.' })
+  @ApiPropertyOptional({ description: "`grant_type=password`: the user's password." })
   password?: string;
 
   @ApiPropertyOptional({ description: '`grant_type=refresh_token`: the refresh token of the previous answer.' })

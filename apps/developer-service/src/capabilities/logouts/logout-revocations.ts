@@ -62,9 +62,7 @@ export class LogoutRevocations implements BeforeApplicationShutdown, OnApplicati
       await bucket.status(); // fails while the bucket does not exist yet
       this.watch = await watchBucket(bucket, (entry) => this.apply(entry));
       this.markWatching();
-      this.watch.ended
-        .catch((err) => this.logger.warn(`logout watch failed: ${err}`))
-        .finally(() => this.retry());
+      this.watch.ended.catch((err) => this.logger.warn(`logout watch failed: ${err}`)).finally(() => this.retry());
     } catch (err) {
       this.logger.debug(`logout watch not started: ${err}`);
       this.retry();

@@ -96,7 +96,12 @@ export class RefreshTokensService {
     if (!user) return { refused: 'unknown' };
     let signed;
     try {
-      signed = await this.signer.sign({ userId: user.id, username: user.username, tenantId: token.tenantId, clientId: token.clientId });
+      signed = await this.signer.sign({
+        userId: user.id,
+        username: user.username,
+        tenantId: token.tenantId,
+        clientId: token.clientId,
+      });
     } catch (err) {
       if (!(err instanceof ProblemException && err.code === DEVELOPER_ERRORS.accountDeleted.code)) throw err;
       await this.repository.revokeFamily(tx, token.familyId, 'account_deleted');

@@ -16,7 +16,8 @@ export interface ClientCredentials {
  */
 export function clientCredentials(form: OAuthForm, authorization: string | undefined): ClientCredentials {
   if (authorization !== undefined) {
-    if (form.has('client_secret')) throw invalidRequest('Use one client authentication method: Basic or client_secret, not both.');
+    if (form.has('client_secret'))
+      throw invalidRequest('Use one client authentication method: Basic or client_secret, not both.');
     const basic = parseBasic(authorization);
     const posted = form.get('client_id');
     if (posted !== undefined && posted !== basic.clientId) throw invalidClient(true);

@@ -35,11 +35,18 @@ describe('clientCredentials', () => {
   const basic = (raw: string) => `Basic ${Buffer.from(raw).toString('base64')}`;
 
   it('reads client_secret_basic with form-encoded id and secret (RFC 6749 §2.3.1)', () => {
-    expect(clientCredentials(new Map(), basic('my%20app:s%3Acret+x'))).toEqual({ clientId: 'my app', secret: 's:cret x', viaBasic: true });
+    expect(clientCredentials(new Map(), basic('my%20app:s%3Acret+x'))).toEqual({
+      clientId: 'my app',
+      secret: 's:cret x',
+      viaBasic: true,
+    });
   });
 
   it('reads client_secret_post', () => {
-    const form = new Map([['client_id', 'app'], ['client_secret', 's']]);
+    const form = new Map([
+      ['client_id', 'app'],
+      ['client_secret', 's'],
+    ]);
     expect(clientCredentials(form, undefined)).toEqual({ clientId: 'app', secret: 's', viaBasic: false });
   });
 

@@ -62,7 +62,12 @@ export class OAuthTokenService {
         throw err;
       });
     if (!checked.ok) throw checked.failed === 'client' ? invalidClient(client.viaBasic) : invalidUserCredentials();
-    const subject = { userId: checked.user.id, username: checked.user.username, tenantId: call.tenantId, clientId: call.clientId };
+    const subject = {
+      userId: checked.user.id,
+      username: checked.user.username,
+      tenantId: call.tenantId,
+      clientId: call.clientId,
+    };
     return this.refreshTokens.signIn(subject).catch((err: unknown) => {
       if (err instanceof ProblemException && err.code === DEVELOPER_ERRORS.accountDeleted.code) throw accountDeletedGrant();
       throw err;

@@ -33,8 +33,7 @@ export const invalidClient = (viaBasic: boolean) =>
     : new OAuthError('invalid_client', 'Client authentication failed.');
 
 /** The same answer for a refresh token that is unknown, another application's, expired, revoked or reused. */
-export const invalidRefreshToken = () =>
-  new OAuthError('invalid_grant', 'The refresh token is not valid: sign in again.');
+export const invalidRefreshToken = () => new OAuthError('invalid_grant', 'The refresh token is not valid: sign in again.');
 
 export const invalidUserCredentials = () => new OAuthError('invalid_grant', 'The user credentials are not valid.');
 

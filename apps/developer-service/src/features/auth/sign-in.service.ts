@@ -43,7 +43,13 @@ export class SignInService {
     const passwordOk = await this.hasher.verify(user?.passwordHash, credentials.password);
     if (!app || !user || !secretOk || !passwordOk) {
       // The reason stays in the service log.
-      const reason = !app ? 'unknown tenant or client' : !secretOk ? 'wrong client secret' : !user ? 'unknown user' : 'wrong password';
+      const reason = !app
+        ? 'unknown tenant or client'
+        : !secretOk
+          ? 'wrong client secret'
+          : !user
+            ? 'unknown user'
+            : 'wrong password';
       this.logger.debug(`sign-in refused for ${tenantId}/${clientId} from ${ip}: ${reason}`);
       return { ok: false, failed: !app || !secretOk ? 'client' : 'user' };
     }

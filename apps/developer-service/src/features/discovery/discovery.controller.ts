@@ -16,7 +16,7 @@ export class DiscoveryController {
   @ApiOperation({
     summary: 'OAuth 2.0 authorization server metadata (RFC 8414) of the client application.',
     description:
-      'issuer (the `iss` of the access tokens), the application\'s token endpoint, the JWKS, the grant types ' +
+      "issuer (the `iss` of the access tokens), the application's token endpoint, the JWKS, the grant types " +
       '(password, refresh_token) and client authentication methods (client_secret_basic, client_secret_post).',
   })
   @ApiOkResponse({ type: OAuthServerMetadataDto })

@@ -20,7 +20,10 @@ const DOCS_PATH = 'docs';
  */
 @Injectable()
 export class DiscoveryService {
-  constructor(private readonly env: DeveloperEnv, private readonly directory: DirectoryService) {}
+  constructor(
+    private readonly env: DeveloperEnv,
+    private readonly directory: DirectoryService,
+  ) {}
 
   async metadata(tenantId: string, clientId: string): Promise<OAuthServerMetadataDto> {
     const app = await this.directory.findApplication(tenantId, clientId);
