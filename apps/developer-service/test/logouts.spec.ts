@@ -15,7 +15,7 @@ import { appPath, baseEnv, writeBootstrapFile } from './support';
 
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
 const SECRETS: Record<string, string> = { 'app-a': 'secret-a-123', 'app-a2': 'secret-a2-123' };
-const USERS = ['alice@a.test', 'bob@a.test'];
+const USERS = ['alice@a.test', 'bob@a.test', 'carol@a.test'];
 const FILE = {
   tenants: [
     {
@@ -41,6 +41,7 @@ describe('developer-service: logouts revoke refresh tokens', () => {
   let bucket: KV;
   let logouts: LogoutRevocations;
   let ipCounter = 0;
+  let carol: { access_token: string; refresh_token: string };
 
   const signIn = async (username: string, client = 'app-a') =>
     (
@@ -86,6 +87,9 @@ describe('developer-service: logouts revoke refresh tokens', () => {
     // the bucket as the platform's RevocationService creates it
     bucket = await new Kvm(nc).create(REVOCATION_BUCKET, { ttl: 24 * 60 * 60 * 1000, history: 1, replicas: 1 });
     app = await bootTestApp(AppModule, { ...baseEnv(db.url), NATS_URL, VAULT_BOOTSTRAP_FILE: writeBootstrapFile(FILE) });
+    // a logout made before the watch starts (the module was down): applied from the bucket's replay
+    carol = await signIn('carol@a.test');
+    await logout(carol.access_token);
     logouts = startLogoutWatch(app);
     await logouts.watching;
   });
@@ -119,6 +123,12 @@ describe('developer-service: logouts revoke refresh tokens', () => {
     await logout(rotated.access_token, loggedOutAt); // the same entry once more (a replay at a restart)
     await logouts.settled();
     await refresh(again.refresh_token).expect(200);
+  });
+
+  it('applies a logout made while the watch was not running', async () => {
+    await logouts.settled();
+    expect(await reasonsOf('carol@a.test')).toEqual([{ client_id: 'app-a', revoked_reason: 'logout' }]);
+    expect((await refresh(carol.refresh_token).expect(400)).body.error).toBe('invalid_grant');
   });
 
   it('ignores logouts of tokens it answered no refresh token with, and entries that are not logouts', async () => {
