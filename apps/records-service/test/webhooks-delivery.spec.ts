@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import tls from 'node:tls';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { NATS_CONNECTION } from '@vault/platform';
@@ -416,6 +418,56 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     expect(receiver.requests).toHaveLength(0);
     expect(receiver.rejected).toEqual([]);
     await receiver.close();
+  });
+
+  it('refuses IPv6 forms embedding a loopback address, at subscription and at delivery, and never connects', async () => {
+    // Only loopback is ever connected to: a socket to any other host fails here before it
+    // opens (and is recorded), so a guard letting one of these forms through fails the test.
+    const attempts: string[] = [];
+    for (const mod of [net, tls] as { connect: (...args: unknown[]) => unknown }[]) {
+      const connect = mod.connect.bind(mod);
+      jest.spyOn(mod, 'connect').mockImplementation((...args: unknown[]) => {
+        const o = args[0] as { host?: string; servername?: string } | undefined;
+        const host = typeof o === 'object' && o ? (o.host ?? '') : String(args[1] ?? '');
+        if (!/^(127\.0\.0\.1|localhost|::1)$/.test(host)) {
+          attempts.push(host);
+          throw new Error(`a connection to ${host} was attempted`);
+        }
+        return connect(...args);
+      });
+    }
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    const forms = ['[64:ff9b:1::7f00:1]', '[2002:7f00:1::]', '[::7f00:2]', '[::ffff:0:7f00:1]', '[2001:0:7f00:1::]'];
+    try {
+      const vaultId = await t.createVault(owner, { name: 'Embedded' });
+      for (const host of forms) {
+        const res = await t.post(owner, hooks(vaultId), { url: `https://${host}:${receiver.port}/hooks`, events: ['*'] });
+        expect({ host, status: res.status, code: res.body.code }).toEqual({ host, status: 400, code: 'webhook_target_refused' });
+      }
+      // Rows standing for subscriptions made before the guard knew these forms.
+      const subs = [];
+      for (const host of forms) {
+        const sub = await subscribe(vaultId, receiver.url, ['record.created']);
+        await t.sql(`UPDATE webhooks SET url = $2 WHERE id = $1`, [sub.id, `https://${host}:${receiver.port}/hooks`]);
+        subs.push(sub);
+      }
+      await t.createRecord(owner, vaultId, recordBody({ name: 'Never sent' }));
+      for (const [i, sub] of subs.entries()) {
+        await waitFor(async () => (await deliveries(sub.id)).some((d) => d.last_error !== null), 30_000, 'a failed attempt');
+        const [d] = await deliveries(sub.id);
+        expect({ form: forms[i], error: d.last_error }).toEqual({
+          form: forms[i],
+          error: expect.stringMatching(/resolves to .*(embedding 127\.0\.0\.[12]|local-use)/),
+        });
+        expect(d.last_status_code).toBeNull();
+      }
+      expect(attempts).toEqual([]);
+      expect(receiver.requests).toHaveLength(0);
+    } finally {
+      jest.restoreAllMocks();
+      await receiver.close();
+    }
   });
 
   /** A subscription's deliveries in stream order, with their ids and retry times. */

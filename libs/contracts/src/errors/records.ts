@@ -137,7 +137,7 @@ export const WEBHOOK_ERRORS = {
     code: 'webhook_target_refused',
     status: 400,
     meaning:
-      'The webhook url is not https, does not resolve, or resolves to a loopback, private, link-local or metadata address that WEBHOOK_ALLOWED_TARGETS does not allow.',
+      'The webhook url is not https, does not resolve, or resolves to an address that is not public unicast (loopback, private, link-local, metadata, reserved, or an IPv6 form embedding such an IPv4 address) that WEBHOOK_ALLOWED_TARGETS does not allow.',
   },
   webhookSecretUnavailable: {
     code: 'webhook_secret_unavailable',

@@ -22,32 +22,29 @@ export interface OutboundHttpOptions {
 }
 
 /**
- * Outbound HTTP of webhook deliveries (undici): every connection resolves its host
- * through TargetGuard.lookup (the address checked is the address connected to), the
- * url is checked again before each request, redirects are never followed (a 3xx is a
- * failed attempt), connect and response time are bounded, and only the first
+ * Outbound HTTP of webhook deliveries (undici): the url is checked before each request
+ * without DNS (scheme, an address written in it), and every connection resolves its host
+ * once, through the guard's lookup (TargetGuard.lookup for https, plainLookup for http),
+ * so the address checked is the address connected to. Redirects are never followed (a
+ * 3xx is a failed attempt), connect and response time are bounded, and only the first
  * EXCERPT_CHARS characters of a response body are read.
  */
 export class OutboundHttp {
   private readonly agent: Agent;
+  private readonly plainAgent: Agent;
 
   constructor(private readonly o: OutboundHttpOptions) {
-    this.agent = new Agent({
-      connect: { lookup: o.guard.lookup, timeout: o.connectTimeoutMs } as object,
-      headersTimeout: o.responseTimeoutMs,
-      bodyTimeout: o.responseTimeoutMs,
-      keepAliveTimeout: 4000,
-      connections: o.connectionsPerOrigin,
-    });
+    this.agent = this.agentFor(o.guard.lookup);
+    this.plainAgent = this.agentFor(o.guard.plainLookup);
   }
 
   async post(url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
     const abort = AbortSignal.timeout(this.o.responseTimeoutMs + this.o.connectTimeoutMs);
     try {
-      await this.o.guard.check(url);
-      const res = await request(url, {
+      const target = this.o.guard.checkUrl(url);
+      const res = await request(target.url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: target.plain ? this.plainAgent : this.agent,
         headers: { 'content-type': 'application/json', 'user-agent': 'vault-webhooks/1', ...headers },
         body,
         signal: abort,
@@ -58,8 +55,18 @@ export class OutboundHttp {
     }
   }
 
-  close(): Promise<void> {
-    return this.agent.close();
+  async close(): Promise<void> {
+    await Promise.all([this.agent.close(), this.plainAgent.close()]);
+  }
+
+  private agentFor(lookup: TargetGuard['lookup']): Agent {
+    return new Agent({
+      connect: { lookup, timeout: this.o.connectTimeoutMs } as object,
+      headersTimeout: this.o.responseTimeoutMs,
+      bodyTimeout: this.o.responseTimeoutMs,
+      keepAliveTimeout: 4000,
+      connections: this.o.connectionsPerOrigin,
+    });
   }
 }
 

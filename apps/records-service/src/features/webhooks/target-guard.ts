@@ -1,97 +1,87 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
-
-/**
- * Addresses a webhook never reaches unless WEBHOOK_ALLOWED_TARGETS allows them:
- * unspecified, loopback, private, shared (CGNAT), link-local (cloud metadata at
- * 169.254.169.254 and fd00:ec2::254 included), benchmarking, multicast and reserved.
- * IPv4-mapped IPv6 addresses follow the IPv4 rules (BlockList checks them so).
- */
-const REFUSED: [string, number, 'ipv4' | 'ipv6'][] = [
-  ['0.0.0.0', 8, 'ipv4'],
-  ['10.0.0.0', 8, 'ipv4'],
-  ['100.64.0.0', 10, 'ipv4'],
-  ['127.0.0.0', 8, 'ipv4'],
-  ['169.254.0.0', 16, 'ipv4'],
-  ['172.16.0.0', 12, 'ipv4'],
-  ['192.0.0.0', 24, 'ipv4'],
-  ['192.168.0.0', 16, 'ipv4'],
-  ['198.18.0.0', 15, 'ipv4'],
-  ['224.0.0.0', 4, 'ipv4'],
-  ['240.0.0.0', 4, 'ipv4'],
-  ['::', 128, 'ipv6'],
-  ['::1', 128, 'ipv6'],
-  ['64:ff9b::', 96, 'ipv6'],
-  ['100::', 64, 'ipv6'],
-  ['fc00::', 7, 'ipv6'],
-  ['fe80::', 10, 'ipv6'],
-  ['fec0::', 10, 'ipv6'],
-  ['ff00::', 8, 'ipv6'],
-];
+import { isIP } from 'node:net';
+import { AddressList, refusalOf } from './target-addresses';
 
 /** Why a target is refused (the problem detail at subscription time, the last error at delivery). */
 export class TargetRefusedError extends Error {}
 
-const family = (address: string): 'ipv4' | 'ipv6' => (isIP(address) === 6 ? 'ipv6' : 'ipv4');
-
 const stripBrackets = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
+
+/** A url to post to, checked without DNS: its host name is checked when a socket resolves it. */
+export interface CheckedUrl {
+  url: URL;
+  /** http: every address the host resolves to must be allowed (the plain-http lookup). */
+  plain: boolean;
+}
+
+type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;
+type Lookup = (hostname: string, options: { all?: boolean; family?: number } | number, callback: LookupCallback) => void;
 
 /**
  * The SSRF rules of outbound webhook requests (docs/webhooks.md, Safe delivery): https
- * only, and no address in REFUSED after DNS resolution, except targets named by
- * WEBHOOK_ALLOWED_TARGETS (host names, addresses or CIDRs), which may also use http.
- * `lookup` is the resolver of every outbound connection, so the address checked is
- * the address connected to (no DNS rebinding between check and connect).
+ * only, and no address that is not public unicast after DNS resolution (refusalOf, over
+ * the special-purpose registries, IPv4 addresses embedded in IPv6 forms included),
+ * except targets named by WEBHOOK_ALLOWED_TARGETS (host names, addresses or CIDRs),
+ * which may also use http. A delivery resolves a host once, in the socket's lookup
+ * (`lookup` for https, `plainLookup` for http), and connects to the addresses checked
+ * there: no DNS rebinding between check and connect.
  */
 export class TargetGuard {
-  private readonly refused = new BlockList();
-  private readonly allowedNets = new BlockList();
+  private readonly allowedNets = new AddressList();
   private readonly allowedHosts = new Set<string>();
 
   constructor(allowedTargets: string) {
-    for (const [net, prefix, fam] of REFUSED) this.refused.addSubnet(net, prefix, fam);
     for (const raw of allowedTargets.split(',').map((s) => s.trim()).filter(Boolean)) {
-      const [addr, prefix] = raw.split('/');
-      const ip = stripBrackets(addr);
-      if (isIP(ip) && prefix !== undefined) this.allowedNets.addSubnet(ip, Number(prefix), family(ip));
-      else if (isIP(ip)) this.allowedNets.addAddress(ip, family(ip));
-      else this.allowedHosts.add(raw.toLowerCase());
+      if (!this.allowedNets.add(raw)) this.allowedHosts.add(raw.toLowerCase());
     }
   }
 
   /** Checks a subscription's url now (scheme, host, every resolved address); throws TargetRefusedError. */
   async check(raw: string): Promise<URL> {
-    const url = this.parse(raw);
+    const { url, plain } = this.checkUrl(raw);
     const host = stripBrackets(url.hostname);
-    // A host allowed by name is trusted whatever it resolves to (it may not resolve yet).
-    if (this.hostAllowed(host)) return url;
-    const addresses = isIP(host) ? [host] : await this.resolve(host);
-    this.checkAddresses(host, addresses);
-    if (url.protocol === 'http:' && !addresses.every((a) => this.addressAllowed(a))) {
-      throw new TargetRefusedError('the url must use https (http only for allowed targets)');
-    }
+    if (isIP(host) || this.hostAllowed(host)) return url;
+    this.checkAddresses(host, await this.resolve(host), plain);
     return url;
   }
 
   /**
-   * A `dns.lookup` replacement for outbound sockets: resolves and refuses the
-   * connection when any address of the host is refused.
+   * Checks a url before a request without resolving it: scheme, credentials, and an
+   * address written in it (sockets do not resolve those). A host name is checked by the
+   * lookup of the socket that connects to it.
    */
-  readonly lookup = (
+  checkUrl(raw: string): CheckedUrl {
+    const url = this.parse(raw);
+    const host = stripBrackets(url.hostname);
+    const plain = url.protocol === 'http:';
+    // A host allowed by name is trusted whatever it resolves to (it may not resolve yet).
+    if (this.hostAllowed(host)) return { url, plain };
+    if (isIP(host)) this.checkAddresses(host, [host], plain);
+    return { url, plain };
+  }
+
+  /** A `dns.lookup` replacement for https sockets: refuses the connection when any address of the host is refused. */
+  readonly lookup: Lookup = (hostname, options, callback) => this.guardedLookup(hostname, options, false, callback);
+
+  /** The same for http sockets: every address must be allowed by WEBHOOK_ALLOWED_TARGETS. */
+  readonly plainLookup: Lookup = (hostname, options, callback) => this.guardedLookup(hostname, options, true, callback);
+
+  private guardedLookup(
     hostname: string,
     options: { all?: boolean; family?: number } | number,
-    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
-  ): void => {
+    plain: boolean,
+    callback: LookupCallback,
+  ): void {
     const all = typeof options === 'object' && options.all === true;
     this.resolve(hostname)
       .then((addresses) => {
-        this.checkAddresses(hostname, addresses);
+        this.checkAddresses(hostname, addresses, plain);
         const found = addresses.map((a) => ({ address: a, family: isIP(a) }));
         if (all) callback(null, found);
         else callback(null, found[0].address, found[0].family);
       })
       .catch((err: Error) => callback(err, all ? [] : '', 0));
-  };
+  }
 
   private parse(raw: string): URL {
     let url: URL;
@@ -111,17 +101,18 @@ export class TargetGuard {
     return this.allowedHosts.has(host.toLowerCase());
   }
 
-  private addressAllowed(address: string): boolean {
-    return this.allowedNets.check(address, family(address));
-  }
-
-  private checkAddresses(host: string, addresses: string[]): void {
+  /** Throws unless every address is public (or allowed); with `plain` (http), every address must be allowed. */
+  private checkAddresses(host: string, addresses: string[], plain: boolean): void {
     if (this.hostAllowed(host)) return;
-    const bad = addresses.find((a) => this.refused.check(a, family(a)) && !this.addressAllowed(a));
-    if (bad) {
-      throw new TargetRefusedError(
-        `${host} resolves to ${bad}, a loopback, private, link-local or metadata address`,
-      );
+    for (const address of addresses) {
+      if (this.allowedNets.has(address)) continue;
+      const refusal = refusalOf(address);
+      if (refusal) {
+        throw new TargetRefusedError(
+          `${host} resolves to ${address} (${refusal}), a loopback, private, link-local, reserved or metadata address`,
+        );
+      }
+      if (plain) throw new TargetRefusedError('the url must use https (http only for allowed targets)');
     }
   }
 
