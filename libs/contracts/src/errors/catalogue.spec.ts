@@ -5,37 +5,33 @@ import { ERROR_CATALOGUE, ERROR_TABLES, errorEntry, isErrorCode } from './catalo
 
 const ROOT = resolve(__dirname, '../../../..');
 
-/** A place in the sources that puts a code in a problem body. */
+/**
+ * A place in the sources that puts a code in a problem body. Its status is never written
+ * there: ProblemException's constructor is private, so a problem is made from a catalogue
+ * entry (`ProblemException.of(entry)`, the gateway's `{ entry, detail }` refusals) and sent
+ * with the entry's status.
+ */
 interface CodeSite {
   file: string;
-  /** The code expression as written: a string literal or CONSTANTS.key. */
+  /** The code expression as written: a string literal, CONSTANTS.key or TABLE.key. */
   expression: string;
-  /** The status sent with it, when written as a number at the same place. */
-  status?: number;
 }
 
-/** Calls that put a code in a problem body: [pattern, group of the status (0: none, -1: always 409), group of the code]. */
-const SITES: [RegExp, number, number][] = [
-  [/new ProblemException\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
-  [/ProblemException\.of\(\s*([^,()]+?)\s*[,)]/g, 0, 1],
-  [/ProblemException\.conflict\(\s*([^,()]+?)\s*,/g, -1, 1],
-  [/sendProblem\(\s*[^,()]+?\s*,\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
-  [/problemBody\(\s*([^,()]+?)\s*,\s*([^,()]+?)\s*,/g, 1, 2],
-  [/\bcode:\s*('[^']*')/g, 0, 1],
+/** Calls that put a code in a problem body: [pattern, group of the code]. */
+const SITES: [RegExp, number][] = [
+  [/ProblemException\.of\(\s*([^,()]+?)\s*[,)]/g, 1],
+  [/\bentry:\s*([A-Z][A-Z_]*\.\w+)/g, 1],
+  [/problemBody\(\s*[^,()]+?\s*,\s*([^,()]+?)\s*,/g, 1],
+  [/\bcode:\s*('[^']*')/g, 1],
 ];
 
 /** Code sites of one source text. */
 function codeSites(file: string, text: string): CodeSite[] {
   const sites: CodeSite[] = [];
   const problemFile = /ProblemException|problemBody|sendProblem|ProblemDetails/.test(text);
-  for (const [pattern, statusGroup, codeGroup] of SITES) {
+  for (const [pattern, codeGroup] of SITES) {
     if (pattern.source.startsWith('\\bcode:') && !problemFile) continue;
-    for (const m of text.matchAll(pattern)) {
-      const expression = m[codeGroup].trim();
-      const statusText = statusGroup > 0 ? m[statusGroup].trim() : undefined;
-      const status = statusGroup === -1 ? 409 : statusText && /^\d{3}$/.test(statusText) ? Number(statusText) : undefined;
-      sites.push({ file, expression, status });
-    }
+    for (const m of text.matchAll(pattern)) sites.push({ file, expression: m[codeGroup].trim() });
   }
   return sites;
 }
@@ -70,18 +66,13 @@ function projectSources(): string[] {
   );
 }
 
-/** Sites whose code the catalogue lacks, or whose status is not the catalogue's. */
+/** Sites whose code the catalogue lacks. */
 function problemsOf(sites: CodeSite[]): string[] {
   const problems: string[] = [];
   for (const site of sites) {
     const code = resolveCode(site.expression);
     if (code === null) continue;
-    const entry = code === undefined ? undefined : errorEntry(code);
-    if (!entry) {
-      problems.push(`${site.file}: ${site.expression} is not in the error catalogue`);
-    } else if (site.status !== undefined && entry.code !== 'request_error' && site.status !== entry.status) {
-      problems.push(`${site.file}: ${entry.code} sent with ${site.status}, catalogued as ${entry.status}`);
-    }
+    if (code === undefined || !errorEntry(code)) problems.push(`${site.file}: ${site.expression} is not in the error catalogue`);
   }
   return problems;
 }
@@ -143,22 +134,21 @@ describe('error catalogue', () => {
     });
   });
 
-  it('reports a code the catalogue lacks and a status it does not list', () => {
+  it('reports a code the catalogue lacks', () => {
     const sample = [
-      "throw new ProblemException(400, 'made_up_code', 'x');",
-      "throw ProblemException.conflict(USER_ERROR_CODES.noSuchKey, 'x');",
-      "throw new ProblemException(400, FILE_ERROR_CODES.fileNameTaken, 'x');",
-      "sendProblem(res, 404, ERROR_CODES.unknownHost, 'x', id);",
-      "throw ProblemException.conflict(code, detail);",
       "throw ProblemException.of(FILE_ERRORS.fileNameTaken, 'x');",
       'throw ProblemException.of(USER_ERRORS.noSuchKey);',
+      "sendProblem(res, { entry: GATEWAY_ERRORS.unknownHost, detail: 'x' }, id);",
+      "sendProblem(res, { entry: GATEWAY_ERRORS.noSuchHost, detail: 'x' }, id);",
+      "const body = problemBody(status, ERROR_CODES.noSuchCode, 'x', id);",
+      "throw ProblemException.of(entry, detail);",
     ].join('\n');
+    expect(codeSites('sample.ts', sample)).toHaveLength(6);
     expect(problemsOf(codeSites('sample.ts', sample)).sort()).toEqual([
-      "sample.ts: 'made_up_code' is not in the error catalogue",
-      'sample.ts: USER_ERROR_CODES.noSuchKey is not in the error catalogue',
+      'sample.ts: ERROR_CODES.noSuchCode is not in the error catalogue',
+      'sample.ts: GATEWAY_ERRORS.noSuchHost is not in the error catalogue',
       'sample.ts: USER_ERRORS.noSuchKey is not in the error catalogue',
-      'sample.ts: file_name_taken sent with 400, catalogued as 409',
-    ].sort());
+    ]);
   });
 
   it('holds every code the services, the gateway and the libraries put in a problem body', () => {

@@ -10,7 +10,7 @@ import {
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
-import { ERROR_CODES, IdentityRevokedEvent, REVOCATION_BUCKET, TokenRevokedEvent } from '@vault/contracts';
+import { COMMON_ERRORS, IdentityRevokedEvent, REVOCATION_BUCKET, TokenRevokedEvent } from '@vault/contracts';
 import { ServiceEnv } from '../config/env';
 import { KvBucketWatch, watchBucket } from '../events/nats/kv-watch';
 import { NATS_CONNECTION } from '../events/nats/nats.module';
@@ -209,11 +209,9 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
 }
 
 function revocationUnavailable(): ProblemException {
-  return new ProblemException(
-    503,
-    ERROR_CODES.serviceUnavailable,
+  return ProblemException.of(
+    COMMON_ERRORS.serviceUnavailable,
     'The logout could not be recorded right now; the token is still valid. Retry later.',
-    undefined,
-    { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) },
+    { headers: { 'Retry-After': String(DEPENDENCY_RETRY_AFTER_SECONDS) } },
   );
 }

@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { ERROR_CODES, ErrorCode, ErrorEntry, FieldProblem } from '@vault/contracts';
+import { COMMON_ERRORS, ErrorCode, ErrorEntry, FieldProblem } from '@vault/contracts';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -32,7 +32,8 @@ export function titleFor(status: number): string {
  * only codes of the catalogue in @vault/contracts are accepted.
  */
 export class ProblemException extends HttpException {
-  constructor(
+  /** Private: every problem is made from a catalogue entry (`of`), so its status is the catalogue's. */
+  private constructor(
     status: number,
     readonly code: ErrorCode,
     detail: string,
@@ -56,23 +57,20 @@ export class ProblemException extends HttpException {
   }
 
   static badRequest(detail: string, errors?: FieldProblem[]) {
-    return new ProblemException(400, ERROR_CODES.validationFailed, detail, errors);
+    return ProblemException.of(COMMON_ERRORS.validationFailed, detail, { errors });
   }
   static unauthorized(detail = 'A valid access token is required.') {
-    return new ProblemException(401, ERROR_CODES.unauthorized, detail);
+    return ProblemException.of(COMMON_ERRORS.unauthorized, detail);
   }
   static forbidden(detail = 'Your role does not allow this operation.') {
-    return new ProblemException(403, ERROR_CODES.forbidden, detail);
+    return ProblemException.of(COMMON_ERRORS.forbidden, detail);
   }
   static notFound(detail = 'The resource does not exist.') {
-    return new ProblemException(404, ERROR_CODES.notFound, detail);
-  }
-  static conflict(code: ErrorCode, detail: string) {
-    return new ProblemException(409, code, detail);
+    return ProblemException.of(COMMON_ERRORS.notFound, detail);
   }
   static tooManyRequests(retryAfterSeconds: number, detail = 'Too many requests; retry later.') {
-    return new ProblemException(429, ERROR_CODES.tooManyRequests, detail, undefined, {
-      'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))),
+    return ProblemException.of(COMMON_ERRORS.tooManyRequests, detail, {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
     });
   }
 }

@@ -24,7 +24,13 @@ describe('StorableTextPipe', () => {
   it('finds NULs deep in bodies and queries, in values and keys', () => {
     expect(findUnstorableText({ a: { b: ['ok', 'x\u0000'] } })).toBe('a.b.1');
     expect(findUnstorableText({ 'k\u0000': 1 })).toBe('key');
-    expect(() => pipe.transform({ q: 'x\u0000' }, { type: 'query' })).toThrow(ProblemException);
+    let thrown: unknown;
+    try {
+      pipe.transform({ q: 'x\u0000' }, { type: 'query' });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ProblemException);
   });
 
   it('leaves custom decorator values alone', () => {

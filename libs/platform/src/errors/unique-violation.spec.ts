@@ -1,3 +1,4 @@
+import { USER_ERRORS } from '@vault/contracts';
 import { QueryFailedError } from 'typeorm';
 import { ProblemException } from './problem.exception';
 import { mapUniqueViolation, sqlStateOf, uniqueViolationConstraint } from './unique-violation';
@@ -7,7 +8,7 @@ function violation(constraint: string | undefined, code = '23505'): QueryFailedE
   return new QueryFailedError('INSERT …', [], Object.assign(new Error('duplicate key'), { code, constraint }));
 }
 
-const taken = () => ProblemException.conflict('username_taken', 'The username is already in use.');
+const taken = () => ProblemException.of(USER_ERRORS.usernameTaken, 'The username is already in use.');
 const PROBLEMS = { accounts_tenant_username_key: taken };
 
 function thrownBy(fn: () => unknown): unknown {

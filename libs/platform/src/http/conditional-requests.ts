@@ -14,7 +14,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
-import { ERROR_CODES } from '@vault/contracts';
+import { COMMON_ERRORS } from '@vault/contracts';
 import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
 import { ServiceEnv } from '../config/env';
@@ -108,9 +108,8 @@ export function ifNoneMatchMatches(header: string | string[] | undefined, curren
 
 /** 412 precondition_failed: the resource is not at the version the client named. */
 export function preconditionFailed(): ProblemException {
-  return new ProblemException(
-    412,
-    ERROR_CODES.preconditionFailed,
+  return ProblemException.of(
+    COMMON_ERRORS.preconditionFailed,
     'If-Match does not name the current version of the resource; read it again and retry.',
   );
 }
@@ -170,9 +169,8 @@ export type ConditionalKind = 'read' | 'write' | 'delete' | 'create';
 
 /** 428 precondition_required: REQUIRE_IF_MATCH is on and the write names no version. */
 function preconditionRequired(): ProblemException {
-  return new ProblemException(
-    428,
-    ERROR_CODES.preconditionRequired,
+  return ProblemException.of(
+    COMMON_ERRORS.preconditionRequired,
     'This write needs an If-Match header with the ETag of the version it changes.',
   );
 }

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ERROR_CODES, isForbiddenKey, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, parseJsonObject } from '@vault/contracts';
+import { COMMON_ERRORS, isForbiddenKey, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, parseJsonObject } from '@vault/contracts';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { text, urlencoded } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
@@ -51,14 +51,12 @@ function charsetOf(req: Request): string | undefined {
   return /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
 }
 
-const unsupported = (detail: string) => new ProblemException(415, ERROR_CODES.unsupportedMediaType, detail);
+const unsupported = (detail: string) => ProblemException.of(COMMON_ERRORS.unsupportedMediaType, detail);
 const tooLarge = (headers?: Record<string, string>) =>
-  new ProblemException(
-    413,
-    ERROR_CODES.payloadTooLarge,
+  ProblemException.of(
+    COMMON_ERRORS.payloadTooLarge,
     `The request body exceeds the limit of ${MAX_JSON_BODY_BYTES} bytes (${MAX_JSON_BODY_BYTES / 1024 / 1024} MiB).`,
-    undefined,
-    headers,
+    { headers },
   );
 const tooDeep = () =>
   ProblemException.badRequest(`The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`);
@@ -95,7 +93,7 @@ function readProblem(err: unknown): unknown {
     case 'entity.too.large':
       return tooLarge();
     case 'parameters.too.many':
-      return new ProblemException(413, ERROR_CODES.payloadTooLarge, 'The form body has too many parameters.');
+      return ProblemException.of(COMMON_ERRORS.payloadTooLarge, 'The form body has too many parameters.');
     case 'charset.unsupported':
       return unsupported('The charset of the request body is not supported; send UTF-8.');
     case 'encoding.unsupported':

@@ -1,6 +1,6 @@
 import { Body, CanActivate, Controller, ExecutionContext, INestApplication, Injectable, Module, Post, Req, UseGuards } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ERROR_CODES } from '@vault/contracts';
+import { COMMON_ERRORS, ERROR_CODES } from '@vault/contracts';
 import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
@@ -85,7 +85,7 @@ class Base64Codec implements StoredAnswerCodec {
 
   async open(stored: string, { status, scope, request }: StoredAnswerContext): Promise<string> {
     this.calls.push({ step: 'open', status, scope, path: request.originalUrl });
-    if (!stored.startsWith('sealed:')) throw new ProblemException(409, ERROR_CODES.conflict, 'The stored answer cannot be opened.');
+    if (!stored.startsWith('sealed:')) throw ProblemException.of(COMMON_ERRORS.conflict, 'The stored answer cannot be opened.');
     return Buffer.from(stored.slice('sealed:'.length), 'base64').toString();
   }
 }
@@ -126,7 +126,7 @@ class ThingsController {
   @Post('sealed')
   @Idempotent({ storedAnswer: Base64Codec })
   sealed(@Body() body: ThingDto) {
-    if (body.name === 'taken') throw new ProblemException(409, ERROR_CODES.conflict, 'The name is taken.');
+    if (body.name === 'taken') throw ProblemException.of(COMMON_ERRORS.conflict, 'The name is taken.');
     return { name: body.name, shownOnce: randomUUID() };
   }
 

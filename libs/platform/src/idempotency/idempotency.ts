@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ERROR_CODES } from '@vault/contracts';
+import { COMMON_ERRORS } from '@vault/contracts';
 import type { Request, Response } from 'express';
 import { ProblemException } from '../errors/problem.exception';
 import type { ProblemFilterHooks } from '../errors/problem.filter';
@@ -47,19 +47,16 @@ export function requestFingerprint(req: Pick<Request, 'method' | 'originalUrl'>,
 }
 
 export const idempotencyKeyReused = () =>
-  new ProblemException(
-    422,
-    ERROR_CODES.idempotencyKeyReused,
+  ProblemException.of(
+    COMMON_ERRORS.idempotencyKeyReused,
     `This ${IDEMPOTENCY_KEY_HEADER} was used for a different request; send a new key for a new request.`,
   );
 
 export const idempotencyKeyInFlight = () =>
-  new ProblemException(
-    409,
-    ERROR_CODES.idempotencyKeyInFlight,
+  ProblemException.of(
+    COMMON_ERRORS.idempotencyKeyInFlight,
     `A request with this ${IDEMPOTENCY_KEY_HEADER} is still being processed; retry once it has finished.`,
-    undefined,
-    { 'Retry-After': '1' },
+    { headers: { 'Retry-After': '1' } },
   );
 
 /**
