@@ -1,6 +1,6 @@
 // First: starts OpenTelemetry (when configured) before http, express and pg are loaded.
 import '@vault/platform/tracing';
-import { runService } from '@vault/platform';
+import { runService } from '@vault/platform/bootstrap';
 import { AppModule } from './app/app.module';
 import { startJetStreamConsumers } from './app/jetstream-consumers';
 import { startLogoutWatch } from './app/logout-watch';

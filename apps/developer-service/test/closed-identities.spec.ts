@@ -4,7 +4,11 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { AccountDeletedEvent, EVENT_STREAMS, SUBJECTS } from '@vault/contracts';
-import { ensureStream, EventNamespace, JetStreamServer } from '@vault/platform';
+import {
+  ensureStream,
+  EventNamespace,
+  JetStreamServer,
+} from '@vault/platform/events';
 import { bootTestApp, createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import { decodeJwt } from 'jose';
 import { Client } from 'pg';

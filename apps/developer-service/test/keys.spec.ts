@@ -4,7 +4,7 @@ import {
   createTestDatabase,
   TestDatabase,
 } from '@vault/platform/testing';
-import { dataSourceOptions } from '@vault/platform';
+import { dataSourceOptions } from '@vault/platform/persistence';
 import { decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import { DataSource } from 'typeorm';

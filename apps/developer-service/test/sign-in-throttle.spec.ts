@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { metricsRegistry } from '@vault/platform';
+import { metricsRegistry } from '@vault/platform/observability';
 import {
   bootTestApp,
   createTestDatabase,

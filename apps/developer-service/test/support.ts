@@ -4,7 +4,7 @@ import {
   DEFAULT_TOKEN_AUDIENCE,
   TOKEN_SIGNING_ALGORITHM,
 } from '@vault/contracts';
-import { configureApp } from '@vault/platform';
+import { configureApp } from '@vault/platform/bootstrap';
 import { TEST_ISSUER } from '@vault/platform/testing';
 import { createRemoteJWKSet, jwtVerify, JWTVerifyResult } from 'jose';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { listRouteRules } from '@vault/platform';
+import { listRouteRules } from '@vault/platform/auth';
 import {
   bootTestApp,
   createTestDatabase,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { DatabaseModule, PlatformModule } from '@vault/platform';
+import { PlatformModule } from '@vault/platform/bootstrap';
+import { DatabaseModule } from '@vault/platform/persistence';
 import { ClosedIdentitiesModule } from '../capabilities/closed-identities/closed-identities.module';
 import { LogoutsModule } from '../capabilities/logouts/logouts.module';
 import { DeveloperEnv } from '../config/developer.env';

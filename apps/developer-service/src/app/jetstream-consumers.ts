@@ -1,5 +1,10 @@
 import { INestApplication, Logger } from '@nestjs/common';
-import { connectJetStream, EventNamespace, JetStreamServer, NATS_CONNECTION } from '@vault/platform';
+import {
+  connectJetStream,
+  EventNamespace,
+  JetStreamServer,
+  NATS_CONNECTION,
+} from '@vault/platform/events';
 import { DeveloperEnv } from '../config/developer.env';
 
 /**

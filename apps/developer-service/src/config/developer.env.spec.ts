@@ -1,4 +1,4 @@
-import { EnvValidationError, loadEnv } from '@vault/platform';
+import { EnvValidationError, loadEnv } from '@vault/platform/config';
 import { DeveloperEnv, tokenIdentity } from './developer.env';
 
 const DB = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/dev' };

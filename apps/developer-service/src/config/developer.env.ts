@@ -1,4 +1,5 @@
-import { EVENTS_NAMESPACE_PATTERN, SecretSetting, ServiceEnv, ToInt } from '@vault/platform';
+import { SecretSetting, ServiceEnv, ToInt } from '@vault/platform/config';
+import { EVENTS_NAMESPACE_PATTERN } from '@vault/platform/events';
 import {
   IsInt,
   IsOptional,

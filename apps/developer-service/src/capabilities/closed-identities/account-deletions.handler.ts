@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { AccountDeletedEvent, EVENT_STREAMS, SUBJECTS } from '@vault/contracts';
-import { jetStreamConsumer } from '@vault/platform';
+import { jetStreamConsumer } from '@vault/platform/events';
 import { ClosedIdentitiesService } from './closed-identities.service';
 
 /** Durable consumer of the developer module's closed identities; every replica shares it. */

@@ -1,5 +1,5 @@
 import { DEVELOPER_ERRORS } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 
 /** 403 account_deleted: the identity deleted its account; no token is issued to it. */
 export const accountDeleted = () =>

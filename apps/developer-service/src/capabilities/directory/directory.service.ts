@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isStorableText } from '@vault/platform';
+import { isStorableText } from '@vault/platform/errors';
 import { ApplicationEntity } from '../../persistence/tenants/application.entity';
 import { ApplicationRepository } from '../../persistence/tenants/application.repository';
 import { OrganisationUserEntity } from '../../persistence/tenants/organisation-user.entity';

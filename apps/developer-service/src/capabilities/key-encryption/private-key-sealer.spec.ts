@@ -1,4 +1,4 @@
-import { EnvValidationError } from '@vault/platform';
+import { EnvValidationError } from '@vault/platform/config';
 import { DeveloperEnv } from '../../config/developer.env';
 import { PrivateKeySealer } from './private-key-sealer';
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EnvValidationError } from '@vault/platform';
+import { EnvValidationError } from '@vault/platform/config';
 import { DeveloperEnv } from '../../config/developer.env';
 import { decryptPrivateKey, encryptPrivateKey, KeyDecryptionError } from './key-encryption';
 

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DEVELOPER_ERRORS, SignInResponseDto } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { DeveloperEnv } from '../../config/developer.env';

@@ -18,7 +18,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { SignInResponseDto, TokenRequestDto } from '@vault/contracts';
-import { Public } from '@vault/platform';
+import { Public } from '@vault/platform/auth';
 import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
 import { AuthService } from './auth.service';
 

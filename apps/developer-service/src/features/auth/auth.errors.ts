@@ -1,5 +1,5 @@
 import { COMMON_ERRORS, DEVELOPER_ERRORS } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 
 /** The one answer to every credential failure, so none of them reveals which part was wrong. */
 export const invalidCredentials = () =>

@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { loginThrottleRefusals } from '@vault/platform';
+import { loginThrottleRefusals } from '@vault/platform/observability';
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { DeveloperEnv } from '../../config/developer.env';

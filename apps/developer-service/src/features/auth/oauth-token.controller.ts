@@ -1,7 +1,8 @@
 import { Controller, Headers, HttpCode, Ip, Param, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { SignInResponseDto } from '@vault/contracts';
-import { Public, ReadsOwnBody } from '@vault/platform';
+import { Public } from '@vault/platform/auth';
+import { ReadsOwnBody } from '@vault/platform/http';
 import type { Request, Response } from 'express';
 import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
 import { OAuthErrorFilter } from './oauth.errors';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ACCESS_TOKEN_SCOPE, DEVELOPER_ERRORS, OAUTH_GRANT_TYPES, OAuthGrantType, SignInResponseDto } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 import { DirectoryService } from '../../capabilities/directory/directory.service';
 import { PasswordHasher } from '../../capabilities/directory/password-hasher';
 import { RefreshRefused, RefreshTokensService } from '../../capabilities/refresh-tokens/refresh-tokens.service';

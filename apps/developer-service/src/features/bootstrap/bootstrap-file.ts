@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { flattenValidationErrors } from '@vault/platform';
+import { flattenValidationErrors } from '@vault/platform/errors';
 import { BootstrapFile } from './bootstrap-file.dto';
 
 export class BootstrapFileError extends Error {

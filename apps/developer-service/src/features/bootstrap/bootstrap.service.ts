@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { EnvValidationError } from '@vault/platform';
+import { EnvValidationError } from '@vault/platform/config';
 import { readFile } from 'node:fs/promises';
 import { EntityManager } from 'typeorm';
 import { PasswordHasher } from '../../capabilities/directory/password-hasher';

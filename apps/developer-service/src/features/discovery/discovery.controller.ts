@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { OAuthServerMetadataDto } from '@vault/contracts';
-import { Public } from '@vault/platform';
+import { Public } from '@vault/platform/auth';
 import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
 import { DiscoveryService } from './discovery.service';
 

@@ -1,5 +1,5 @@
 import { COMMON_ERRORS } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 
 /** 404: no metadata for an application the tenant does not have. */
 export const unknownApplication = () =>

@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { JWKS_PATH, type JwksDocument } from '@vault/contracts';
-import { Public } from '@vault/platform';
+import { Public } from '@vault/platform/auth';
 import { SigningKeysService } from '../../capabilities/signing-keys/signing-keys.service';
 
 @ApiTags('keys')

@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { TestRedirectResponseDto, TestTokenQueryDto } from '@vault/contracts';
-import { Public } from '@vault/platform';
+import { Public } from '@vault/platform/auth';
 import type { Response } from 'express';
 import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
 import { TestTokensService } from './test-tokens.service';

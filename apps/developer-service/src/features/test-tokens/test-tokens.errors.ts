@@ -1,5 +1,5 @@
 import { COMMON_ERRORS, DEVELOPER_ERRORS } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 
 export const applicationNotFound = () =>
   ProblemException.of(COMMON_ERRORS.notFound, 'No such application for this tenant.');
