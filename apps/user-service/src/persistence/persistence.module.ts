@@ -4,7 +4,7 @@ import { AgreementRepository } from './agreements/agreement.repository';
 import { InvitationRepository } from './invitations/invitation.repository';
 import { MfaCodeRepository } from './mfa-codes/mfa-code.repository';
 import { SettingsRepository } from './settings/settings.repository';
-import { Transactions } from './transactions';
+import { Transactions } from '@vault/platform/persistence';
 
 const PROVIDERS = [Transactions, AccountRepository, SettingsRepository, AgreementRepository, MfaCodeRepository, InvitationRepository];
 

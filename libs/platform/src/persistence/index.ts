@@ -1,2 +1,3 @@
-/** Persistence: the TypeORM connection of a service, migrations under an advisory lock. */
+/** Persistence: the TypeORM connection of a service, migrations under an advisory lock, Transactions. */
 export * from './database.module';
+export * from './transactions';

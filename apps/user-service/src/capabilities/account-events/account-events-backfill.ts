@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { AccountRepository } from '../../persistence/accounts/account.repository';
-import { Transactions } from '../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { AccountOutbox, accountState } from './account-outbox';
 
 /**

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { AccountStateEvent, SUBJECTS } from '@vault/contracts';
 import { insertOutboxEvents } from '@vault/platform/events';
 import type { AccountEntity } from '../../persistence/accounts/account.entity';
-import type { Tx } from '../../persistence/transactions';
+import type { Tx } from '@vault/platform/persistence';
 
 /** Outbox table of account events (and its NOTIFY channel). */
 export const ACCOUNT_OUTBOX_TABLE = 'account_outbox_events';

@@ -4,7 +4,7 @@ import type { Principal } from '@vault/contracts';
 import { IfMatchCondition, versionETag } from '@vault/platform/http';
 import { AccountEntity } from '../../persistence/accounts/account.entity';
 import { AccountRepository } from '../../persistence/accounts/account.repository';
-import { Transactions, Tx } from '../../persistence/transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { accountState, AccountOutbox, stateChanged } from '../account-events/account-outbox';
 import { erasePersonalData } from './account-profile';
 import { accountNotFound, mapAccountConflict } from './own-account.errors';

@@ -4,7 +4,7 @@ import type { InvitationDto, Principal } from '@vault/contracts';
 import { MailSender } from '../../capabilities/messaging/message-senders';
 import { UserEnv } from '../../config/user.env';
 import { InvitationRepository } from '../../persistence/invitations/invitation.repository';
-import { Transactions, Tx } from '../../persistence/transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { newInvitationCode } from './invitation-code';
 import { invitationUndelivered, tooManyInvitations } from './invitations.errors';
 

@@ -6,7 +6,7 @@ import type { UserEnv } from '../../config/user.env';
 import { AccountEntity } from '../../persistence/accounts/account.entity';
 import type { AccountRepository } from '../../persistence/accounts/account.repository';
 import type { MfaCodeRepository, MfaCodeTry } from '../../persistence/mfa-codes/mfa-code.repository';
-import type { Transactions, Tx } from '../../persistence/transactions';
+import type { Transactions, Tx } from '@vault/platform/persistence';
 import { hashMfaCode, MFA_MAX_ATTEMPTS } from './mfa-code';
 import { MfaService } from './mfa.service';
 

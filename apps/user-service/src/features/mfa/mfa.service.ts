@@ -7,7 +7,7 @@ import { UserEnv } from '../../config/user.env';
 import { AccountEntity, StoredEmail, StoredPhone } from '../../persistence/accounts/account.entity';
 import { AccountRepository } from '../../persistence/accounts/account.repository';
 import { MfaCodeRepository } from '../../persistence/mfa-codes/mfa-code.repository';
-import { Transactions } from '../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { hashMfaCode, MFA_CODE_TTL_MS, MFA_MAX_ATTEMPTS, mfaCodeMatches, newMfaCode } from './mfa-code';
 import { mfaText } from './mfa-messages';
 import { codeSentMomentsAgo, codeUndelivered, invalidMfaCode, noMfaDestination } from './mfa.errors';

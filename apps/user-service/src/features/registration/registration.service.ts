@@ -10,7 +10,7 @@ import { AgreementRepository } from '../../persistence/agreements/agreement.repo
 import { InvitationRepository } from '../../persistence/invitations/invitation.repository';
 import { SettingsFields } from '../../persistence/settings/settings.entity';
 import { SettingsRepository } from '../../persistence/settings/settings.repository';
-import { Tx } from '../../persistence/transactions';
+import { Tx } from '@vault/platform/persistence';
 import { emailAddressRequired, emailsRepeat, invalidInvitationCode, usernameRequired } from './registration.errors';
 
 /** Settings of an account created without any (documented in docs/user-api.md). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MoreThan } from 'typeorm';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { AccountEntity } from './account.entity';
 
 /** The identity an account is bound to: its tenant and openId. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { AgreementDto } from '@vault/contracts';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { AgreementEntity } from './agreement.entity';
 
 /** Consents of accounts: appended, never changed. */

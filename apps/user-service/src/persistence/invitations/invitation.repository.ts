@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { IsNull, MoreThan } from 'typeorm';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { InvitationEntity } from './invitation.entity';
 
 /** Digest stored in place of a code (codes carry enough entropy for a plain hash). */

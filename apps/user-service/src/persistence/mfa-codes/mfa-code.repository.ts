@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { MfaType } from '@vault/contracts';
 import { IsNull } from 'typeorm';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { MfaCodeEntity } from './mfa-code.entity';
 
 /** A try of an account's newest code: the code's row after its attempts were counted. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { SettingsEntity, SettingsFields, settingsFields } from './settings.entity';
 
 /** The settings row of each account. */
