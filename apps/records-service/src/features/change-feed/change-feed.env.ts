@@ -48,6 +48,30 @@ export class ChangeFeedEnv extends EventsEnv {
   @Min(4096)
   CHANGE_FEED_STREAM_BUFFER_BYTES = 1_048_576;
 
+  /**
+   * Live event streams one caller (tenant and openId) may hold open on one instance at once;
+   * one more is refused with 429 and Retry-After (docs/change-feed.md, Limits).
+   */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  CHANGE_FEED_MAX_STREAMS_PER_CALLER = 10;
+
+  /** Live event streams the callers of one tenant may hold open on one instance at once (429 beyond). */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  CHANGE_FEED_MAX_STREAMS_PER_TENANT = 1000;
+
+  /** Retry-After (seconds) of a stream refused for a cap. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  CHANGE_FEED_STREAM_RETRY_AFTER_SECONDS = 30;
+
   /** How often expired events are pruned. */
   @ToInt()
   @IsInt()

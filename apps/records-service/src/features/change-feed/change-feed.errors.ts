@@ -23,3 +23,12 @@ export const givenMoreThanOnce = (field: string) =>
   ProblemException.of(COMMON_ERRORS.validationFailed, `${field} is given more than once.`, {
     errors: [{ field, message: `${field} must be given once` }],
   });
+
+export const tooManyStreams = (cap: 'caller' | 'tenant', max: number, retryAfterSeconds: number) =>
+  ProblemException.of(
+    COMMON_ERRORS.tooManyRequests,
+    cap === 'caller'
+      ? `At most ${max} live event streams may be open at once per caller; close one or retry later.`
+      : `The tenant's callers hold the ${max} live event streams it may have open at once; retry later.`,
+    { headers: { 'Retry-After': String(retryAfterSeconds) } },
+  );

@@ -4,7 +4,9 @@ import { ProblemException } from '@vault/platform';
 import type { Request, Response } from 'express';
 import { AccessService, VaultAccess } from '../../capabilities/access/access.service';
 import { ChangeFeedEnv } from './change-feed.env';
+import { tooManyStreams } from './change-feed.errors';
 import { ChangeFeedService } from './change-feed.service';
+import { StreamSlots } from './stream-slots';
 import { FEED_READ_BATCH, FeedSubscriber, sseMessage, VaultFeedReaders } from './vault-feed-readers';
 
 /** Resolves once the response has room again (or is gone). */
@@ -27,22 +29,44 @@ const drained = (res: Response) =>
  * reads new events once for all the vault's streams and hands them over. A stream that
  * still has more than CHANGE_FEED_STREAM_BUFFER_BYTES unsent when the next events come
  * is closed (its client resumes with Last-Event-ID); a comment line keeps an idle stream
- * open.
+ * open. Streams per caller and per tenant are capped (CHANGE_FEED_MAX_STREAMS_PER_CALLER,
+ * CHANGE_FEED_MAX_STREAMS_PER_TENANT).
  */
 @Injectable()
 export class ChangeFeedStream implements OnModuleDestroy {
   private readonly logger = new Logger('ChangeFeedStream');
   private readonly open = new Set<() => void>();
+  private readonly slots: StreamSlots;
 
   constructor(
     private readonly feed: ChangeFeedService,
     private readonly access: AccessService,
     private readonly env: ChangeFeedEnv,
     private readonly readers: VaultFeedReaders,
-  ) {}
+  ) {
+    this.slots = new StreamSlots(env.CHANGE_FEED_MAX_STREAMS_PER_CALLER, env.CHANGE_FEED_MAX_STREAMS_PER_TENANT);
+  }
 
-  /** Streams the vault's events after `cursor` (a Last-Event-ID or `cursor`) until the client leaves. */
+  /**
+   * Streams the vault's events after `cursor` (a Last-Event-ID or `cursor`) until the client
+   * leaves, in one of the caller's and its tenant's stream slots (429 with Retry-After when
+   * either cap is reached, before anything is read).
+   */
   async serve(req: Request, res: Response, principal: Principal, vaultId: string, cursor: string | undefined, field: string) {
+    const slot = this.slots.take(principal.tenantId, principal.openId);
+    if ('refused' in slot) {
+      const max = slot.refused === 'caller' ? this.env.CHANGE_FEED_MAX_STREAMS_PER_CALLER : this.env.CHANGE_FEED_MAX_STREAMS_PER_TENANT;
+      this.logger.warn(`change feed stream of vault ${vaultId} refused: the ${slot.refused} holds ${max} open streams`);
+      throw tooManyStreams(slot.refused, max, this.env.CHANGE_FEED_STREAM_RETRY_AFTER_SECONDS);
+    }
+    try {
+      await this.stream(req, res, principal, vaultId, cursor, field);
+    } finally {
+      slot.release();
+    }
+  }
+
+  private async stream(req: Request, res: Response, principal: Principal, vaultId: string, cursor: string | undefined, field: string) {
     let after = await this.feed.start(cursor, field);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
