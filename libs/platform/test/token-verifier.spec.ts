@@ -74,6 +74,13 @@ describe('TokenVerifier with JwksKeyStore', () => {
     for (const header of [undefined, '', 'Basic abc', 'Bearer', `Bearer ${token} extra`]) {
       await expect(v.authenticate(header)).rejects.toMatchObject({ message: 'A valid access token is required.' });
     }
+    // RFC 6750 §3: the challenge names no error without bearer credentials, invalid_token for a refused token
+    await expect(v.authenticate(undefined)).rejects.toMatchObject({ headers: { 'WWW-Authenticate': 'Bearer realm="vault"' } });
+    for (const t of [bad['expired'], bad['tampered'], token]) {
+      await expect(v.authenticate(`Bearer ${t}`)).rejects.toMatchObject({
+        headers: { 'WWW-Authenticate': expect.stringMatching(/^Bearer realm="vault", error="invalid_token", error_description="(The access token has expired|A valid access token is required|The access token has been revoked)\."$/) },
+      });
+    }
     // the first fetch at start only: nothing above fetched again (cooldown of a minute)
     expect(idp.jwksFetches).toBe(1);
   });

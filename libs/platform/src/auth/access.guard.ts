@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import type { Principal } from '@vault/contracts';
 import { ProblemException } from '../errors/problem.exception';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
+import { missingBearerToken } from './bearer-challenge';
 import { JwtStrategy } from './jwt.strategy';
 
 /**
@@ -29,7 +30,7 @@ export class AccessGuard implements CanActivate {
       throw ProblemException.forbidden('This operation is not available.');
     }
     if (rule === 'public') return true;
-    if (!this.tokens) throw ProblemException.unauthorized();
+    if (!this.tokens) throw missingBearerToken(ctx.switchToHttp().getRequest<Request>().headers.authorization);
     const req = ctx.switchToHttp().getRequest<Request & { user?: Principal }>();
     req.user = await this.tokens.authenticate(req.headers.authorization);
     return true;

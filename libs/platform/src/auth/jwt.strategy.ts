@@ -6,7 +6,7 @@ import {
   TOKEN_SIGNING_ALGORITHM,
 } from '@vault/contracts';
 import { ServiceEnv } from '../config/env';
-import { ProblemException } from '../errors/problem.exception';
+import { bearerUnauthorized, missingBearerToken } from './bearer-challenge';
 import { JwksKeyStore } from './jwks-key-store';
 import { RevocationService } from './revocation.service';
 
@@ -67,7 +67,7 @@ export class TokenVerifier {
   /** The principal of the request's bearer token; a ProblemException (401) when there is none valid. */
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
-    if (!token) throw ProblemException.unauthorized();
+    if (!token) throw missingBearerToken(authorization);
     const known = this.verified.get(token);
     if (known && this.stillValid(known)) return this.principal(known.claims);
     if (known) this.verified.delete(token);
@@ -77,10 +77,9 @@ export class TokenVerifier {
       claims = payload;
       this.remember(token, { claims, kid: String(protectedHeader.kid), key: key as CryptoKey });
     } catch (err) {
-      throw ProblemException.unauthorized(
-        err instanceof errors.JWTExpired
-          ? 'The access token has expired.'
-          : 'A valid access token is required.',
+      throw bearerUnauthorized(
+        err instanceof errors.JWTExpired ? 'The access token has expired.' : 'A valid access token is required.',
+        'invalid_token',
       );
     }
     return this.principal(claims);
@@ -116,10 +115,10 @@ export class TokenVerifier {
   private principal(claims: AccessTokenClaims): Principal {
     const { sub, tid, jti, exp } = claims;
     if (!isText(sub) || !isText(tid) || !isText(jti) || !exp) {
-      throw ProblemException.unauthorized('The access token lacks required claims.');
+      throw bearerUnauthorized('The access token lacks required claims.', 'invalid_token');
     }
     if (this.revocations.isRevoked(jti, { tenantId: tid, openId: sub })) {
-      throw ProblemException.unauthorized('The access token has been revoked.');
+      throw bearerUnauthorized('The access token has been revoked.', 'invalid_token');
     }
     return {
       openId: sub,
