@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PlatformModule } from '@vault/platform/bootstrap';
 import { DatabaseModule } from '@vault/platform/persistence';
+import { BrowserOriginsModule } from '../capabilities/browser-origins/browser-origins.module';
 import { ClosedIdentitiesModule } from '../capabilities/closed-identities/closed-identities.module';
 import { LogoutsModule } from '../capabilities/logouts/logouts.module';
 import { DeveloperEnv } from '../config/developer.env';
@@ -21,6 +22,7 @@ import { ENTITIES } from '../persistence/entities';
     }),
     DatabaseModule.forRoot({ entities: ENTITIES, migrations: MIGRATIONS }),
     BootstrapModule,
+    BrowserOriginsModule,
     ClosedIdentitiesModule,
     LogoutsModule,
     JwksModule,

@@ -1,2 +1,3 @@
 export * from './developer.dto';
 export * from './oauth.dto';
+export * from './cors';

@@ -1,3 +1,4 @@
+import { serializeOrigin } from '@vault/contracts';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -9,10 +10,17 @@ import {
   Matches,
   MaxLength,
   MinLength,
+  ValidateBy,
   ValidateNested,
+  ValidationOptions,
 } from 'class-validator';
 
 import { IDENTIFIER } from '../../capabilities/directory/identifiers';
+
+/** A browser origin (`serializeOrigin` accepts it). */
+function IsOrigin(options: ValidationOptions): PropertyDecorator {
+  return ValidateBy({ name: 'isOrigin', validator: { validate: (v: unknown) => typeof v === 'string' && serializeOrigin(v) !== undefined } }, options);
+}
 
 export class BootstrapApplication {
   @Matches(IDENTIFIER, {
@@ -41,6 +49,16 @@ export class BootstrapApplication {
     { each: true, message: 'redirectUris must hold absolute http(s) URLs' },
   )
   redirectUris?: string[];
+
+  /**
+   * Browser origins the gateway answers CORS for: `scheme://host[:port]`, http or https,
+   * no path, no wildcard (docs/developer-api.md, "Browser origins").
+   */
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(32)
+  @IsOrigin({ each: true, message: 'allowedOrigins must hold origins such as https://app.example.com (scheme, host and optional port; no path, no wildcard)' })
+  allowedOrigins?: string[];
 }
 
 export class BootstrapUser {

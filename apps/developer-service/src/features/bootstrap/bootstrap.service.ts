@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { serializeOrigin } from '@vault/contracts';
 import { EnvValidationError } from '@vault/platform/config';
 import { readFile } from 'node:fs/promises';
 import { EntityManager } from 'typeorm';
@@ -135,6 +136,8 @@ export class BootstrapService implements OnModuleInit {
       tenantId,
       testMode: a.testMode ?? false,
       redirectUris: a.redirectUris ?? [],
+      // Stored serialized (lower case, no default port), once each, in a stable order.
+      allowedOrigins: [...new Set((a.allowedOrigins ?? []).map((o) => serializeOrigin(o) as string))].sort(),
     };
     const existing = await this.applications.find(a.clientId, m);
     if (!existing) {
@@ -153,6 +156,9 @@ export class BootstrapService implements OnModuleInit {
       changes.testMode = fields.testMode;
     if (existing.redirectUris.join('\n') !== fields.redirectUris.join('\n')) {
       changes.redirectUris = fields.redirectUris;
+    }
+    if (existing.allowedOrigins.join('\n') !== fields.allowedOrigins.join('\n')) {
+      changes.allowedOrigins = fields.allowedOrigins;
     }
     if (await this.hasher.isStale(existing.secretHash, a.clientSecret)) {
       changes.secretHash = await this.hasher.hash(a.clientSecret);

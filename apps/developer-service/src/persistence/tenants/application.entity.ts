@@ -32,6 +32,15 @@ export class ApplicationEntity {
   })
   redirectUris!: string[];
 
+  /** Serialized browser origins the gateway answers CORS for (scheme://host[:port]). */
+  @Column({
+    name: 'allowed_origins',
+    type: 'text',
+    array: true,
+    default: () => "'{}'",
+  })
+  allowedOrigins!: string[];
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

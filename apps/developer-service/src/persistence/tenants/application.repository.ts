@@ -14,6 +14,14 @@ export class ApplicationRepository {
     return tx.findOne(ApplicationEntity, { where: { clientId } });
   }
 
+  /** Every application's browser origins (an empty list for those that registered none). */
+  origins(): Promise<Pick<ApplicationEntity, 'clientId' | 'tenantId' | 'allowedOrigins'>[]> {
+    return this.ds.manager.find(ApplicationEntity, {
+      select: { clientId: true, tenantId: true, allowedOrigins: true },
+      order: { clientId: 'ASC' },
+    });
+  }
+
   async insert(tx: EntityManager, application: ApplicationFields): Promise<void> {
     await tx.insert(ApplicationEntity, application);
   }
