@@ -5,6 +5,7 @@ import {
   UrlSetting,
 } from '@vault/platform/config';
 import { Equals, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
+import { EVENTS_NAMESPACE_PATTERN } from '@vault/platform/events';
 import { parseCidrList } from './cidr-list';
 
 const MIB = 1024 * 1024;
@@ -134,7 +135,7 @@ export class GatewayEnv extends BaseEnv {
   @IsIn(['nats', 'memory'])
   RATE_LIMIT_STORE: 'nats' | 'memory' = 'nats';
 
-  /** NATS with JetStream (comma-separated for a cluster), for the shared rate-limit counters. */
+  /** NATS with JetStream (comma-separated for a cluster): the shared rate-limit counters and the browser origins. */
   @UrlSetting()
   @IsString()
   NATS_URL = 'nats://127.0.0.1:4222';
@@ -142,6 +143,14 @@ export class GatewayEnv extends BaseEnv {
   /** Replicas of the rate-limit bucket: one per NATS server, at most 5 (an existing bucket keeps its own). */
   @JetStreamReplicas()
   KV_REPLICAS = 1;
+
+  /**
+   * Prefix of the platform's JetStream names, the same as the modules' (`ns_cors_origins`: the
+   * bucket of browser origins the developer module publishes); empty for none.
+   */
+  @IsString()
+  @Matches(EVENTS_NAMESPACE_PATTERN, { message: 'EVENTS_NAMESPACE may hold letters, digits, _ and - only' })
+  EVENTS_NAMESPACE = '';
 
   /** KV bucket of the rate-limit counters; every gateway process of one deployment uses the same. */
   @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'RATE_LIMIT_BUCKET may hold letters, digits, _ and - only' })

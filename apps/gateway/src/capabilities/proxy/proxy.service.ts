@@ -10,6 +10,9 @@ import { GatewayEnv } from '../../config/gateway.env';
 import { bodyPending, closeAfterAnswer, hasBody } from '../answers/early-answer';
 import { sendProblem } from '../answers/problem-response';
 import { withSecurityHeaders } from '../answers/security-headers';
+import { CorsService } from '../cors/cors.service';
+import { CorsCase, responseHeaders, varyOrigin } from '../cors/cors-rules';
+import { answerPreflight } from '../cors/preflight';
 import { RateDecision } from '../rate-limit/rate-limiter';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
 import { HostRouter, Upstream } from '../routing/host-router';
@@ -65,6 +68,7 @@ export class ProxyService implements OnApplicationShutdown {
   constructor(
     private readonly env: GatewayEnv,
     private readonly rateLimits: RateLimitService,
+    private readonly cors: CorsService,
   ) {
     this.router = new HostRouter(env.GATEWAY_DOMAIN, {
       'developer-api': env.DEVELOPER_SERVICE_URL,
@@ -89,7 +93,13 @@ export class ProxyService implements OnApplicationShutdown {
     }
     // Every answer from here on (relayed or the gateway's own) carries the limit headers.
     for (const [name, value] of Object.entries(rate.headers)) res.setHeader(name, value);
-    if (rate.allowed) this.route(req, res, requestId, clientIp, rate);
+    const cors = this.cors.classify(req, this.ownOrigin);
+    // Answers differ by Origin; a registered one may read every answer, the gateway's own included.
+    res.setHeader('vary', 'Origin');
+    if (cors.kind === 'request' && cors.registered) {
+      for (const [name, value] of Object.entries(responseHeaders(cors.origin))) res.setHeader(name, value);
+    }
+    if (rate.allowed) this.route(req, res, requestId, clientIp, rate, cors);
     else {
       rateLimitRejections.inc();
       sendProblem(res, { entry: COMMON_ERRORS.tooManyRequests, detail: 'Too many requests; retry later.' }, requestId, {
@@ -99,7 +109,11 @@ export class ProxyService implements OnApplicationShutdown {
     }
   }
 
-  private route(req: IncomingMessage, res: ServerResponse, requestId: string, clientIp: string, rate: RateDecision): void {
+  /** A page served by a module host itself (https, a module's host name): same-origin, no CORS. */
+  private readonly ownOrigin = (origin: string): boolean =>
+    origin.startsWith('https://') && this.router.resolve(origin.slice('https://'.length)) !== undefined;
+
+  private route(req: IncomingMessage, res: ServerResponse, requestId: string, clientIp: string, rate: RateDecision, cors: CorsCase): void {
     const close = bodyPending(req);
     if (req.url?.charCodeAt(0) !== 0x2f) {
       // Absolute-form or `*` targets would let the URL disagree with the Host that was routed.
@@ -109,6 +123,10 @@ export class ProxyService implements OnApplicationShutdown {
     const upstream = this.router.resolve(req.headers.host);
     if (!upstream) {
       sendProblem(res, { entry: GATEWAY_ERRORS.unknownHost, detail: 'No module is served at this host name.' }, requestId, { close });
+      return;
+    }
+    if (cors.kind === 'preflight') {
+      answerPreflight(res, cors, requestId, close);
       return;
     }
     const limit = this.limits.limitFor(upstream.module, req.method, req.url ?? '');
@@ -184,7 +202,11 @@ export class ProxyService implements OnApplicationShutdown {
     // The gateway's limit headers are the ones clients see.
     delete up.headers['ratelimit'];
     delete up.headers['ratelimit-policy'];
-    res.writeHead(status, up.statusMessage, withSecurityHeaders(clientResponseHeaders(up.headers, x.requestId), status, true));
+    // The gateway alone answers CORS.
+    for (const name of Object.keys(up.headers)) if (name.startsWith('access-control-')) delete up.headers[name];
+    const headers = withSecurityHeaders(clientResponseHeaders(up.headers, x.requestId), status, true);
+    headers['vary'] = varyOrigin(headers['vary']);
+    res.writeHead(status, up.statusMessage, headers);
     up.on('error', () => res.destroy());
     up.pipe(res);
     if (early) {
