@@ -87,6 +87,19 @@ describe('resumable uploads, hostile tus input', () => {
     expect(logged.join('\n')).toMatch(new RegExp(`tus POST refused 400.*${header}`));
   });
 
+  it('a creation under an Idempotency-Key with Upload-Concat is the same 400, and so is its repeat', async () => {
+    const send = () => create().set('Idempotency-Key', 'concat-1').set('Upload-Concat', 'partial');
+    const first = await send();
+    expectProblem(first, 400);
+    const again = await send();
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({
+      code: 'validation_failed',
+      errors: [expect.objectContaining({ field: 'Upload-Concat' })],
+    });
+    expect(await uploadRows()).toEqual([]);
+  });
+
   it('a PATCH with Upload-Defer-Length is 400 and writes nothing', async () => {
     const path = (await create().expect(201)).headers['location'];
     const res = await patch(path, { 'Upload-Defer-Length': '1' });

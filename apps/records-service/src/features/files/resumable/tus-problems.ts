@@ -55,10 +55,9 @@ export function sendRefusal(req: Request, res: Response, err: ProblemException, 
   const status = err.getStatus();
   const fields = (err.errors ?? []).map((e) => `${e.field}: ${e.message}`).join('; ');
   log.warn(`tus ${req.method} refused ${status} [${requestId ?? ''}]: ${err.message}${fields ? ` (${fields})` : ''}`);
-  res.setHeader('Tus-Resumable', TUS_VERSION);
-  for (const [name, value] of Object.entries(err.headers ?? {})) res.setHeader(name, value);
-  res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
-  res.status(status).end(bodyText(status, err.code, err.message, requestId, err.errors));
+  // an explicit head: a held answer (Idempotency-Key) sends the head it was given
+  res.writeHead(status, { ...err.headers, 'Tus-Resumable': TUS_VERSION, 'Content-Type': PROBLEM_CONTENT_TYPE });
+  res.end(bodyText(status, err.code, err.message, requestId, err.errors));
 }
 
 /** Raw header pairs (name, value, name, value...) without Content-Type and Content-Length. */
