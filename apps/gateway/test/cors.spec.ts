@@ -103,7 +103,7 @@ describe('gateway CORS', () => {
     expect(res.headers['access-control-allow-origin']).toBe(APP);
     expect(res.headers['vary']).toBe('Accept-Encoding, Origin');
     const exposed = String(res.headers['access-control-expose-headers']).split(', ');
-    for (const h of ['ETag', 'Location', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'Upload-Offset', 'Upload-Length', 'Tus-Resumable', 'Repr-Digest', 'Idempotency-Replayed']) {
+    for (const h of ['ETag', 'Location', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate', 'Upload-Offset', 'Upload-Length', 'Tus-Resumable', 'Repr-Digest', 'Idempotency-Replayed']) {
       expect(exposed).toContain(h);
     }
     // the gateway's own answer (unknown host) is readable by the page too

@@ -7,6 +7,8 @@ export const E2E_BOOTSTRAP = {
       applications: [
         { clientId: 'alpha-test', clientSecret: 'alpha-test-secret', testMode: true, redirectUris: ['https://app.alpha.example/callback'] },
         { clientId: 'alpha-prod', clientSecret: 'alpha-prod-secret', testMode: false, redirectUris: ['https://app.alpha.example/callback'] },
+        // the browser suite's web client: its page's origin is added at start (an ephemeral port)
+        { clientId: 'alpha-web', clientSecret: 'alpha-web-secret', testMode: false, allowedOrigins: ['https://app.alpha.example'] as string[] },
       ],
       users: [
         { username: 'ann@alpha.example', password: 'ann-password-1' },
@@ -20,6 +22,8 @@ export const E2E_BOOTSTRAP = {
         // the Idempotency-Key suite's own accounts
         { username: 'ida@alpha.example', password: 'ida-password-1' },
         { username: 'ivo@alpha.example', password: 'ivo-password-1' },
+        // the browser suite's own account
+        { username: 'web@alpha.example', password: 'web-password-1' },
         // the sharing suite's own accounts
         { username: 'sam@alpha.example', password: 'sam-password-1' },
         { username: 'sue@alpha.example', password: 'sue-password-1' },

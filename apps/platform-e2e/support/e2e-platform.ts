@@ -27,11 +27,11 @@ export interface E2ePlatform {
  * Starts the whole platform from its build output against real PostgreSQL (databases
  * made for this run) and real NATS, with `env` added to every app's environment.
  */
-export async function startE2ePlatform(env: Record<string, string> = {}): Promise<E2ePlatform> {
+export async function startE2ePlatform(env: Record<string, string> = {}, browserOrigins: string[] = []): Promise<E2ePlatform> {
   const run = `e2e_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const dir = mkdtempSync(path.join(tmpdir(), 'vault-e2e-'));
   const bootstrapFile = path.join(dir, 'bootstrap.json');
-  writeFileSync(bootstrapFile, JSON.stringify(E2E_BOOTSTRAP));
+  writeFileSync(bootstrapFile, JSON.stringify(withBrowserOrigins(browserOrigins)));
   const output: string[] = [];
   const launched = await platform
     .launchPlatform({
@@ -62,6 +62,17 @@ export async function startE2ePlatform(env: Record<string, string> = {}): Promis
       throw err;
     });
   return { launched, run, dir };
+}
+
+/** The bootstrap file with `origins` added to the browser suite's application (alpha-web). */
+function withBrowserOrigins(origins: string[]): typeof E2E_BOOTSTRAP {
+  const file = structuredClone(E2E_BOOTSTRAP);
+  for (const t of file.tenants) {
+    for (const a of t.applications as { clientId: string; allowedOrigins?: string[] }[]) {
+      if (a.clientId === 'alpha-web') a.allowedOrigins = [...(a.allowedOrigins ?? []), ...origins];
+    }
+  }
+  return file;
 }
 
 /** Stops the platform and removes its databases, event streams and working folder. */

@@ -1,8 +1,12 @@
 import { ADMIN_URL, startE2ePlatform } from './e2e-platform';
+import { startPageServer } from './page-server';
 
 /** Starts the platform the suites share and records where it listens. */
 export default async function globalSetup(): Promise<void> {
-  const p = await startE2ePlatform();
+  // A browser client's page, its origin registered on an application (browser-cors.spec.ts).
+  const page = await startPageServer();
+  (globalThis as Record<string, unknown>)['__PAGE_SERVER__'] = page.server;
+  const p = await startE2ePlatform({}, [`http://127.0.0.1:${page.port}`]);
   (globalThis as Record<string, unknown>)['__PLATFORM__'] = p;
   const { launched, run, dir } = p;
   Object.assign(process.env, {
@@ -16,5 +20,6 @@ export default async function globalSetup(): Promise<void> {
     E2E_ADMIN_URL: ADMIN_URL,
     E2E_WORK_DIR: dir,
     E2E_EVENTS_NAMESPACE: run,
+    E2E_PAGE_PORT: String(page.port),
   });
 }

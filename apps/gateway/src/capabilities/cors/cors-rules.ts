@@ -30,6 +30,8 @@ export const EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'Retry-After',
   'X-Request-Id',
+  // RFC 6750's challenge of a 401: a page's OAuth library tells a missing token from a refused one
+  'WWW-Authenticate',
   'Idempotency-Replayed',
   'Repr-Digest',
   'Upload-Offset',
