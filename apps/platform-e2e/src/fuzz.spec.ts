@@ -271,12 +271,17 @@ describe('fuzzing every route through the gateway', () => {
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status >= 500) throw new Error(describeFailure(req, res, 'server error'));
         if (res.status < 400) return;
-        if (!/application\/problem\+json/.test(String(res.headers['content-type']))) {
-          throw new Error(describeFailure(req, res, 'error without a problem body'));
-        }
-        // a HEAD answer has no body (tus's HEAD of an upload): its problem shows in the headers only
-        if (req.method !== 'HEAD' && (!res.body?.requestId || res.body.requestId !== res.headers['x-request-id'])) {
-          throw new Error(describeFailure(req, res, 'problem body without the request id'));
+        if (/\/oauth\/token$/.test(req.path.split('?')[0])) {
+          // the OAuth token endpoint answers RFC 6749 §5.2 error bodies, not problems (docs/errors.md)
+          if (typeof res.body?.error !== 'string') throw new Error(describeFailure(req, res, 'OAuth error without an error code'));
+        } else {
+          if (!/application\/problem\+json/.test(String(res.headers['content-type']))) {
+            throw new Error(describeFailure(req, res, 'error without a problem body'));
+          }
+          // a HEAD answer has no body (tus's HEAD of an upload): its problem shows in the headers only
+          if (req.method !== 'HEAD' && (!res.body?.requestId || res.body.requestId !== res.headers['x-request-id'])) {
+            throw new Error(describeFailure(req, res, 'problem body without the request id'));
+          }
         }
         const changed = changedTables(before, await fingerprint(clients));
         if (changed.length > 0) throw new Error(describeFailure(req, res, `refused but changed ${changed.join(', ')}`));

@@ -12,7 +12,12 @@ describe('token issuance through the gateway', () => {
   it('issues a verifiable ES256 bearer token from a JSON body', async () => {
     const res = await call('developer', 'POST', authPath('alpha', 'alpha-prod'), { body: good });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ access_token: expect.any(String), expires_in: expect.any(Number), token_type: 'Bearer' });
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      expires_in: expect.any(Number),
+      token_type: 'Bearer',
+      refresh_token: expect.any(String),
+    });
     expect(res.body.expires_in).toBeGreaterThan(0);
 
     const jwks = createRemoteJWKSet(
