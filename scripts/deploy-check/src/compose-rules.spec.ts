@@ -93,6 +93,35 @@ describe('checkCompose', () => {
     })).toEqual(['restart-policy']);
   });
 
+  it('keeps the gateway\'s fixed address out of the range other containers are given, and trusted by the services', () => {
+    expect(REPO_COMPOSE.services.gateway.networks.default.ipv4_address).toBe('172.30.90.254');
+    expect(REPO_COMPOSE.networks.default.ipam.config).toEqual([{ subnet: '172.30.90.0/24', ip_range: '172.30.90.0/25' }]);
+    const messages = (change: (doc: any) => void) => check(change).map((v) => `${v.where}: [${v.rule}] ${v.message}`);
+    expect(messages((d) => delete d.networks.default.ipam.config[0].ip_range)).toEqual([
+      'docker-compose.yml services.gateway: [compose-fixed-address] network "default" has no ip_range: another container may be given 172.30.90.254 before gateway starts; set ip_range to a part of 172.30.90.0/24 without it',
+    ]);
+    expect(messages((d) => (d.networks.default.ipam.config[0].ip_range = '172.30.90.128/25'))).toEqual([
+      'docker-compose.yml services.gateway: [compose-fixed-address] ipv4_address 172.30.90.254 is inside ip_range 172.30.90.128/25, from which other containers get their addresses',
+    ]);
+    expect(rules((d) => (d.services.gateway.networks.default.ipv4_address = '10.0.0.5'))).toEqual(['compose-fixed-address']);
+    // The services trust the gateway's address (or a range holding it), and nothing else needs changing with it.
+    const moved = check((d) => (d.services.gateway.networks.default.ipv4_address = '172.30.90.200'));
+    expect(moved.map((v) => v.where)).toEqual(['docker-compose.yml services.developer-service', 'docker-compose.yml services.user-service', 'docker-compose.yml services.records-service']);
+    expect(moved[0].message).toBe("TRUSTED_PROXIES (172.30.90.254) does not name the gateway's address 172.30.90.200");
+    expect(rules((d) => {
+      d.services.gateway.networks.default.ipv4_address = '172.30.90.200';
+      for (const s of ['developer-service', 'user-service', 'records-service']) d.services[s].environment.TRUSTED_PROXIES = '172.30.90.128/25';
+    })).toEqual([]);
+  });
+
+  it('retries a migration step a few times and gives it no healthcheck', () => {
+    for (const app of ['developer-service', 'user-service', 'records-service']) {
+      const migrate = REPO_COMPOSE.services[`${app}-migrate`];
+      expect(migrate.command.join(' ')).toMatch(/for attempt in 1 2 3; do node main\.js migrate && exit 0;.*done; exit 1$/);
+      expect(migrate.healthcheck).toEqual({ disable: true });
+    }
+  });
+
   it('has no top-level name, which docker-compose 1.x refuses (the project is named with -p or COMPOSE_PROJECT_NAME)', () => {
     expect(REPO_COMPOSE.name).toBeUndefined();
     expect(checkComposeVersion(REPO_COMPOSE, 'docker-compose.yml')).toEqual([]);

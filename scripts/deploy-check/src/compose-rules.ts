@@ -14,7 +14,8 @@ const ACCEPTED_CONDITIONS = ['service_healthy', 'service_completed_successfully'
  * with a database waits for its one-shot migration and does not migrate at start;
  * only the gateway publishes ports on all interfaces; no secret value is written in
  * the file (secrets are ${...} interpolations from .env); every service has a restart
- * policy (`restart-policy`).
+ * policy (`restart-policy`); fixed addresses cannot be handed to another container first
+ * (`compose-fixed-address`).
  */
 export function checkCompose(doc: unknown, where: string): Violation[] {
   const out: Violation[] = [];
@@ -142,6 +143,8 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
     if (!Array.isArray(gateway['ports']) || gateway['ports'].length === 0) fail('services.gateway', 'published-ports', 'the gateway must publish its ports');
   }
 
+  out.push(...checkFixedAddresses(doc, services, where));
+
   const nats = services['nats'];
   if (nats) {
     const command = Array.isArray(nats['command']) ? nats['command'].join(' ') : String(nats['command'] ?? '');
@@ -172,6 +175,70 @@ function checkRestartPolicy(svc: Dict, oneShot: boolean, awaited: boolean, fail:
   } else if (oneShot && !awaited) {
     fail('restart: "no", but no service waits for it to complete (service_completed_successfully): a long-running service would stay down after a crash; only a one-shot step others wait for may use it');
   }
+}
+
+/** An IPv4 address as a number, or undefined. */
+function ipv4(text: string): number | undefined {
+  const parts = text.trim().split('.');
+  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255)) return undefined;
+  return parts.reduce((n, p) => n * 256 + Number(p), 0);
+}
+
+/** Whether `address` is inside `cidr` (a.b.c.d/n); undefined when either does not parse. */
+function inCidr(address: string, cidr: string): boolean | undefined {
+  const [base, bits] = cidr.split('/');
+  const a = ipv4(address);
+  const b = ipv4(base ?? '');
+  const n = Number(bits);
+  if (a === undefined || b === undefined || !Number.isInteger(n) || n < 0 || n > 32) return undefined;
+  const size = 2 ** (32 - n);
+  return Math.floor(a / size) === Math.floor(b / size);
+}
+
+/**
+ * Rule `compose-fixed-address`: a service's fixed `ipv4_address` is inside its network's
+ * subnet and outside the network's `ip_range`, which must be set: compose creates containers
+ * one after the other and the engine hands out addresses in turn, so without a range that
+ * excludes it another container can take the fixed address first and the service does not
+ * start ("address already allocated"). Every `TRUSTED_PROXIES` names the gateway's address.
+ */
+function checkFixedAddresses(doc: Dict, services: Record<string, Dict>, where: string): Violation[] {
+  const out: Violation[] = [];
+  const networks = isDict(doc['networks']) ? doc['networks'] : {};
+  const poolsOf = (network: string) => {
+    const ipam = isDict(networks[network]) ? (networks[network] as Dict)['ipam'] : undefined;
+    const config = isDict(ipam) && Array.isArray(ipam['config']) ? ipam['config'] : [];
+    return config.filter(isDict).map((c) => ({ subnet: String(c['subnet'] ?? ''), ipRange: c['ip_range'] === undefined ? undefined : String(c['ip_range']) }));
+  };
+  const fixed = new Map<string, string>();
+  for (const [name, svc] of Object.entries(services)) {
+    if (!isDict(svc) || !isDict(svc['networks'])) continue;
+    for (const [network, settings] of Object.entries(svc['networks'])) {
+      const address = isDict(settings) && typeof settings['ipv4_address'] === 'string' ? settings['ipv4_address'] : undefined;
+      if (!address) continue;
+      fixed.set(name, address);
+      const at = `${where} services.${name}`;
+      const pool = poolsOf(network).find((p) => inCidr(address, p.subnet));
+      if (!pool) out.push(violation(at, 'compose-fixed-address', `ipv4_address ${address} is in no subnet of network "${network}" (ipam.config)`));
+      else if (!pool.ipRange) {
+        out.push(violation(at, 'compose-fixed-address', `network "${network}" has no ip_range: another container may be given ${address} before ${name} starts; set ip_range to a part of ${pool.subnet} without it`));
+      } else if (inCidr(address, pool.ipRange) !== false) {
+        out.push(violation(at, 'compose-fixed-address', `ipv4_address ${address} is inside ip_range ${pool.ipRange}, from which other containers get their addresses`));
+      }
+    }
+  }
+  const gateway = fixed.get('gateway');
+  if (gateway) {
+    for (const [name, svc] of Object.entries(services)) {
+      const proxies = isDict(svc) ? environment(svc['environment'])['TRUSTED_PROXIES'] : undefined;
+      if (proxies === undefined || proxies === null) continue;
+      const trusted = String(proxies).split(',').map((p) => p.trim());
+      if (!trusted.some((p) => p === gateway || (p.includes('/') && inCidr(gateway, p)))) {
+        out.push(violation(`${where} services.${name}`, 'compose-fixed-address', `TRUSTED_PROXIES (${String(proxies)}) does not name the gateway's address ${gateway}`));
+      }
+    }
+  }
+  return out;
 }
 
 /** Compose environment as a map (it may be written as a list of KEY=value). */
