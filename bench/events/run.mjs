@@ -126,6 +126,9 @@ async function main() {
       EVENTS_NAMESPACE: namespace,
       WEBHOOK_ALLOWED_TARGETS: '127.0.0.1',
       WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE,
+      // the SSE phase holds BENCH_SSE_CLIENTS streams as one caller of one tenant
+      CHANGE_FEED_MAX_STREAMS_PER_CALLER: process.env.CHANGE_FEED_MAX_STREAMS_PER_CALLER ?? String(Math.max(SSE_CLIENTS, 10)),
+      CHANGE_FEED_MAX_STREAMS_PER_TENANT: process.env.CHANGE_FEED_MAX_STREAMS_PER_TENANT ?? String(Math.max(SSE_CLIENTS, 1000)),
     },
   });
   const token = await signIn(p);
