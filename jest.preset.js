@@ -3,8 +3,8 @@ const { join } = require('node:path');
 const { compilerOptions } = require('./tsconfig.base.json');
 
 /**
- * The workspace's import aliases (`@vault/contracts`, `@vault/platform` and each of its entry
- * points), mapped to the files tsconfig.base.json names: one list for tsc, webpack and jest.
+ * The workspace's import aliases (`@vault/contracts` and each entry point of the platform,
+ * `@vault/platform/<folder>`), mapped to the files tsconfig.base.json names: one list for tsc, webpack and jest.
  */
 function aliases() {
   const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,6 +1,7 @@
 // First: starts OpenTelemetry (when configured) before http, express and pg are loaded.
 import '@vault/platform/tracing';
-import { fixHeapGrowingFactor, runService } from '@vault/platform';
+import { runService } from '@vault/platform/bootstrap';
+import { fixHeapGrowingFactor } from '@vault/platform/runtime';
 import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
 import { startJetStreamConsumers } from './app/jetstream-consumers';

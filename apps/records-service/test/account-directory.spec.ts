@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { EVENT_STREAMS, SUBJECTS } from '@vault/contracts';
-import { EventNamespace, ensureStream } from '@vault/platform';
+import { EventNamespace, ensureStream } from '@vault/platform/events';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { uniqueNamespace, waitFor } from './activity-log.harness';

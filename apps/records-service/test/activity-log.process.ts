@@ -7,7 +7,7 @@
  */
 import { NestFactory } from '@nestjs/core';
 import { OutboxRelayService } from '../src/capabilities/events/outbox-relay.service';
-import { workerModule } from '@vault/platform';
+import { workerModule } from '@vault/platform/bootstrap';
 import { activityLogWorker, runActivityLogWorker } from '../src/features/activity-log-pipeline/activity-log.worker';
 
 async function main(mode: string | undefined): Promise<void> {

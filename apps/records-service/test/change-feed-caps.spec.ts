@@ -1,4 +1,4 @@
-import { metricsRegistry } from '@vault/platform';
+import { metricsRegistry } from '@vault/platform/observability';
 import { SseClient } from './sse-client';
 import { Caller, RecordsTestApp } from './support';
 

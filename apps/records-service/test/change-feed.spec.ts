@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
-import { NATS_CONNECTION } from '@vault/platform';
+import { NATS_CONNECTION } from '@vault/platform/events';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { ChangeFeedEnv } from '../src/features/change-feed/change-feed.env';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { RevocationService } from '@vault/platform';
+import { RevocationService } from '@vault/platform/auth';
 import { TestClock } from '@vault/platform/testing';
 import { AccountDirectoryService } from '../src/capabilities/directory/account-directory.service';
 import { VaultDeletionPurger } from '../src/features/vaults/vault-deletion.purger';

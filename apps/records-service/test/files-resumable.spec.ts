@@ -5,7 +5,7 @@ import { ClientRequest, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SUBJECTS } from '@vault/contracts';
-import { listRouteRules } from '@vault/platform';
+import { listRouteRules } from '@vault/platform/auth';
 import request_ from 'supertest';
 import * as tus from 'tus-js-client';
 import { FsFileStorage } from '../src/capabilities/storage/fs-file-storage';

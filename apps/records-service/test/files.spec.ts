@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SUBJECTS } from '@vault/contracts';
-import { listRouteRules } from '@vault/platform';
+import { listRouteRules } from '@vault/platform/auth';
 import { FsFileStorage } from '../src/capabilities/storage/fs-file-storage';
 import { binary, eventually, filesBelow, filesPath, meta, postFiles, sha256, upload } from './files-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';

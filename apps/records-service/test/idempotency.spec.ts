@@ -3,7 +3,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
 import { SUBJECTS } from '@vault/contracts';
-import { IdempotencyKeysJanitor, KILL_AFTER_IDEMPOTENT_COMMIT_ENV } from '@vault/platform';
+import {
+  IdempotencyKeysJanitor,
+  KILL_AFTER_IDEMPOTENT_COMMIT_ENV,
+} from '@vault/platform/idempotency';
 import { startServiceProcess } from '@vault/platform/testing';
 import { filesPath, meta, upload } from './files-support';
 import { Caller, recordBody, RecordsTestApp } from './support';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ConsumerUpdateConfig, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { EventNamespace } from '@vault/platform';
+import { EventNamespace } from '@vault/platform/events';
 import {
   ServiceProcess,
   startServiceProcess,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordRole, VaultRole } from '@vault/contracts';
-import { listRouteRules } from '@vault/platform';
+import { listRouteRules } from '@vault/platform/auth';
 import type { Test } from 'supertest';
 import { filesPath, meta, upload } from './files-support';
 import { Caller, recordBody, RecordsTestApp, writePlansFile } from './support';

@@ -1,4 +1,4 @@
-import { listRouteRules } from '@vault/platform';
+import { listRouteRules } from '@vault/platform/auth';
 import { badTokens } from '@vault/platform/testing';
 import { RecordsTestApp } from './support';
 

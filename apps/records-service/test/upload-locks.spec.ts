@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 import { createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import { Client } from 'pg';
 import { PgUploadLocker } from '../src/features/files/resumable/pg-upload-locker';

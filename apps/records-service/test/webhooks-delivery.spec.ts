@@ -3,7 +3,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { NATS_CONNECTION } from '@vault/platform';
+import { NATS_CONNECTION } from '@vault/platform/events';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { EventStreams } from '../src/capabilities/events/event-streams';

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { metricsRegistry } from '@vault/platform';
+import { metricsRegistry } from '@vault/platform/observability';
 import { freePort, TestDatabase, TestNatsServer } from '@vault/platform/testing';
 import { DataSource } from 'typeorm';
 import { OutboxRelayService } from '../src/capabilities/events/outbox-relay.service';

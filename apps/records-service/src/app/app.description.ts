@@ -1,4 +1,4 @@
-import type { AppDescription } from '@vault/platform';
+import type { AppDescription } from '@vault/platform/bootstrap';
 
 export const APP_DESCRIPTION: AppDescription = {
   title: 'Vault Records API',

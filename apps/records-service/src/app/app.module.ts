@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { DatabaseModule, PlatformModule } from '@vault/platform';
+import { PlatformModule } from '@vault/platform/bootstrap';
+import { DatabaseModule } from '@vault/platform/persistence';
 import { ActivityLogPipelineModule } from '../features/activity-log-pipeline/activity-log-pipeline.module';
 import { ActivityLogModule } from '../features/activity-log/activity-log.module';
 import { ChangeFeedModule } from '../features/change-feed/change-feed.module';

@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { connectJetStream, JetStreamServer } from '@vault/platform';
+import { connectJetStream, JetStreamServer } from '@vault/platform/events';
 import { activityLogTransport } from '../features/activity-log-pipeline/activity-log.transport';
 import { changeFeedConsumers } from '../features/change-feed/change-feed.writer';
 import { webhookConsumers } from '../features/webhooks/webhook-fanout';

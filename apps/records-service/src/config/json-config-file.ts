@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { EnvValidationError } from '@vault/platform';
+import { EnvValidationError } from '@vault/platform/config';
 
 /**
  * Reads the JSON file a variable names (or takes the shipped default without one) and

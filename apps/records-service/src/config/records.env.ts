@@ -1,4 +1,4 @@
-import { ServiceEnv, ToInt } from '@vault/platform';
+import { ServiceEnv, ToInt } from '@vault/platform/config';
 import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
 /** Configuration of records-service, validated at boot. */

@@ -1,4 +1,7 @@
-import { addOutboxTraceContext, dropOutboxTraceContext } from '@vault/platform';
+import {
+  addOutboxTraceContext,
+  dropOutboxTraceContext,
+} from '@vault/platform/events';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**

@@ -1,4 +1,4 @@
-import { IdempotencyKeys1763900000000 } from '@vault/platform';
+import { IdempotencyKeys1763900000000 } from '@vault/platform/idempotency';
 import { RecordsSchema1763800000000 } from './1763800000000-records-schema';
 import { RecordCatalogue1763800000001 } from './1763800000001-record-catalogue';
 import { ActivityLog1763800000100 } from './1763800000100-activity-log';

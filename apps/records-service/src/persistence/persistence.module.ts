@@ -11,7 +11,7 @@ import { RecordFileRepository } from './record-files/record-file.repository';
 import { RecordTypeRepository } from './record-types/record-type.repository';
 import { RecordRepository } from './records/record.repository';
 import { ResumableUploadRepository } from './resumable-uploads/resumable-upload.repository';
-import { Transactions } from './transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { UsageRepository } from './usage/usage.repository';
 import { VaultRepository } from './vaults/vault.repository';
 import { WebhookDeliveryRepository } from './webhooks/webhook-delivery.repository';

@@ -1,4 +1,4 @@
-import { ETagged, versionETag } from '@vault/platform';
+import { ETagged, versionETag } from '@vault/platform/http';
 import type { VaultAccess } from './access.service';
 
 /**

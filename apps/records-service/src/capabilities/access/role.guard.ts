@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Principal } from '@vault/contracts';
-import { ACCESS_RULE, AccessRule } from '@vault/platform';
+import { ACCESS_RULE, AccessRule, missingBearerToken } from '@vault/platform/auth';
 import type { Request } from 'express';
-import { operationUnavailable, unauthenticated } from './access.errors';
+import { operationUnavailable } from './access.errors';
 import { AccessService, VaultAccess } from './access.service';
 import { parseRule } from './roles';
 
@@ -32,7 +32,8 @@ export class RoleGuard implements CanActivate {
       throw operationUnavailable();
     }
     const req = ctx.switchToHttp().getRequest<RequestWithAccess>();
-    if (!req.user) throw unauthenticated();
+    // normally refused before, by the platform's guard: the same 401 with its challenge
+    if (!req.user) throw missingBearerToken(req.headers.authorization);
     req.vaultAccess = await this.access.authorize(req.user, rule, req.params['vaultId'], req.params['recordId']);
     return true;
   }

@@ -9,7 +9,7 @@ import {
   DirectoryAccount,
 } from '../../persistence/account-directory/account-directory.repository';
 import { CollaboratorRepository } from '../../persistence/memberships/collaborator.repository';
-import { Transactions, Tx } from '../../persistence/transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
 import { accountNotFound } from './directory.errors';

@@ -8,7 +8,7 @@ import {
   EVENT_STREAMS,
   SUBJECTS,
 } from '@vault/contracts';
-import { jetStreamConsumer } from '@vault/platform';
+import { jetStreamConsumer } from '@vault/platform/events';
 import { AccountDirectoryService } from './account-directory.service';
 
 /** Durable consumer of the account directory: every records-service replica shares it. */

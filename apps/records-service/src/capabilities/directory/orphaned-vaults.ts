@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { RecordsEnv } from '../../config/records.env';
 import { AccountDirectoryRepository } from '../../persistence/account-directory/account-directory.repository';
-import type { Tx } from '../../persistence/transactions';
+import type { Tx } from '@vault/platform/persistence';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 
 const DAY_MS = 86_400_000;

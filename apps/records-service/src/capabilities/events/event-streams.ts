@@ -1,5 +1,5 @@
 import { EVENT_STREAMS } from '@vault/contracts';
-import { EventNamespace, StreamSpec } from '@vault/platform';
+import { EventNamespace, StreamSpec } from '@vault/platform/events';
 import { EventsEnv } from './events.env';
 
 /** Table and LISTEN/NOTIFY channel of the transactional outbox. */

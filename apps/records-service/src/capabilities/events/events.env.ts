@@ -1,4 +1,4 @@
-import { OutboxEventsEnv } from '@vault/platform';
+import { OutboxEventsEnv } from '@vault/platform/events';
 import { IsIn } from 'class-validator';
 
 export const RUN_MODES = ['inline', 'off'] as const;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Subject, VaultEventBase } from '@vault/contracts';
-import { currentTraceContext } from '@vault/platform';
+import { currentTraceContext } from '@vault/platform/observability';
 import type { EntityManager } from 'typeorm';
 import { EventPublisher } from './event-publisher';
 import { OutboxEventEntity } from '../../persistence/outbox/outbox-event.entity';

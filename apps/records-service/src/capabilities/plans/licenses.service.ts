@@ -4,7 +4,7 @@ import { eventBase } from '../events/event-payload';
 import { EventPublisher } from '../events/event-publisher';
 import { LicenseEntity } from '../../persistence/licenses/license.entity';
 import { LicenseRepository } from '../../persistence/licenses/license.repository';
-import type { Tx } from '../../persistence/transactions';
+import type { Tx } from '@vault/platform/persistence';
 import { Plan } from './plans-file';
 import { unknownLicenseKey } from './plans.errors';
 import { PlansService } from './plans.service';

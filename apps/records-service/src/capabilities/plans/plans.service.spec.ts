@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EnvValidationError } from '@vault/platform';
+import { EnvValidationError } from '@vault/platform/config';
 import { RecordsEnv } from '../../config/records.env';
 import { PlansService } from './plans.service';
 

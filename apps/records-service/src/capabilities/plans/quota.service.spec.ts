@@ -1,8 +1,8 @@
 import { FILE_ERROR_CODES, Principal, RECORDS_ERROR_CODES } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 import { RecordsEnv } from '../../config/records.env';
 import type { MembershipRepository } from '../../persistence/memberships/membership.repository';
-import type { Tx } from '../../persistence/transactions';
+import type { Tx } from '@vault/platform/persistence';
 import type { UsageRepository } from '../../persistence/usage/usage.repository';
 import type { VaultRepository } from '../../persistence/vaults/vault.repository';
 import type { LicensesService } from './licenses.service';

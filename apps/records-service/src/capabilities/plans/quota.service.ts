@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Principal } from '@vault/contracts';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
-import type { Tx } from '../../persistence/transactions';
+import type { Tx } from '@vault/platform/persistence';
 import { UsageRepository } from '../../persistence/usage/usage.repository';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 import { LicensesService } from './licenses.service';

@@ -1,4 +1,4 @@
-import { EnvValidationError, loadEnv } from '@vault/platform';
+import { EnvValidationError, loadEnv } from '@vault/platform/config';
 import { FilesEnv } from './storage.env';
 
 describe('FilesEnv', () => {

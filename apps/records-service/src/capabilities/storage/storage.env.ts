@@ -1,4 +1,4 @@
-import { BaseEnv, ToBoolean, ToInt, UrlSetting } from '@vault/platform';
+import { BaseEnv, ToBoolean, ToInt, UrlSetting } from '@vault/platform/config';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateIf } from 'class-validator';
 
 const FILE_STORAGE_KINDS = ['fs', 's3'] as const;

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { loadEnv } from '@vault/platform';
+import { loadEnv } from '@vault/platform/config';
 import { PersistenceModule } from '../../persistence/persistence.module';
 import { FileBytesService } from './file-bytes.service';
 import { FileStorage } from './file-storage';

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { loadEnv } from '@vault/platform';
+import { loadEnv } from '@vault/platform/config';
 import { EventStreams } from '../../capabilities/events/event-streams';
 import { EventsEnv } from '../../capabilities/events/events.env';
 import { OutboxRelayService } from '../../capabilities/events/outbox-relay.service';

@@ -1,4 +1,4 @@
-import { EnvValidationError, loadEnv } from '@vault/platform';
+import { EnvValidationError, loadEnv } from '@vault/platform/config';
 import { ActivityLogEnv } from './activity-log.env';
 import { ActivityLogStreams } from './activity-log.streams';
 import { ACTIVITY_LOG_CONSUMER } from './activity-log.writer';

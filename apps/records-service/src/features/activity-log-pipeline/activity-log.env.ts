@@ -1,4 +1,4 @@
-import { ToInt } from '@vault/platform';
+import { ToInt } from '@vault/platform/config';
 import { IsIn, IsInt, Max, Min } from 'class-validator';
 import { EventsEnv, RUN_MODES, RunMode } from '../../capabilities/events/events.env';
 

@@ -1,5 +1,10 @@
 import { INestApplication, Logger } from '@nestjs/common';
-import { connectJetStream, JetStreamServer, JetStreamServerOptions, NATS_CONNECTION } from '@vault/platform';
+import {
+  connectJetStream,
+  JetStreamServer,
+  JetStreamServerOptions,
+  NATS_CONNECTION,
+} from '@vault/platform/events';
 import { ActivityLogEnv } from './activity-log.env';
 import { ACTIVITY_LOG_ROLES, ActivityLogRoles } from './activity-log.runner';
 import { ActivityLogStreams } from './activity-log.streams';

@@ -1,4 +1,4 @@
-import { runWorker, WorkerOptions } from '@vault/platform';
+import { runWorker, WorkerOptions } from '@vault/platform/bootstrap';
 import { ActivityLogEntryEntity } from '../../persistence/activity-log/activity-log-entry.entity';
 import { OutboxEventEntity } from '../../persistence/outbox/outbox-event.entity';
 import { ActivityLogEnv } from './activity-log.env';

@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ActivityLogPageDto, ActivityLogQueryDto } from '@vault/contracts';
-import { Access } from '@vault/platform';
+import { Access } from '@vault/platform/auth';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';

@@ -13,7 +13,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Principal } from '@vault/contracts';
-import { Access, CurrentPrincipal } from '@vault/platform';
+import { Access, CurrentPrincipal } from '@vault/platform/auth';
 import type { Request, Response } from 'express';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';

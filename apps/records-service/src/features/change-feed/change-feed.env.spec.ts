@@ -1,4 +1,4 @@
-import { EnvValidationError, loadEnv } from '@vault/platform';
+import { EnvValidationError, loadEnv } from '@vault/platform/config';
 import { ChangeFeedEnv } from './change-feed.env';
 
 const base = { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/x' };

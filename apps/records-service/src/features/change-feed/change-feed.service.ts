@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Principal } from '@vault/contracts';
-import { PeriodicTask } from '@vault/platform';
+import { PeriodicTask } from '@vault/platform/runtime';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ChangeFeedRepository, FeedEntry } from '../../persistence/change-feed/change-feed.repository';
 import { decodeCursor, encodeCursor } from './change-feed.cursor';

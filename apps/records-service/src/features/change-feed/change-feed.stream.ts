@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Principal } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 import type { Request, Response } from 'express';
 import { AccessService, VaultAccess } from '../../capabilities/access/access.service';
 import { ChangeFeedEnv } from './change-feed.env';

@@ -15,7 +15,7 @@ import {
   type JetStreamConsumerOptions,
   type JetStreamConsumerSettings,
   type JetStreamEvent,
-} from '@vault/platform';
+} from '@vault/platform/events';
 import { ChangeFeedRepository, FeedRow } from '../../persistence/change-feed/change-feed.repository';
 import { ChangeFeedEnv } from './change-feed.env';
 import { FeedSignal } from './feed-signal';

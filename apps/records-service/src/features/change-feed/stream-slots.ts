@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import { metricsRegistry } from '@vault/platform';
+import { metricsRegistry } from '@vault/platform/observability';
 
 /** Live change-feed streams open in this process (change_feed_streams_open). */
 const openStreams = new Gauge({

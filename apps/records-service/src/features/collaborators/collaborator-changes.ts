@@ -14,7 +14,7 @@ import { collaboratorEvent, eventBase, MemberChange } from '../../capabilities/e
 import { EventPublisher } from '../../capabilities/events/event-publisher';
 import { LicensesService } from '../../capabilities/plans/licenses.service';
 import { CollaboratorRepository, MemberRow, MembershipScope } from '../../persistence/memberships/collaborator.repository';
-import { Tx } from '../../persistence/transactions';
+import { Tx } from '@vault/platform/persistence';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 import { collaboratorNotFound, featureNotInPlan, onlyOwnersManage } from './collaborators.errors';

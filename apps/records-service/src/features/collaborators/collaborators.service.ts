@@ -4,7 +4,7 @@ import type { VaultAccess } from '../../capabilities/access/access.service';
 import { AccountDirectoryService } from '../../capabilities/directory/account-directory.service';
 import { OrphanedVaults } from '../../capabilities/directory/orphaned-vaults';
 import { CollaboratorRepository, MemberRow, MembershipScope } from '../../persistence/memberships/collaborator.repository';
-import { Transactions } from '../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { CollaboratorChanges, GuestRole, OWNER_ROLES, targetOf } from './collaborator-changes';
 import { toCollaboratorView } from './collaborator.view';
 import { alreadyCollaborator, mapMemberRace, ownerCannotBeRemoved } from './collaborators.errors';

@@ -10,7 +10,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { AddRecordCollaboratorDto, CollaboratorView, Principal, UpdateRecordCollaboratorDto } from '@vault/contracts';
-import { Access, CurrentPrincipal, Idempotent } from '@vault/platform';
+import { Access, CurrentPrincipal } from '@vault/platform/auth';
+import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';

@@ -7,7 +7,7 @@ import { MemberChange } from '../../capabilities/events/event-payload';
 import { LicensesService } from '../../capabilities/plans/licenses.service';
 import { QuotaService } from '../../capabilities/plans/quota.service';
 import { CollaboratorRepository, MemberRow } from '../../persistence/memberships/collaborator.repository';
-import { Transactions, Tx } from '../../persistence/transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 import { CollaboratorChanges, Target, targetOf } from './collaborator-changes';

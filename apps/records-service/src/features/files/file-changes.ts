@@ -8,7 +8,7 @@ import { EventPublisher } from '../../capabilities/events/event-publisher';
 import type { RecordFileEntity } from '../../persistence/record-files/record-file.entity';
 import type { RecordEntity } from '../../persistence/records/record.entity';
 import { RecordRepository } from '../../persistence/records/record.repository';
-import type { Tx } from '../../persistence/transactions';
+import type { Tx } from '@vault/platform/persistence';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 
 /** The steps every change of a record's files shares: its locks and its event. */

@@ -23,17 +23,16 @@ import {
   RecordFileView,
   UpdateFileDto,
 } from '@vault/contracts';
+import { Access, CurrentPrincipal } from '@vault/platform/auth';
 import {
-  Access,
   Conditional,
-  CurrentPrincipal,
   ETagged,
-  Idempotent,
   IfMatch,
   IfMatchCondition,
   ReadsOwnBody,
   versionETag,
-} from '@vault/platform';
+} from '@vault/platform/http';
+import { Idempotent } from '@vault/platform/idempotency';
 import type { Request, Response } from 'express';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Principal, RecordFileGroup, RecordFileView, SUBJECTS, UpdateFileDto } from '@vault/contracts';
-import { ETagged, IfMatchCondition } from '@vault/platform';
+import { ETagged, IfMatchCondition } from '@vault/platform/http';
 import { routeRecordId, type VaultAccess } from '../../capabilities/access/access.service';
 import { RecordFileEntity } from '../../persistence/record-files/record-file.entity';
 import { RecordFileRepository } from '../../persistence/record-files/record-file.repository';
-import { Transactions } from '../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { FileBytesService } from '../../capabilities/storage/file-bytes.service';
 import { FileChanges } from './file-changes';
 import { captionRequired, fileNotFound, staleCorrelationId } from './files.errors';

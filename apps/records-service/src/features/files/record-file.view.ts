@@ -1,5 +1,5 @@
 import type { RecordFileGroup, RecordFileListItem, RecordFileView } from '@vault/contracts';
-import { versionETag } from '@vault/platform';
+import { versionETag } from '@vault/platform/http';
 import type { RecordFileEntity } from '../../persistence/record-files/record-file.entity';
 
 /** The ETag of a file's metadata: its id and revision (`__v`; 0 at upload, +1 per update). */

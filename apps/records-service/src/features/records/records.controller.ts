@@ -20,7 +20,14 @@ import {
   RecordSearchQueryDto,
   TransferRecordDto,
 } from '@vault/contracts';
-import { Access, Conditional, CurrentPrincipal, ETagged, Idempotent, IfMatch, IfMatchCondition } from '@vault/platform';
+import { Access, CurrentPrincipal } from '@vault/platform/auth';
+import {
+  Conditional,
+  ETagged,
+  IfMatch,
+  IfMatchCondition,
+} from '@vault/platform/http';
+import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';

@@ -15,7 +15,8 @@ import {
   Subject,
   SUBJECTS,
 } from '@vault/contracts';
-import { ETagged, IfMatchCondition, sqlStateOf } from '@vault/platform';
+import { sqlStateOf } from '@vault/platform/errors';
+import { ETagged, IfMatchCondition } from '@vault/platform/http';
 import { recordNotFound, vaultNotFound } from '../../capabilities/access/access.errors';
 import { callerETag, callerView } from '../../capabilities/access/caller-etag';
 import { AccessService, isUuid, VaultAccess } from '../../capabilities/access/access.service';
@@ -26,7 +27,7 @@ import { MembershipRepository } from '../../persistence/memberships/membership.r
 import { RecordFileRepository } from '../../persistence/record-files/record-file.repository';
 import { RecordEntity } from '../../persistence/records/record.entity';
 import { RecordRepository, RecordSearchFilter } from '../../persistence/records/record.repository';
-import { Transactions, Tx } from '../../persistence/transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 import { QuotaService } from '../../capabilities/plans/quota.service';

@@ -1,7 +1,7 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { BrandingQueryDto, BrandingView } from '@vault/contracts';
-import { Access } from '@vault/platform';
+import { Access } from '@vault/platform/auth';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';

@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { SUBJECTS, VaultChangedEvent } from '@vault/contracts';
-import { PeriodicTask } from '@vault/platform';
+import { PeriodicTask } from '@vault/platform/runtime';
 import { eventBase } from '../../capabilities/events/event-payload';
 import { EventPublisher } from '../../capabilities/events/event-publisher';
-import { Transactions } from '../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 
 /** How often each instance looks for due removals, and how many vaults one transaction removes. */

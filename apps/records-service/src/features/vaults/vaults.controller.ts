@@ -25,7 +25,14 @@ import {
   VaultListQueryDto,
   VaultView,
 } from '@vault/contracts';
-import { Access, Authenticated, Conditional, CurrentPrincipal, ETagged, Idempotent, IfMatch, IfMatchCondition } from '@vault/platform';
+import { Access, Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import {
+  Conditional,
+  ETagged,
+  IfMatch,
+  IfMatchCondition,
+} from '@vault/platform/http';
+import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';

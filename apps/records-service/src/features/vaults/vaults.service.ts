@@ -15,7 +15,7 @@ import {
   VaultListQueryDto,
   VaultView,
 } from '@vault/contracts';
-import { ETagged, IfMatchCondition } from '@vault/platform';
+import { ETagged, IfMatchCondition } from '@vault/platform/http';
 import { vaultNotFound } from '../../capabilities/access/access.errors';
 import { callerETag, callerView } from '../../capabilities/access/caller-etag';
 import type { VaultAccess } from '../../capabilities/access/access.service';
@@ -24,7 +24,7 @@ import { RecordsEnv } from '../../config/records.env';
 import { eventBase } from '../../capabilities/events/event-payload';
 import { EventPublisher } from '../../capabilities/events/event-publisher';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
-import { Transactions, Tx } from '../../persistence/transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { Ownership, VaultRepository } from '../../persistence/vaults/vault.repository';
 import { LicensesService } from '../../capabilities/plans/licenses.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { NATS_CONNECTION } from '@vault/platform';
+import { NATS_CONNECTION } from '@vault/platform/events';
 import { EventStreams } from '../../capabilities/events/event-streams';
 import { WebhooksEnv } from './webhooks.env';
 

@@ -7,7 +7,7 @@ import {
   type JetStreamConsumerOptions,
   type JetStreamConsumerSettings,
   type JetStreamEvent,
-} from '@vault/platform';
+} from '@vault/platform/events';
 import { WebhookEntity } from '../../persistence/webhooks/webhook.entity';
 import { WebhookDeliveryRepository } from '../../persistence/webhooks/webhook-delivery.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';

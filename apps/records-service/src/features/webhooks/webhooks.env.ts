@@ -1,4 +1,4 @@
-import { SecretSetting, ToInt } from '@vault/platform';
+import { SecretSetting, ToInt } from '@vault/platform/config';
 import { IsIn, IsInt, IsString, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { EventsEnv, RUN_MODES, RunMode } from '../../capabilities/events/events.env';
 import { parseKeyring } from './secret-box/secret-box';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { loadEnv } from '@vault/platform';
+import { loadEnv } from '@vault/platform/config';
 import { AccessModule } from '../../capabilities/access/access.module';
 import { CatalogueModule } from '../../capabilities/catalogue/catalogue.module';
 import { PersistenceModule } from '../../persistence/persistence.module';

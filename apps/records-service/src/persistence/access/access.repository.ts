@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RECORD_ROLES, type RecordRole, type VaultRole } from '@vault/contracts';
 import { RecordEntity } from '../records/record.entity';
-import { Transactions } from '../transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { VaultEntity } from '../vaults/vault.entity';
 
 /** A vault (and record) of a request with the caller's roles on them. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountDirectoryEntity } from './account-directory.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** The state of one account as an account event carries it. */
 export type DirectoryAccount = Omit<AccountDirectoryEntity, 'updatedAt'>;

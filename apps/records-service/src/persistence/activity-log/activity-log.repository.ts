@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { SelectQueryBuilder } from 'typeorm';
 import { ActivityLogEntryEntity } from './activity-log-entry.entity';
-import { Transactions } from '../transactions';
+import { Transactions } from '@vault/platform/persistence';
 
 /** Columns of one log row, locale-neutral. */
 export interface ActivityLogRow {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '../transactions';
+import { Transactions } from '@vault/platform/persistence';
 
 /** One event of a vault's change feed as stored. */
 export interface FeedRow {

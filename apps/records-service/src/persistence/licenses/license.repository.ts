@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { LicenseEntity } from './license.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** Licence rows of vaults. */
 @Injectable()

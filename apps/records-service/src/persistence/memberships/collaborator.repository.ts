@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { RecordRole, VaultRole } from '@vault/contracts';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** Which memberships a query is about: a vault's or a record's. */
 export type MembershipScope = 'vault' | 'record';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RecordRole, VaultRole } from '@vault/contracts';
 import { In, Not } from 'typeorm';
 import { RecordMembershipEntity, VaultMembershipEntity } from './membership.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** A member of a record as search items list it. */
 export interface Contributor {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LessThanOrEqual } from 'typeorm';
 import { FilePurgeEntity } from './record-file.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** Stored bytes queued for removal, each due at a time. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { RecordFileEntity } from './record-file.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** Queries and locks of record file metadata. */
 @Injectable()

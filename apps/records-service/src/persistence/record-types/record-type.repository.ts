@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RecordSubtypeEntity, RecordTypeEntity } from './record-type.entity';
-import { Transactions } from '../transactions';
+import { Transactions } from '@vault/platform/persistence';
 
 /** The record type catalogue rows, in display order. */
 @Injectable()

@@ -3,7 +3,7 @@ import type { RecordStatus } from '@vault/contracts';
 import { In, Not } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { RecordEntity } from './record.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** Filters of a record search; every given filter must hold. */
 export interface RecordSearchFilter {

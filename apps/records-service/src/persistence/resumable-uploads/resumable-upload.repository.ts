@@ -3,7 +3,7 @@ import { escapeLiteral } from 'pg';
 import { LessThanOrEqual } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { ResumableUploadEntity } from './resumable-upload.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** Open resumable uploads (their reservations count in UsageRepository.vaultBytes). */
 @Injectable()

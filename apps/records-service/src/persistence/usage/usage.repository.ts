@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RecordFileEntity } from '../record-files/record-file.entity';
 import { RecordEntity } from '../records/record.entity';
 import { ResumableUploadEntity } from '../resumable-uploads/resumable-upload.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 
 /** Which rows a byte sum covers: a record's, or (joined through records) a vault's. */
 interface ByteScope {

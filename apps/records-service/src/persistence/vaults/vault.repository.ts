@@ -3,7 +3,7 @@ import type { RecordRole, VaultRole } from '@vault/contracts';
 import { In } from 'typeorm';
 import { guestRolesSql } from '../access/access.repository';
 import { VaultMembershipEntity } from '../memberships/membership.entity';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from './vault.entity';
 
 /** A vault an account sees with its roles there: a vault role, or else roles on some of its live records. */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '../transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 
 /** A delivery to create for a matching subscription (fan-out of one event). */

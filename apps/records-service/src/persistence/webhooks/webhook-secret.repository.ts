@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Transactions } from '../transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { WebhookEntity } from './webhook.entity';
 
 /** The signing secrets of a subscription as stored (sealed, or plain text from before encryption). */

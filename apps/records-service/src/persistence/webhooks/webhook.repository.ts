@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { WebhookDisabledCode } from '@vault/contracts';
-import { Transactions, Tx } from '../transactions';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { WebhookEntity } from './webhook.entity';
 
 /**

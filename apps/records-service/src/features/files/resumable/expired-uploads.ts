@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { FileBytesService } from '../../../capabilities/storage/file-bytes.service';
 import type { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
-import type { Transactions } from '../../../persistence/transactions';
+import type { Transactions } from '@vault/platform/persistence';
 import type { UploadHashes } from './upload-hashes';
 
 const SWEEP_BATCH = 100;

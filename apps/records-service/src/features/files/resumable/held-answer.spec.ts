@@ -1,4 +1,4 @@
-import type { StoredAnswer } from '@vault/platform';
+import type { StoredAnswer } from '@vault/platform/idempotency';
 import type { Response } from 'express';
 import { createServer, get, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,4 +1,4 @@
-import { REPLAYED_HEADERS, StoredAnswer } from '@vault/platform';
+import { REPLAYED_HEADERS, StoredAnswer } from '@vault/platform/idempotency';
 import type { Response } from 'express';
 import { RECORD_FILE_ID_HEADER, RECORD_FILE_URL_HEADER } from './resumable-completion';
 

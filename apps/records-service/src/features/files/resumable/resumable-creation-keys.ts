@@ -13,12 +13,12 @@ import {
   requestFingerprint,
   sendReplay,
   StoredAnswer,
-} from '@vault/platform';
+} from '@vault/platform/idempotency';
 import type { Request, Response } from 'express';
 import { routeRecordId, type VaultAccess } from '../../../capabilities/access/access.service';
 import type { ResumableUploadEntity } from '../../../persistence/resumable-uploads/resumable-upload.entity';
 import { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
-import { Transactions } from '../../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { holdAnswer } from './held-answer';
 import { ResumableUploadService } from './resumable-upload.service';
 import type { CreationHook } from './tus-calls';

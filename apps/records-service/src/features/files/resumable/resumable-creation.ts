@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Upload } from '@tus/utils';
 import { FILE_ERROR_CODES, Principal } from '@vault/contracts';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 import {
   routeRecordId,
   type VaultAccess,
@@ -12,7 +12,7 @@ import { FileBytesService } from '../../../capabilities/storage/file-bytes.servi
 import { RecordFileRepository } from '../../../persistence/record-files/record-file.repository';
 import { ResumableUploadEntity } from '../../../persistence/resumable-uploads/resumable-upload.entity';
 import { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
-import { Transactions } from '../../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { FileChanges } from '../file-changes';
 import {
   fileNameTaken,

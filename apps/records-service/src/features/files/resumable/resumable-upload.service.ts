@@ -9,7 +9,7 @@ import {
 import { Server } from '@tus/server';
 import { ERRORS, Upload } from '@tus/utils';
 import type { Principal } from '@vault/contracts';
-import { requestIdOf } from '@vault/platform';
+import { requestIdOf } from '@vault/platform/http';
 import type { Request, Response } from 'express';
 import {
   routeRecordId,
@@ -21,7 +21,7 @@ import {
 } from '../../../capabilities/storage/file-bytes.service';
 import { ResumableUploadEntity } from '../../../persistence/resumable-uploads/resumable-upload.entity';
 import { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
-import { Transactions } from '../../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { chunkBeyondLength, chunkChecksumMismatch } from '../files.errors';
 import { ExpiredUploads } from './expired-uploads';
 import { PgUploadLocker } from './pg-upload-locker';

@@ -20,14 +20,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { Principal } from '@vault/contracts';
+import { Access, CurrentPrincipal, Public } from '@vault/platform/auth';
+import { ReadsOwnBody } from '@vault/platform/http';
 import {
-  Access,
   ApiIdempotencyKey,
-  CurrentPrincipal,
   IDEMPOTENCY_REPLAYED_HEADER,
-  Public,
-  ReadsOwnBody,
-} from '@vault/platform';
+} from '@vault/platform/idempotency';
 import type { Request, Response } from 'express';
 import type { VaultAccess } from '../../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../../capabilities/access/resolved-access.decorator';

@@ -1,4 +1,4 @@
-import { ServiceEnv, ToInt } from '@vault/platform';
+import { ServiceEnv, ToInt } from '@vault/platform/config';
 import { IsInt, Max, Min } from 'class-validator';
 
 /** Settings of resumable (tus) uploads, validated at boot with the service's other variables. */

@@ -4,7 +4,7 @@ import type { Principal } from '@vault/contracts';
 import type { Request, Response } from 'express';
 import type { VaultAccess } from '../../../capabilities/access/access.service';
 import type { ResumableUploadEntity } from '../../../persistence/resumable-uploads/resumable-upload.entity';
-import type { Tx } from '../../../persistence/transactions';
+import type { Tx } from '@vault/platform/persistence';
 
 /** Work committed with a new upload's row, or not at all. */
 export type CreationHook = (tx: Tx, row: ResumableUploadEntity) => Promise<void>;

@@ -1,6 +1,11 @@
 import type { Logger } from '@nestjs/common';
 import { ERROR_CODES, ErrorCode, FieldProblem, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
-import { codeForStatus, ProblemException, problemBody, requestIdOf } from '@vault/platform';
+import {
+  codeForStatus,
+  ProblemException,
+  problemBody,
+} from '@vault/platform/errors';
+import { requestIdOf } from '@vault/platform/http';
 import type { Request, Response } from 'express';
 import type { TusCall } from './tus-calls';
 import { TUS_VERSION } from './tus-preconditions';

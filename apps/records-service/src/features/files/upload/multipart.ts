@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import multer, { MulterError, StorageEngine } from 'multer';
-import { ProblemException } from '@vault/platform';
+import { ProblemException } from '@vault/platform/errors';
 import { multipartMalformed, multipartRefused, oneFilePart } from '../files.errors';
 
 /** Multipart bytes around the file part at most (boundaries, part headers, metadata fields). */

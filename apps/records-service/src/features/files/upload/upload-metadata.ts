@@ -1,5 +1,5 @@
 import { FILE_CHECKSUM_HEADER, FieldProblem, UploadFileMetadataDto } from '@vault/contracts';
-import { flattenValidationErrors } from '@vault/platform';
+import { flattenValidationErrors } from '@vault/platform/errors';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { invalidUploadFields as invalid } from '../files.errors';

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FILE_CHECKSUM_HEADER, Principal, RecordFileView, SUBJECTS } from '@vault/contracts';
-import { isIdempotentRepeat, mapUniqueViolation, settleIdempotencyFingerprint } from '@vault/platform';
+import { mapUniqueViolation } from '@vault/platform/errors';
+import {
+  isIdempotentRepeat,
+  settleIdempotencyFingerprint,
+} from '@vault/platform/idempotency';
 import type { Request, Response } from 'express';
 import { routeRecordId, type VaultAccess } from '../../../capabilities/access/access.service';
 import { actorName } from '../../../capabilities/events/event-payload';
 import { PurgeQueueRepository } from '../../../persistence/record-files/purge-queue.repository';
 import { FILE_NAME_INDEX, RecordFileRepository } from '../../../persistence/record-files/record-file.repository';
-import { Transactions } from '../../../persistence/transactions';
+import { Transactions } from '@vault/platform/persistence';
 import { payloadTooLarge, storageQuotaExceeded } from '../../../capabilities/plans/plans.errors';
 import { QuotaService } from '../../../capabilities/plans/quota.service';
 import { FileBytesService } from '../../../capabilities/storage/file-bytes.service';

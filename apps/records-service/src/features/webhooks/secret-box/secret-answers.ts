@@ -1,5 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { KeyScope, StoredAnswerCodec, StoredAnswerContext } from '@vault/platform';
+import type {
+  KeyScope,
+  StoredAnswerCodec,
+  StoredAnswerContext,
+} from '@vault/platform/idempotency';
 import { storedSecretUnavailable } from '../webhooks.errors';
 import { SecretUnreadableError } from './secret-box';
 import { WebhookSecrets } from './webhook-secrets';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadEnv } from '@vault/platform';
+import { loadEnv } from '@vault/platform/config';
 import { WebhooksEnv } from '../webhooks.env';
 import { devKeyring } from './dev-keyring';
 import { newKeyring, parseKeyring, SecretBox, SecretUnreadableError } from './secret-box';
