@@ -55,7 +55,12 @@ export default [
         'error',
         {
           enforceBuildableLibDependency: true,
-          allow: ['^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$', '^.*/eslint\\.layers\\.mjs$', '^.*/scripts/platform\\.cjs$', '^.*/webpack\\.app\\.cjs$'],
+          allow: [
+            '^.*/eslint(\\.base)?\\.config\\.[cm]?[jt]s$',
+            '^.*/eslint\\.layers\\.mjs$',
+            '^.*/scripts/platform\\.cjs$',
+            '^.*/webpack\\.app\\.cjs$',
+          ],
           depConstraints: [
             // Apps never import apps: they share code only through the two libs.
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
@@ -67,10 +72,7 @@ export default [
           ],
         },
       ],
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
-      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
 ];

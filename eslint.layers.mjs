@@ -37,7 +37,11 @@ const WHY = {
 
 /** The sub-folders of `dir` (none when it does not exist). */
 function folders(dir) {
-  return existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name) : [];
+  return existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => d.name)
+    : [];
 }
 
 /**
@@ -76,7 +80,10 @@ export function serviceLayers(appDir, { allow = {} } = {}) {
       rules: {
         'no-restricted-syntax': [
           'error',
-          { selector: 'Program', message: `src/ holds main.ts and the layer folders only (${LAYERS.join(', ')}): put this file in one of them.` },
+          {
+            selector: 'Program',
+            message: `src/ holds main.ts and the layer folders only (${LAYERS.join(', ')}): put this file in one of them.`,
+          },
         ],
       },
     },

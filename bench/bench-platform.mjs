@@ -34,7 +34,9 @@ export function buildApps(log) {
 
 /** The shipped plans; `edit` changes the default plan's features. */
 export function benchPlans(edit) {
-  const plans = JSON.parse(readFileSync(path.join(ROOT, 'apps/records-service/src/capabilities/plans/default-plans.json'), 'utf8'));
+  const plans = JSON.parse(
+    readFileSync(path.join(ROOT, 'apps/records-service/src/capabilities/plans/default-plans.json'), 'utf8'),
+  );
   edit(plans.plans.find((p) => p.id === plans.defaultPlan).features);
   return plans;
 }
@@ -58,7 +60,14 @@ export async function startBenchPlatform({ name, work, plans, env = {}, nodeArgs
   writeFileSync(
     bootstrap,
     JSON.stringify({
-      tenants: [{ id: TENANT, name: 'Bench', applications: [{ clientId: CLIENT, clientSecret: SECRET, testMode: false, redirectUris: [] }], users: [USER] }],
+      tenants: [
+        {
+          id: TENANT,
+          name: 'Bench',
+          applications: [{ clientId: CLIENT, clientSecret: SECRET, testMode: false, redirectUris: [] }],
+          users: [USER],
+        },
+      ],
     }),
   );
   const plansFile = path.join(work, 'plans.json');

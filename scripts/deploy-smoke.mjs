@@ -34,9 +34,16 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const APPS = ['gateway', 'developer-service', 'user-service', 'records-service'];
 const DRY_RUN = process.argv.includes('--dry-run');
 
-const COMPOSE_COMMANDS = { 'docker compose': ['docker', 'compose'], 'podman compose': ['podman', 'compose'], 'docker-compose': ['docker-compose'] };
+const COMPOSE_COMMANDS = {
+  'docker compose': ['docker', 'compose'],
+  'podman compose': ['podman', 'compose'],
+  'docker-compose': ['docker-compose'],
+};
 /** Compose commands tried for each engine, in this order. */
-export const COMPOSE_CANDIDATES = { docker: ['docker compose', 'docker-compose'], podman: ['podman compose', 'docker-compose', 'docker compose'] };
+export const COMPOSE_CANDIDATES = {
+  docker: ['docker compose', 'docker-compose'],
+  podman: ['podman compose', 'docker-compose', 'docker compose'],
+};
 
 /** Runs `bin args` and returns its trimmed standard output, or null when it cannot run or fails. */
 export function probeCommand(bin, args) {
@@ -64,7 +71,8 @@ export function pickEngine(env = process.env, probe = probeCommand) {
     const server = probe('docker', ['version', '--format', '{{.Server.Version}}{{range .Server.Components}}, {{.Name}}{{end}}']);
     if (server === null) return { missing: 'docker: its server does not answer' };
     // DOCKER_HOST at podman's socket: podman answers the API but has no BuildKit to build with.
-    if (/Podman Engine/.test(server)) return { missing: 'docker talks to a podman server (DOCKER_HOST), which builds with podman' };
+    if (/Podman Engine/.test(server))
+      return { missing: 'docker talks to a podman server (DOCKER_HOST), which builds with podman' };
     return { name: 'docker', version: versionIn(server) };
   };
   const podman = () => {
@@ -84,7 +92,9 @@ export function pickEngine(env = process.env, probe = probeCommand) {
     if (!found.missing) return found;
     tried.push(found.missing);
   }
-  throw new Error(`no engine can build the images (${tried.join('; ')}): install docker with buildx, or podman, or set CONTAINER_ENGINE`);
+  throw new Error(
+    `no engine can build the images (${tried.join('; ')}): install docker with buildx, or podman, or set CONTAINER_ENGINE`,
+  );
 }
 
 /**
@@ -96,7 +106,12 @@ export function pickEngine(env = process.env, probe = probeCommand) {
  */
 export function pickCompose(engine, env = process.env, probe = probeCommand) {
   const wanted = env.CONTAINER_COMPOSE?.trim().replace(/\s+/g, ' ');
-  if (wanted && !COMPOSE_COMMANDS[wanted]) throw new Error(`CONTAINER_COMPOSE must be one of ${Object.keys(COMPOSE_COMMANDS).map((c) => `"${c}"`).join(', ')}, not "${wanted}"`);
+  if (wanted && !COMPOSE_COMMANDS[wanted])
+    throw new Error(
+      `CONTAINER_COMPOSE must be one of ${Object.keys(COMPOSE_COMMANDS)
+        .map((c) => `"${c}"`)
+        .join(', ')}, not "${wanted}"`,
+    );
   const candidates = wanted ? [wanted] : COMPOSE_CANDIDATES[engine.name];
   let chosen;
   for (const label of candidates) {
@@ -117,9 +132,13 @@ export function pickCompose(engine, env = process.env, probe = probeCommand) {
   if (engine.name === 'podman' && chosen.label !== 'podman compose') {
     let dockerHost = env.DOCKER_HOST;
     if (!dockerHost) {
-      const [exists, path] = (probe('podman', ['info', '--format', '{{.Host.RemoteSocket.Exists}} {{.Host.RemoteSocket.Path}}']) ?? '').split(' ');
+      const [exists, path] = (
+        probe('podman', ['info', '--format', '{{.Host.RemoteSocket.Exists}} {{.Host.RemoteSocket.Path}}']) ?? ''
+      ).split(' ');
       if (exists !== 'true' || !path) {
-        throw new Error(`${chosen.label} reaches podman through its Docker API socket, which is not there${path ? ` (${path})` : ''}: start \`podman system service --time=0 unix://<socket> &\` and set DOCKER_HOST=unix://<socket>`);
+        throw new Error(
+          `${chosen.label} reaches podman through its Docker API socket, which is not there${path ? ` (${path})` : ''}: start \`podman system service --time=0 unix://<socket> &\` and set DOCKER_HOST=unix://<socket>`,
+        );
       }
       dockerHost = path.startsWith('/') ? `unix://${path}` : path;
     }
@@ -170,7 +189,16 @@ export function smokeEnv(tag, ports) {
  * given). podman builds the docker image format: its default (OCI) has no HEALTHCHECK.
  */
 export function buildArgs(app, { engine = 'docker', tag, npmrc, npmCa }) {
-  const args = ['build', ...(engine === 'podman' ? ['--format', 'docker'] : []), '-f', 'deploy/docker/Dockerfile', '--build-arg', `APP=${app}`, '-t', `vault/${app}:${tag}`];
+  const args = [
+    'build',
+    ...(engine === 'podman' ? ['--format', 'docker'] : []),
+    '-f',
+    'deploy/docker/Dockerfile',
+    '--build-arg',
+    `APP=${app}`,
+    '-t',
+    `vault/${app}:${tag}`,
+  ];
   if (npmrc) args.push('--secret', `id=npmrc,src=${npmrc}`);
   if (npmCa) args.push('--secret', `id=npm-ca,src=${npmCa}`);
   args.push('.');
@@ -206,13 +234,16 @@ async function main() {
   const envFile = join(dir, 'smoke.env');
   writeFileSync(envFile, smokeEnv(tag, ports), { mode: 0o600 });
   const composeEnv = compose.dockerHost ? { DOCKER_HOST: compose.dockerHost } : {};
-  const composeRun = (args, options = {}) => run(composeArgs(compose, project, envFile, ...args), { env: composeEnv, ...options });
+  const composeRun = (args, options = {}) =>
+    run(composeArgs(compose, project, envFile, ...args), { env: composeEnv, ...options });
   let failed = false;
   try {
     if (!process.env.SKIP_BUILD) {
       for (const app of APPS) {
         const since = Date.now();
-        run([engine.name, ...buildArgs(app, { engine: engine.name, tag, npmrc: process.env.NPMRC, npmCa: process.env.NPM_CA })], { what: `${engine.name} build of vault/${app}:${tag}` });
+        run([engine.name, ...buildArgs(app, { engine: engine.name, tag, npmrc: process.env.NPMRC, npmCa: process.env.NPM_CA })], {
+          what: `${engine.name} build of vault/${app}:${tag}`,
+        });
         if (!DRY_RUN) console.log(`built vault/${app}:${tag} in ${seconds(since)}`);
       }
     }
@@ -233,7 +264,10 @@ async function main() {
     if (!DRY_RUN) composeRun(['logs', '--no-color', '--tail', '80'], { allowFailure: true });
   } finally {
     if (!process.env.KEEP) composeRun(['down', '-v', '--remove-orphans'], { allowFailure: true });
-    else console.log(`left running: ${compose.dockerHost ? `DOCKER_HOST=${compose.dockerHost} ` : ''}${composeArgs(compose, project, envFile, 'down', '-v').join(' ')} stops it`);
+    else
+      console.log(
+        `left running: ${compose.dockerHost ? `DOCKER_HOST=${compose.dockerHost} ` : ''}${composeArgs(compose, project, envFile, 'down', '-v').join(' ')} stops it`,
+      );
     if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
   }
   process.exitCode = failed ? 1 : 0;

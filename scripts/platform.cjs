@@ -187,9 +187,7 @@ async function launchPlatform(opts) {
     child.stdout.on('data', forward);
     child.stderr.on('data', forward);
     const readyUrl =
-      app === 'gateway'
-        ? `https://127.0.0.1:${ports.https}/health/ready`
-        : `http://127.0.0.1:${perApp[app].PORT}/health/ready`;
+      app === 'gateway' ? `https://127.0.0.1:${ports.https}/health/ready` : `http://127.0.0.1:${perApp[app].PORT}/health/ready`;
     await waitForReady(readyUrl, opts.readyTimeoutMs ?? 60000, () => child.exitCode === null);
   };
   try {

@@ -56,7 +56,8 @@ async function install(app, work) {
   const dir = join(work, app);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir);
-  for (const file of ['package.json', 'package-lock.json', 'main.js']) copyFileSync(join(ROOT, 'dist/apps', app, file), join(dir, file));
+  for (const file of ['package.json', 'package-lock.json', 'main.js'])
+    copyFileSync(join(ROOT, 'dist/apps', app, file), join(dir, file));
   await run(`${app}: production install`, 'sh', [INSTALL_SCRIPT, dir], { cwd: dir });
   return join(dir, 'main.js');
 }
@@ -68,10 +69,15 @@ async function main() {
   const cleanups = [];
   try {
     if (!process.env.SKIP_BUILD) {
-      await run('build', process.execPath, [require.resolve('nx/bin/nx.js'), 'run-many', '-t', 'build', `--projects=${APPS.join(',')}`, '--outputStyle=static'], {
-        cwd: ROOT,
-        env: { ...process.env, NX_DAEMON: 'false' },
-      });
+      await run(
+        'build',
+        process.execPath,
+        [require.resolve('nx/bin/nx.js'), 'run-many', '-t', 'build', `--projects=${APPS.join(',')}`, '--outputStyle=static'],
+        {
+          cwd: ROOT,
+          env: { ...process.env, NX_DAEMON: 'false' },
+        },
+      );
     }
     // One at a time: the installs share npm's cache and the machine's two CPUs.
     const mains = {};
@@ -112,17 +118,19 @@ async function main() {
     }
 
     const output = [];
-    const p = await platform.launchPlatform({
-      postgresUrl: PG_SERVER,
-      natsUrl: NATS_URL,
-      databases,
-      mains,
-      env,
-      onOutput: (app, line) => output.push(`[${app}] ${line}`),
-    }).catch((err) => {
-      process.stderr.write(`${output.join('\n')}\n`);
-      throw err;
-    });
+    const p = await platform
+      .launchPlatform({
+        postgresUrl: PG_SERVER,
+        natsUrl: NATS_URL,
+        databases,
+        mains,
+        env,
+        onOutput: (app, line) => output.push(`[${app}] ${line}`),
+      })
+      .catch((err) => {
+        process.stderr.write(`${output.join('\n')}\n`);
+        throw err;
+      });
     log('the four apps answer /health/ready with 200');
     try {
       await walkThrough({ https: p.ports.https, http: p.ports.http });

@@ -7,12 +7,20 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 /** The demo tenant that a development start creates (README, Quick start). */
-export const DEMO = { tenant: 'demo', client: 'demo-app', clientSecret: 'demo-secret', username: 'demo@vault.local', password: 'demo-password' };
+export const DEMO = {
+  tenant: 'demo',
+  client: 'demo-app',
+  clientSecret: 'demo-secret',
+  username: 'demo@vault.local',
+  password: 'demo-password',
+};
 
 /** A multipart/form-data body with `content` in the part `file`. */
 export function multipart(boundary, content, filename, type = 'text/plain') {
   return Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`,
+    ),
     Buffer.from(content),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -29,7 +37,14 @@ function callAt(ports, module, method, path, { token, json, raw, headers = {}, p
     ...(body ? { 'content-length': String(body.length) } : {}),
     ...headers,
   };
-  const options = { host: '127.0.0.1', port: plain ? ports.http : ports.https, method, path: `/api/v1${path}`, headers: all, timeout: 30_000 };
+  const options = {
+    host: '127.0.0.1',
+    port: plain ? ports.http : ports.https,
+    method,
+    path: `/api/v1${path}`,
+    headers: all,
+    timeout: 30_000,
+  };
   return new Promise((resolvePromise, reject) => {
     const req = plain ? httpRequest(options) : httpsRequest({ ...options, servername: host, rejectUnauthorized: false });
     req.on('response', (res) => {
@@ -88,10 +103,23 @@ export async function walkThrough(ports, demo = DEMO) {
   const token = expectStatus('token for the demo tenant', auth, 200).body?.access_token;
   if (typeof token !== 'string') throw new Error('no access_token in the token response');
 
-  expectStatus('create the account', await call('user', 'POST', '/accounts', { token, json: { username: demo.username, firstName: 'Dana', lastName: 'Demo' } }), 201, 200);
-  expectStatus('create the account again: it exists', await call('user', 'POST', '/accounts', { token, json: { username: demo.username, firstName: 'Dana', lastName: 'Demo' } }), 409);
+  expectStatus(
+    'create the account',
+    await call('user', 'POST', '/accounts', { token, json: { username: demo.username, firstName: 'Dana', lastName: 'Demo' } }),
+    201,
+    200,
+  );
+  expectStatus(
+    'create the account again: it exists',
+    await call('user', 'POST', '/accounts', { token, json: { username: demo.username, firstName: 'Dana', lastName: 'Demo' } }),
+    409,
+  );
 
-  const vault = expectStatus('create a vault', await call('records', 'POST', '/vault', { token, json: { name: `Smoke ${new Date().toISOString()}` } }), 201);
+  const vault = expectStatus(
+    'create a vault',
+    await call('records', 'POST', '/vault', { token, json: { name: `Smoke ${new Date().toISOString()}` } }),
+    201,
+  );
   const vaultId = vault.body?.id;
   const record = expectStatus(
     'create a record',
@@ -118,26 +146,33 @@ export async function walkThrough(ports, demo = DEMO) {
     201,
   );
   const download = expectStatus('download it', await call('records', 'GET', `${files}/smoke.txt`, { token }), 200);
-  if (createHash('sha256').update(download.bytes).digest('hex') !== sha256) throw new Error('the downloaded bytes differ from the uploaded ones');
+  if (createHash('sha256').update(download.bytes).digest('hex') !== sha256)
+    throw new Error('the downloaded bytes differ from the uploaded ones');
   console.log('ok   downloaded bytes equal the uploaded ones');
 
   // The activity log is written by the relay and the writer in the background.
   const until = Date.now() + 30_000;
   for (;;) {
-    const log = expectStatus('read the vault activity log', await call('records', 'GET', `/vault/vault-id/${vaultId}/log`, { token }), 200);
+    const log = expectStatus(
+      'read the vault activity log',
+      await call('records', 'GET', `/vault/vault-id/${vaultId}/log`, { token }),
+      200,
+    );
     const entities = (log.body?.data ?? []).map((e) => e.entity);
     if (entities.includes('Vault') && entities.includes('Record')) {
       console.log(`ok   the log lists ${entities.join(', ')}`);
       break;
     }
-    if (Date.now() > until) throw new Error(`the activity log has no Vault and Record entries after 30 s (${entities.join(', ') || 'empty'})`);
+    if (Date.now() > until)
+      throw new Error(`the activity log has no Vault and Record entries after 30 s (${entities.join(', ') || 'empty'})`);
     await new Promise((r) => setTimeout(r, 1000));
   }
 
   const plain = await call('records', 'GET', '/vault', { plain: true, token });
   if (plain.status < 400 || plain.status >= 500 || plain.headers.location || !plain.body) {
-    throw new Error(`plain HTTP must be refused with a 4xx problem body and no redirect, got ${plain.status} ${plain.bytes.toString('utf8').slice(0, 200)}`);
+    throw new Error(
+      `plain HTTP must be refused with a 4xx problem body and no redirect, got ${plain.status} ${plain.bytes.toString('utf8').slice(0, 200)}`,
+    );
   }
   console.log(`ok   plain HTTP refused (${plain.status} ${plain.body.code ?? plain.body.title ?? ''})`);
 }
-

@@ -38,7 +38,11 @@ const VERIFY = {
 const revoked = new Map();
 const INBOX_DOMAIN = env.VAULT_INBOX_DOMAIN ?? 'inbox.vault.localhost';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const VAULT_LEVELS = { owner: ['vault_owner'], editor: ['vault_owner', 'vault_editor'], viewer: ['vault_owner', 'vault_editor', 'vault_viewer'] };
+const VAULT_LEVELS = {
+  owner: ['vault_owner'],
+  editor: ['vault_owner', 'vault_editor'],
+  viewer: ['vault_owner', 'vault_editor', 'vault_viewer'],
+};
 const RECORD_LEVELS = { viewer: ['rec_owner', 'rec_editor', 'rec_viewer'], editor: ['rec_owner', 'rec_editor'] };
 
 class HttpError extends Error {
@@ -53,7 +57,9 @@ class HttpError extends Error {
 const catalogue = { types: new Map(), subtypes: new Map(), byName: new Map() };
 async function loadCatalogue() {
   const types = await pool.query('SELECT id, name, vault_type, order_id, logo, display_value FROM record_types');
-  const subtypes = await pool.query('SELECT id, record_type_id, name, order_id, logo, display_value, block_sections FROM record_subtypes');
+  const subtypes = await pool.query(
+    'SELECT id, record_type_id, name, order_id, logo, display_value, block_sections FROM record_subtypes',
+  );
   for (const t of types.rows) catalogue.types.set(t.id, t);
   for (const s of subtypes.rows) {
     catalogue.subtypes.set(s.id, s);
@@ -179,7 +185,10 @@ function lookupView(r, vaultRole, recordRole, files) {
     lastModifiedBy: r.last_modified_by,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
-    recordDetails: { ...details, cloudStorageFolder: Array.isArray(details.cloudStorageFolder) ? details.cloudStorageFolder : [] },
+    recordDetails: {
+      ...details,
+      cloudStorageFolder: Array.isArray(details.cloudStorageFolder) ? details.cloudStorageFolder : [],
+    },
     recordSubtype: { ...typeRef(subtype), orderId: subtype.order_id, blockSections: { ...subtype.block_sections } },
     recordType: { ...typeRef(type), orderId: type.order_id, vaultType: type.vault_type },
     filesHistory: files.map((f) => ({
@@ -203,7 +212,13 @@ function lookupView(r, vaultRole, recordRole, files) {
 const ESC = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const bold = (s) => `<b>${(s ?? '').replace(/[&<>"']/g, (c) => ESC[c])}</b>`;
 const timeFormat = new Intl.DateTimeFormat('en-US', {
-  year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short',
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  timeZone: 'UTC',
+  timeZoneName: 'short',
 });
 function logEntry(e) {
   const phrase =
@@ -251,7 +266,10 @@ function pageInfo(totalItems, currentPage, pageSize) {
 
 async function getVault(p, vaultId) {
   const v = await vaultAccess(p, vaultId, 'viewer');
-  const lic = await pool.query('SELECT plan_id FROM vault_licenses WHERE vault_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [v.id]);
+  const lic = await pool.query(
+    'SELECT plan_id FROM vault_licenses WHERE vault_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
+    [v.id],
+  );
   return [200, vaultView(v, planOf(lic.rows[0]?.plan_id))];
 }
 
@@ -276,9 +294,10 @@ async function searchRecords(p, vaultId, query) {
   );
   const contributors = new Map();
   if (rows.length) {
-    const m = await pool.query('SELECT record_id, open_id FROM record_memberships WHERE record_id = ANY($1::uuid[]) ORDER BY created_at ASC', [
-      rows.map((r) => r.id),
-    ]);
+    const m = await pool.query(
+      'SELECT record_id, open_id FROM record_memberships WHERE record_id = ANY($1::uuid[]) ORDER BY created_at ASC',
+      [rows.map((r) => r.id)],
+    );
     for (const r of m.rows) contributors.set(r.record_id, [...(contributors.get(r.record_id) ?? []), r.open_id]);
   }
   return [
@@ -334,7 +353,8 @@ async function inTransaction(work) {
   }
 }
 
-const OUTBOX_INSERT = 'INSERT INTO outbox_events (id, subject, tenant_id, vault_id, payload, occurred_at) VALUES ($1, $2, $3, $4, $5, $6)';
+const OUTBOX_INSERT =
+  'INSERT INTO outbox_events (id, subject, tenant_id, vault_id, payload, occurred_at) VALUES ($1, $2, $3, $4, $5, $6)';
 
 async function createRecord(p, vaultId, body) {
   const v = await vaultAccess(p, vaultId, 'editor');
@@ -346,16 +366,41 @@ async function createRecord(p, vaultId, body) {
       `INSERT INTO records (id, tenant_id, vault_id, name, description, unique_reference, storage_location, record_type_id,
          record_subtype_id, record_subtype_other, editable, record_details, status, active, created_by, last_modified_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'ACTIVE', true, $13, $14)`,
-      [id, v.tenant_id, v.id, body.name, body.description, body.uniqueReference ?? null, body.storageLocation ?? null, type.id,
-        subtype.id, subtype.name === 'other' ? (body.recordSubtypeOther ?? null) : null, body.editable ?? null, body.recordDetails ?? {}, p.openId, by],
+      [
+        id,
+        v.tenant_id,
+        v.id,
+        body.name,
+        body.description,
+        body.uniqueReference ?? null,
+        body.storageLocation ?? null,
+        type.id,
+        subtype.id,
+        subtype.name === 'other' ? (body.recordSubtypeOther ?? null) : null,
+        body.editable ?? null,
+        body.recordDetails ?? {},
+        p.openId,
+        by,
+      ],
     );
-    await c.query('INSERT INTO record_memberships (record_id, tenant_id, open_id, role) VALUES ($1, $2, $3, $4)', [id, v.tenant_id, p.openId, 'rec_owner']);
+    await c.query('INSERT INTO record_memberships (record_id, tenant_id, open_id, role) VALUES ($1, $2, $3, $4)', [
+      id,
+      v.tenant_id,
+      p.openId,
+      'rec_owner',
+    ]);
     const event = recordEvent(p, v, { id, name: body.name }, type.name);
     await c.query(OUTBOX_INSERT, [randomUUID(), 'vault.record.created.v1', v.tenant_id, v.id, event, event.occurredAt]);
     // the quota: the vault's plan, then one conditional increment of its live-record counter, last
-    const lic = await c.query('SELECT plan_id FROM vault_licenses WHERE vault_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1', [v.id]);
+    const lic = await c.query(
+      'SELECT plan_id FROM vault_licenses WHERE vault_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
+      [v.id],
+    );
     const max = Number(planOf(lic.rows[0]?.plan_id)?.features['vault.maxVaultRecords'] ?? 0);
-    const claimed = await c.query('UPDATE vaults SET live_records = live_records + 1 WHERE id = $1 AND live_records < $2 RETURNING id', [v.id, max]);
+    const claimed = await c.query(
+      'UPDATE vaults SET live_records = live_records + 1 WHERE id = $1 AND live_records < $2 RETURNING id',
+      [v.id, max],
+    );
     if (claimed.rowCount !== 1) throw new HttpError(409, 'max_records_reached');
     return [200, { id }];
   });
@@ -377,11 +422,19 @@ async function updateRecord(p, vaultId, recordId, body) {
       `UPDATE records SET name = $2, description = $3, record_type_id = $4, record_subtype_id = $5, record_subtype_other = $6,
          unique_reference = $7, storage_location = $8, editable = $9, record_details = $10, last_modified_by = $11, updated_at = now()
        WHERE id = $1`,
-      [r.id, body.name, body.description, type.id, subtype.id, subtype.name === 'other' ? (body.recordSubtypeOther ?? null) : null,
+      [
+        r.id,
+        body.name,
+        body.description,
+        type.id,
+        subtype.id,
+        subtype.name === 'other' ? (body.recordSubtypeOther ?? null) : null,
         body.uniqueReference !== undefined ? body.uniqueReference : r.unique_reference,
         body.storageLocation !== undefined ? body.storageLocation : r.storage_location,
         body.editable !== undefined ? body.editable : r.editable,
-        body.recordDetails !== undefined ? (body.recordDetails ?? {}) : r.record_details, by],
+        body.recordDetails !== undefined ? (body.recordDetails ?? {}) : r.record_details,
+        by,
+      ],
     );
     const event = recordEvent(p, vault, { id: r.id, name: body.name }, type.name);
     await c.query(OUTBOX_INSERT, [randomUUID(), 'vault.record.updated.v1', vault.tenant_id, vault.id, event, event.occurredAt]);
@@ -402,30 +455,42 @@ async function logPage(p, vaultId, query) {
   let rows;
   if (logCounts) {
     // counts kept by the writer; the older half of the log read backwards from its oldest entry
-    total = Number((await pool.query('SELECT COALESCE(SUM(total), 0) AS total FROM activity_log_counts WHERE vault_id = $1', [v.id])).rows[0].total);
+    total = Number(
+      (await pool.query('SELECT COALESCE(SUM(total), 0) AS total FROM activity_log_counts WHERE vault_id = $1', [v.id])).rows[0]
+        .total,
+    );
     const fromEnd = total - offset - pageSize;
     if (offset <= total / 2 || fromEnd + pageSize <= 0) {
-      rows = (await pool.query(`SELECT ${LOG_COLUMNS} FROM activity_log_entries WHERE vault_id = $1 ${LOG_ORDER('DESC')} OFFSET $2 LIMIT $3`, [v.id, offset, pageSize])).rows;
+      rows = (
+        await pool.query(
+          `SELECT ${LOG_COLUMNS} FROM activity_log_entries WHERE vault_id = $1 ${LOG_ORDER('DESC')} OFFSET $2 LIMIT $3`,
+          [v.id, offset, pageSize],
+        )
+      ).rows;
     } else {
       rows = (
-        await pool.query(`SELECT ${LOG_COLUMNS} FROM activity_log_entries WHERE vault_id = $1 ${LOG_ORDER('ASC')} OFFSET $2 LIMIT $3`, [
-          v.id,
-          Math.max(0, fromEnd),
-          pageSize + Math.min(0, fromEnd),
-        ])
+        await pool.query(
+          `SELECT ${LOG_COLUMNS} FROM activity_log_entries WHERE vault_id = $1 ${LOG_ORDER('ASC')} OFFSET $2 LIMIT $3`,
+          [v.id, Math.max(0, fromEnd), pageSize + Math.min(0, fromEnd)],
+        )
       ).rows.reverse();
     }
   } else {
     // as records-service without counts: the page (offset) and a COUNT of the vault's entries
     rows = (
-      await pool.query(`SELECT ${LOG_COLUMNS} FROM activity_log_entries WHERE vault_id = $1 AND tenant_id = $2 ${LOG_ORDER('DESC')} OFFSET $3 LIMIT $4`, [
-        v.id,
-        v.tenant_id,
-        offset,
-        pageSize,
-      ])
+      await pool.query(
+        `SELECT ${LOG_COLUMNS} FROM activity_log_entries WHERE vault_id = $1 AND tenant_id = $2 ${LOG_ORDER('DESC')} OFFSET $3 LIMIT $4`,
+        [v.id, v.tenant_id, offset, pageSize],
+      )
     ).rows;
-    total = Number((await pool.query('SELECT count(*) AS n FROM activity_log_entries WHERE vault_id = $1 AND tenant_id = $2', [v.id, v.tenant_id])).rows[0].n);
+    total = Number(
+      (
+        await pool.query('SELECT count(*) AS n FROM activity_log_entries WHERE vault_id = $1 AND tenant_id = $2', [
+          v.id,
+          v.tenant_id,
+        ])
+      ).rows[0].n,
+    );
   }
   return [200, { data: rows.map(logEntry), page: pageInfo(total, page, pageSize) }];
 }

@@ -38,7 +38,17 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool as HttpPool, request } from 'undici';
-import { benchPlans as shippedPlans, buildApps, cpuMsOf, PG_SERVER, platform, ROOT, runBench, signIn, startBenchPlatform } from '../bench-platform.mjs';
+import {
+  benchPlans as shippedPlans,
+  buildApps,
+  cpuMsOf,
+  PG_SERVER,
+  platform,
+  ROOT,
+  runBench,
+  signIn,
+  startBenchPlatform,
+} from '../bench-platform.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
@@ -55,7 +65,14 @@ const LOG_LARGE = 10_000;
 const LOG_SMALL = 12;
 const SEARCH_LARGE = 200;
 const SEARCH_SMALL = 10;
-const RECORD_BODY = { name: 'Bench passport', description: 'Issued 2024, renews 2034', recordTypeName: 'identityDocs', recordSubtypeName: 'passport', uniqueReference: 'P1234567', storageLocation: 'Home safe' };
+const RECORD_BODY = {
+  name: 'Bench passport',
+  description: 'Issued 2024, renews 2034',
+  recordTypeName: 'identityDocs',
+  recordSubtypeName: 'passport',
+  uniqueReference: 'P1234567',
+  storageLocation: 'Home safe',
+};
 
 const log = (msg) => console.log(`[bench:api] ${msg}`);
 const cleanups = [];
@@ -172,7 +189,9 @@ async function seedData(db, base, token) {
   await records(ids.search, SEARCH_LARGE);
   await records(ids.small, SEARCH_SMALL);
   const [recordId] = await records(ids.record, 1);
-  const { rows: [owner] } = await db.query('SELECT open_id, tenant_id FROM vault_memberships WHERE vault_id = $1', [ids.record]);
+  const {
+    rows: [owner],
+  } = await db.query('SELECT open_id, tenant_id FROM vault_memberships WHERE vault_id = $1', [ids.record]);
   for (const name of ['scan-front.pdf', 'scan-back.pdf']) {
     await db.query(
       `INSERT INTO record_files (record_id, tenant_id, file_name, correlation_id, file_type, caption, upload_title, file_extension,
@@ -183,7 +202,9 @@ async function seedData(db, base, token) {
   }
   await insertLogEntries(db, ids.log, LOG_LARGE, owner);
   await insertLogEntries(db, ids.small, LOG_SMALL, owner);
-  const { rows: [counts] } = await db.query(`SELECT to_regclass('activity_log_counts') IS NOT NULL AS present`);
+  const {
+    rows: [counts],
+  } = await db.query(`SELECT to_regclass('activity_log_counts') IS NOT NULL AS present`);
   if (counts.present) {
     await db.query(
       `INSERT INTO activity_log_counts (vault_id, entity, event_type, total)
@@ -193,7 +214,9 @@ async function seedData(db, base, token) {
     );
   }
   await db.query('VACUUM ANALYZE');
-  log(`seeded: ${SEARCH_LARGE} + ${SEARCH_SMALL} records, ${LOG_LARGE} + ${LOG_SMALL} log entries (counts table: ${counts.present})`);
+  log(
+    `seeded: ${SEARCH_LARGE} + ${SEARCH_SMALL} records, ${LOG_LARGE} + ${LOG_SMALL} log entries (counts table: ${counts.present})`,
+  );
   return { vaults: ids, recordId, logCountsTable: counts.present };
 }
 
@@ -252,7 +275,12 @@ function routeTable({ vaults, recordId }, token) {
     { name: 'GET log page 1 (12)', method: 'GET', path: `${v(vaults.small)}/log?page=1&pageSize=20`, compare: false },
     { name: 'search (10 records)', method: 'GET', path: `${v(vaults.small)}/records`, compare: false },
     // a paged search reads a page whatever the vault holds: the flat-cost way to list a large vault
-    { name: 'search page 1 (200 records)', method: 'GET', path: `${v(vaults.search)}/records?page=1&pageSize=10`, compare: false },
+    {
+      name: 'search page 1 (200 records)',
+      method: 'GET',
+      path: `${v(vaults.search)}/records?page=1&pageSize=10`,
+      compare: false,
+    },
     { name: 'search page 1 (10 records)', method: 'GET', path: `${v(vaults.small)}/records?page=1&pageSize=10`, compare: false },
   ];
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -269,7 +297,8 @@ async function sanityCheck(routes, servers) {
       if (name === 'reference' && !route.compare) continue;
       const token = route.headers.authorization.slice(7);
       const r = await call(base, route.method, route.path, token, route.body ? JSON.parse(route.body) : undefined);
-      if (r.status < 200 || r.status >= 300) throw new Error(`${name} ${route.name}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+      if (r.status < 200 || r.status >= 300)
+        throw new Error(`${name} ${route.name}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
       sizes[name] = r.bytes;
       if (route.path.includes('/log')) sizes[`${name} totalItems`] = r.body.page?.totalItems;
       if (Array.isArray(r.body)) sizes[`${name} items`] = r.body.length;
@@ -293,7 +322,15 @@ async function warmUp(routes, servers) {
 function saturate(base, route, duration) {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url: `${base}${route.path}`, method: route.method, headers: route.headers, body: route.body, connections: CONNECTIONS, duration, pipelining: 1 },
+      {
+        url: `${base}${route.path}`,
+        method: route.method,
+        headers: route.headers,
+        body: route.body,
+        connections: CONNECTIONS,
+        duration,
+        pipelining: 1,
+      },
       (err, result) => {
         if (err) return reject(err);
         resolve({
@@ -359,7 +396,11 @@ async function measureDirect(routes, servers, pids, db, database) {
  * for a free one); its latency runs from that due time to the end of its answer.
  */
 async function openLoop(p, route, rate, seconds) {
-  const pool = new HttpPool(p.gatewayUrl, { connections: 512, pipelining: 1, connect: { rejectUnauthorized: false, servername: 'records-api.localhost' } });
+  const pool = new HttpPool(p.gatewayUrl, {
+    connections: 512,
+    pipelining: 1,
+    connect: { rejectUnauthorized: false, servername: 'records-api.localhost' },
+  });
   const latencies = [];
   const statuses = {};
   let errors = 0;
@@ -370,7 +411,12 @@ async function openLoop(p, route, rate, seconds) {
   let lateSends = 0;
   const send = (due) => {
     const job = pool
-      .request({ path: route.path, method: route.method, headers: { ...route.headers, host: 'records-api.localhost' }, body: route.body })
+      .request({
+        path: route.path,
+        method: route.method,
+        headers: { ...route.headers, host: 'records-api.localhost' },
+        body: route.body,
+      })
       .then(async (res) => {
         await res.body.dump();
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
@@ -414,7 +460,12 @@ async function openLoop(p, route, rate, seconds) {
 async function measureGateway(p, { vaults, recordId }, token) {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const read = { path: `/api/v1/vault/vault-id/${vaults.record}/records/record-id/${recordId}`, method: 'GET', headers };
-  const create = { path: `/api/v1/vault/vault-id/${vaults.creates}/records`, method: 'POST', headers, body: JSON.stringify(RECORD_BODY) };
+  const create = {
+    path: `/api/v1/vault/vault-id/${vaults.creates}/records`,
+    method: 'POST',
+    headers,
+    body: JSON.stringify(RECORD_BODY),
+  };
   const out = { read: [], create: [] };
   // a short warm-up of the gateway's upstream connections
   await openLoop(p, read, 100, 2);
@@ -440,10 +491,18 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
     const s = runs['records-service'];
     const f = runs.reference;
     direct[route.name] = {
-      recordsService: { rps: Math.round(median(s.map((r) => r.rps))), cpuMicrosPerRequest: median(s.map((r) => r.cpuMicrosPerRequest)), dbCpuMicrosPerRequest: median(s.map((r) => r.dbCpuMicrosPerRequest)) },
+      recordsService: {
+        rps: Math.round(median(s.map((r) => r.rps))),
+        cpuMicrosPerRequest: median(s.map((r) => r.cpuMicrosPerRequest)),
+        dbCpuMicrosPerRequest: median(s.map((r) => r.dbCpuMicrosPerRequest)),
+      },
       ...(route.compare
         ? {
-            reference: { rps: Math.round(median(f.map((r) => r.rps))), cpuMicrosPerRequest: median(f.map((r) => r.cpuMicrosPerRequest)), dbCpuMicrosPerRequest: median(f.map((r) => r.dbCpuMicrosPerRequest)) },
+            reference: {
+              rps: Math.round(median(f.map((r) => r.rps))),
+              cpuMicrosPerRequest: median(f.map((r) => r.cpuMicrosPerRequest)),
+              dbCpuMicrosPerRequest: median(f.map((r) => r.dbCpuMicrosPerRequest)),
+            },
             ratio: r2(median(s.map((r) => r.rps)) / median(f.map((r) => r.rps))),
             medianPairedRatio: r2(median(s.map((r, i) => r.rps / f[i].rps))),
             cpuRatio: r2(median(f.map((r) => r.cpuMicrosPerRequest)) / median(s.map((r) => r.cpuMicrosPerRequest))),
@@ -455,7 +514,10 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
   const rps = (name) => direct[name]?.recordsService.rps;
   const flat = (large, small) => (rps(large) && rps(small) ? r2(rps(small) / rps(large)) : undefined);
   // CPU per request (service + database) is steadier than req/s on a shared machine
-  const cpu = (name) => (direct[name] ? direct[name].recordsService.cpuMicrosPerRequest + direct[name].recordsService.dbCpuMicrosPerRequest : undefined);
+  const cpu = (name) =>
+    direct[name]
+      ? direct[name].recordsService.cpuMicrosPerRequest + direct[name].recordsService.dbCpuMicrosPerRequest
+      : undefined;
   const flatCpu = (large, small) => (cpu(large) && cpu(small) ? r2(cpu(large) / cpu(small)) : undefined);
   const flatness = {
     'log page 1, 12 vs 10k entries (req/s small / large)': flat('GET log page 1 (10k)', 'GET log page 1 (12)'),
@@ -464,11 +526,21 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
     'log page 1, 12 vs 10k entries (CPU/req large / small)': flatCpu('GET log page 1 (10k)', 'GET log page 1 (12)'),
     'log last page of 10k vs page 1 of 12 (CPU/req large / small)': flatCpu('GET log last page (10k)', 'GET log page 1 (12)'),
     'search, 10 vs 200 records (CPU/req large / small)': flatCpu('search (200 records)', 'search (10 records)'),
-    'search page 1 of 10, 10 vs 200 records (req/s small / large)': flat('search page 1 (200 records)', 'search page 1 (10 records)'),
-    'search page 1 of 10, 10 vs 200 records (CPU/req large / small)': flatCpu('search page 1 (200 records)', 'search page 1 (10 records)'),
+    'search page 1 of 10, 10 vs 200 records (req/s small / large)': flat(
+      'search page 1 (200 records)',
+      'search page 1 (10 records)',
+    ),
+    'search page 1 of 10, 10 vs 200 records (CPU/req large / small)': flatCpu(
+      'search page 1 (200 records)',
+      'search page 1 (10 records)',
+    ),
   };
   const goals = {
-    throughputAtLeastHalfOfReference: Object.fromEntries(Object.entries(direct).filter(([, d]) => d.ratio !== undefined).map(([n, d]) => [n, d.ratio >= 0.5])),
+    throughputAtLeastHalfOfReference: Object.fromEntries(
+      Object.entries(direct)
+        .filter(([, d]) => d.ratio !== undefined)
+        .map(([n, d]) => [n, d.ratio >= 0.5]),
+    ),
     readP99AtMost25msAt500: gatewayRuns.read.filter((r) => r.rate === 500).map((r) => r.p99 <= 25),
     createP99AtMost50msAt200: gatewayRuns.create.filter((r) => r.rate === 200).map((r) => r.p99 <= 50),
     flatWithin1_5x: Object.fromEntries(Object.entries(flatness).map(([n, v]) => [n, v !== undefined && v <= 1.5])),
@@ -476,9 +548,26 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
   const report = {
     date: new Date().toISOString(),
     commit,
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAverage: loadavg().map(r2) },
-    settings: { durationSeconds: DURATION, rounds: ROUNDS, connections: CONNECTIONS, rateSeconds: RATE_SECONDS, readRates: READ_RATES, createRates: CREATE_RATES },
-    seed: { logCountsTable: seed.logCountsTable, logEntries: [LOG_LARGE, LOG_SMALL], searchRecords: [SEARCH_LARGE, SEARCH_SMALL] },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      loadAverage: loadavg().map(r2),
+    },
+    settings: {
+      durationSeconds: DURATION,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      rateSeconds: RATE_SECONDS,
+      readRates: READ_RATES,
+      createRates: CREATE_RATES,
+    },
+    seed: {
+      logCountsTable: seed.logCountsTable,
+      logEntries: [LOG_LARGE, LOG_SMALL],
+      searchRecords: [SEARCH_LARGE, SEARCH_SMALL],
+    },
     direct,
     flatness,
     gateway: gatewayRuns,
@@ -490,8 +579,12 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
   writeFileSync(out, JSON.stringify(report, null, 2));
 
   console.log('');
-  console.log(`records-service vs reference, direct HTTP, ${CONNECTIONS} connections, medians of ${ROUNDS} rounds of ${DURATION} s (commit ${commit})`);
-  console.log('| Route | records-service req/s | reference req/s | ratio (paired) | CPU/req service vs ref (µs) | DB CPU/req service vs ref (µs) |');
+  console.log(
+    `records-service vs reference, direct HTTP, ${CONNECTIONS} connections, medians of ${ROUNDS} rounds of ${DURATION} s (commit ${commit})`,
+  );
+  console.log(
+    '| Route | records-service req/s | reference req/s | ratio (paired) | CPU/req service vs ref (µs) | DB CPU/req service vs ref (µs) |',
+  );
   console.log('|---|---|---|---|---|---|');
   for (const [name, d] of Object.entries(direct)) {
     const s = d.recordsService;
@@ -503,8 +596,14 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
   }
   console.log('');
   for (const [name, v] of Object.entries(flatness)) console.log(`flatness ${name}: ${v ?? '–'} (goal at most 1.5)`);
-  for (const r of gatewayRuns.read) console.log(`gateway GET record at ${r.rate}/s: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms (goal p99 at most 25 ms at 500/s)`);
-  for (const r of gatewayRuns.create) console.log(`gateway POST record at ${r.rate}/s into one vault: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms (goal p99 at most 50 ms at 200/s)`);
+  for (const r of gatewayRuns.read)
+    console.log(
+      `gateway GET record at ${r.rate}/s: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms (goal p99 at most 25 ms at 500/s)`,
+    );
+  for (const r of gatewayRuns.create)
+    console.log(
+      `gateway POST record at ${r.rate}/s into one vault: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms (goal p99 at most 50 ms at 200/s)`,
+    );
   console.log(`written to ${path.relative(ROOT, out)}`);
 }
 

@@ -68,7 +68,12 @@ async function post(m) {
       const res = await request(RECEIVER_URL, {
         method: 'POST',
         dispatcher: agent,
-        headers: { 'content-type': 'application/json', 'webhook-id': id, 'webhook-timestamp': String(Math.floor(date.getTime() / 1000)), 'webhook-signature': signature },
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(date.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
         body,
       });
       await res.body.dump();
@@ -127,7 +132,10 @@ async function startSse() {
     req.on('close', () => clients.get(vaultId).delete(res));
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const consumer = await js.consumers.get(STREAM, { filter_subjects: `${SUBJECT_PREFIX}vault.>`, deliver_policy: DeliverPolicy.New });
+  const consumer = await js.consumers.get(STREAM, {
+    filter_subjects: `${SUBJECT_PREFIX}vault.>`,
+    deliver_policy: DeliverPolicy.New,
+  });
   const feed = await consumer.consume();
   (async () => {
     for await (const m of feed) {

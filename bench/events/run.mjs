@@ -40,7 +40,19 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Pool as HttpPool } from 'undici';
-import { benchPlans, buildApps, cpuMsOf, NATS_URL, PG_SERVER, platform, ROOT, rssMiBOf, runBench, signIn, startBenchPlatform } from '../bench-platform.mjs';
+import {
+  benchPlans,
+  buildApps,
+  cpuMsOf,
+  NATS_URL,
+  PG_SERVER,
+  platform,
+  ROOT,
+  rssMiBOf,
+  runBench,
+  signIn,
+  startBenchPlatform,
+} from '../bench-platform.mjs';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg');
@@ -63,7 +75,13 @@ const PHASES = (process.env.BENCH_PHASES ?? 'latency,backlog,sse').split(',');
 /** Retries after 1 s, 5 s, then every 10 s for 10 minutes: an outage ends within 10 s of the receiver's return. */
 const RETRY_SCHEDULE = process.env.BENCH_RETRY_SCHEDULE_MS ?? [1000, 5000, ...Array(60).fill(10_000)].join(',');
 const HOST = 'records-api.localhost';
-const RECORD_BODY = { description: 'Issued 2024, renews 2034', recordTypeName: 'identityDocs', recordSubtypeName: 'passport', uniqueReference: 'P1234567', storageLocation: 'Home safe' };
+const RECORD_BODY = {
+  description: 'Issued 2024, renews 2034',
+  recordTypeName: 'identityDocs',
+  recordSubtypeName: 'passport',
+  uniqueReference: 'P1234567',
+  storageLocation: 'Home safe',
+};
 
 const log = (msg) => console.log(`[bench:events] ${msg}`);
 const cleanups = [];
@@ -84,7 +102,10 @@ function percentiles(values) {
  * time); with `greets`, `first` resolves with the message it sends by itself when ready.
  */
 function helper(file, env = {}, greets = false) {
-  const child = fork(path.join(HERE, file), [], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(HERE, file), [], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const answers = [];
   child.on('message', (m) => answers.shift()?.(m));
   const exited = new Promise((r) => child.once('exit', r));
@@ -147,7 +168,10 @@ async function main() {
   const { port: receiverPort } = await receiver.ask({ cmd: 'listen' });
   const secrets = {};
   for (const v of vaults) {
-    const r = await api.call('POST', `/api/v1/vault/vault-id/${v.id}/webhooks`, { url: `http://127.0.0.1:${receiverPort}/hooks`, events: ['record.updated'] });
+    const r = await api.call('POST', `/api/v1/vault/vault-id/${v.id}/webhooks`, {
+      url: `http://127.0.0.1:${receiverPort}/hooks`,
+      events: ['record.updated'],
+    });
     if (r.status !== 201) throw new Error(`subscribe answered ${r.status}: ${JSON.stringify(r.body)}`);
     secrets[v.id] = r.body.secret;
   }
@@ -156,13 +180,17 @@ async function main() {
   const refReceiver = helper('receiver.mjs');
   const { port: refReceiverPort } = await refReceiver.ask({ cmd: 'listen' });
   await refReceiver.ask({ cmd: 'secrets', secrets: Object.fromEntries(vaults.map((v) => [v.id, refSecret])) });
-  const reference = helper('reference.mjs', {
-    NATS_URL,
-    STREAM: `${namespace}_VAULT_EVENTS`,
-    SUBJECT_PREFIX: `${namespace}.`,
-    RECEIVER_URL: `http://127.0.0.1:${refReceiverPort}/hooks`,
-    REF_SECRET: refSecret,
-  }, true);
+  const reference = helper(
+    'reference.mjs',
+    {
+      NATS_URL,
+      STREAM: `${namespace}_VAULT_EVENTS`,
+      SUBJECT_PREFIX: `${namespace}.`,
+      RECEIVER_URL: `http://127.0.0.1:${refReceiverPort}/hooks`,
+      REF_SECRET: refSecret,
+    },
+    true,
+  );
   await reference.first;
   await reference.ask({ cmd: 'webhooks' });
   const ctx = { api, db, pids, vaults, sseVaults, receiver, receiverPort, refReceiver, refReceiverPort, reference, p, token };
@@ -181,11 +209,20 @@ async function main() {
 
 /** Requests to records-service through the gateway (HTTPS, Host records-api.localhost). */
 function apiClient(gatewayUrl, token) {
-  const pool = new HttpPool(gatewayUrl, { connections: 128, pipelining: 1, connect: { rejectUnauthorized: false, servername: HOST } });
+  const pool = new HttpPool(gatewayUrl, {
+    connections: 128,
+    pipelining: 1,
+    connect: { rejectUnauthorized: false, servername: HOST },
+  });
   const headers = { host: HOST, authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   return {
     async call(method, route, body) {
-      const res = await pool.request({ method, path: route, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await pool.request({
+        method,
+        path: route,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const text = await res.body.text();
       let parsed = text;
       try {
@@ -296,7 +333,10 @@ async function collect(receiver, expected, timeoutMs, rows = []) {
  * the event id, whose outbox row carries the record name the write set (the marker).
  */
 async function lags(db, writes, rows) {
-  const { rows: events } = await db.query(`SELECT id, payload->'record'->>'name' AS marker FROM outbox_events WHERE id = ANY($1::uuid[])`, [rows.map((r) => r[0])]);
+  const { rows: events } = await db.query(
+    `SELECT id, payload->'record'->>'name' AS marker FROM outbox_events WHERE id = ANY($1::uuid[])`,
+    [rows.map((r) => r[0])],
+  );
   const markers = new Map(events.map((e) => [e.id, e.marker]));
   const fromAnswer = [];
   const fromSend = [];
@@ -324,17 +364,24 @@ async function breakdown(db, since) {
        FROM webhook_deliveries WHERE created_at >= $1 AND status = 'delivered'`,
     [since],
   );
-  return { eventToStored: percentiles(rows.map((r) => Number(r.stored))), storedToDelivered: percentiles(rows.map((r) => Number(r.sent))) };
+  return {
+    eventToStored: percentiles(rows.map((r) => Number(r.stored))),
+    storedToDelivered: percentiles(rows.map((r) => Number(r.sent))),
+  };
 }
 
 async function measureLatency({ api, db, vaults, receiver, refReceiver, pids }) {
-  log(`latency: ${RATE} record updates/s over ${vaults.length} vaults for ${LATENCY_SECONDS} s (open loop), webhooks to both receivers`);
+  log(
+    `latency: ${RATE} record updates/s over ${vaults.length} vaults for ${LATENCY_SECONDS} s (open loop), webhooks to both receivers`,
+  );
   const l0 = load();
   const cpu0 = cpuSnapshot(pids);
   const since = new Date();
   const run = await openLoop(api, writesOver(vaults, 'L'), RATE, LATENCY_SECONDS);
   const ok = [...run.writes.values()].filter((w) => w.answeredAt !== null).length;
-  log(`  ${ok} writes answered 200 in ${run.seconds.toFixed(1)} s ${JSON.stringify(run.statuses)} errors ${run.errors}; waiting for deliveries`);
+  log(
+    `  ${ok} writes answered 200 in ${run.seconds.toFixed(1)} s ${JSON.stringify(run.statuses)} errors ${run.errors}; waiting for deliveries`,
+  );
   const platformGot = await collect(receiver, ok, 60_000);
   const referenceGot = await collect(refReceiver, ok, 30_000);
   const cpu = cpuSince(cpu0, pids, run.seconds);
@@ -346,8 +393,20 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, pids }) 
     writesOk: ok,
     writeStatuses: run.statuses,
     writeErrors: run.errors,
-    platform: { ...(await lags(db, run.writes, platformGot.rows)), delivered: platformGot.rows.length, requests: platformGot.requests, duplicates: platformGot.duplicates, rejected: platformGot.rejected },
-    reference: { ...(await lags(db, run.writes, referenceGot.rows)), delivered: referenceGot.rows.length, requests: referenceGot.requests, duplicates: referenceGot.duplicates, rejected: referenceGot.rejected },
+    platform: {
+      ...(await lags(db, run.writes, platformGot.rows)),
+      delivered: platformGot.rows.length,
+      requests: platformGot.requests,
+      duplicates: platformGot.duplicates,
+      rejected: platformGot.rejected,
+    },
+    reference: {
+      ...(await lags(db, run.writes, referenceGot.rows)),
+      delivered: referenceGot.rows.length,
+      requests: referenceGot.requests,
+      duplicates: referenceGot.duplicates,
+      rejected: referenceGot.rejected,
+    },
     platformBreakdown: await breakdown(db, since),
     cpuPercent: cpu,
     load: [l0, load()],
@@ -355,7 +414,9 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, pids }) 
   log(`  platform breakdown: ${JSON.stringify(result.platformBreakdown)}`);
   for (const side of ['platform', 'reference']) {
     const s = result[side];
-    log(`  ${side}: ${s.delivered} delivered (${s.matched} matched), lag from answer p50 ${s.fromAnswer.p50} ms p99 ${s.fromAnswer.p99} ms max ${s.fromAnswer.max} ms`);
+    log(
+      `  ${side}: ${s.delivered} delivered (${s.matched} matched), lag from answer p50 ${s.fromAnswer.p50} ms p99 ${s.fromAnswer.p99} ms max ${s.fromAnswer.max} ms`,
+    );
   }
   return result;
 }
@@ -371,22 +432,36 @@ async function measureBacklog({ api, db, vaults, receiver, receiverPort, refRece
   await receiver.ask({ cmd: 'close' });
   await refReceiver.ask({ cmd: 'close' });
   const downAt = now();
-  const { rows: [before] } = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries`);
+  const {
+    rows: [before],
+  } = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries`);
   const produced = await closedLoop(api, writesOver(vaults, 'B'), BACKLOG, BACKLOG_CONCURRENCY);
-  log(`  produced in ${produced.seconds.toFixed(1)} s (${produced.writesPerSecond} writes/s) ${JSON.stringify(produced.statuses)}`);
+  log(
+    `  produced in ${produced.seconds.toFixed(1)} s (${produced.writesPerSecond} writes/s) ${JSON.stringify(produced.statuses)}`,
+  );
   const expected = produced.statuses[200] ?? 0;
   // Every delivery row stored (the fan-out keeps up during an outage) before the receiver returns.
   const until = now() + 120_000;
   let pending;
   for (;;) {
-    const { rows: [r] } = await db.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'pending')::int AS pending FROM webhook_deliveries`);
+    const {
+      rows: [r],
+    } = await db.query(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE status = 'pending')::int AS pending FROM webhook_deliveries`,
+    );
     pending = r.pending;
     if (r.n - before.n >= expected || now() > until) break;
     await sleep(500);
   }
   const fanOutDoneAt = now();
-  const { rows: [attempts] } = await db.query(`SELECT count(*) FILTER (WHERE attempts > 0)::int AS tried, max(attempts)::int AS most FROM webhook_deliveries WHERE status = 'pending'`);
-  log(`  ${pending} deliveries pending (${attempts.tried} attempted so far, at most ${attempts.most} times), outage ${((fanOutDoneAt - downAt) / 1000).toFixed(1)} s; receiver back`);
+  const {
+    rows: [attempts],
+  } = await db.query(
+    `SELECT count(*) FILTER (WHERE attempts > 0)::int AS tried, max(attempts)::int AS most FROM webhook_deliveries WHERE status = 'pending'`,
+  );
+  log(
+    `  ${pending} deliveries pending (${attempts.tried} attempted so far, at most ${attempts.most} times), outage ${((fanOutDoneAt - downAt) / 1000).toFixed(1)} s; receiver back`,
+  );
 
   const drain = async (target, port, timeoutMs, pidsOf) => {
     const cpu0 = cpuSnapshot(pidsOf);
@@ -414,10 +489,16 @@ async function measureBacklog({ api, db, vaults, receiver, receiverPort, refRece
     };
   };
   const platformDrain = await drain(receiver, receiverPort, DRAIN_TIMEOUT_S * 1000, pids);
-  log(`  platform: ${platformDrain.delivered}/${expected} delivered, first after ${platformDrain.firstDeliveryAfterMs} ms, ${platformDrain.deliveriesPerSecond} deliveries/s over ${platformDrain.drainSeconds} s`);
+  log(
+    `  platform: ${platformDrain.delivered}/${expected} delivered, first after ${platformDrain.firstDeliveryAfterMs} ms, ${platformDrain.deliveriesPerSecond} deliveries/s over ${platformDrain.drainSeconds} s`,
+  );
   const referenceDrain = await drain(refReceiver, refReceiverPort, 120_000, {});
-  log(`  reference: ${referenceDrain.delivered}/${expected} delivered, first after ${referenceDrain.firstDeliveryAfterMs} ms, ${referenceDrain.deliveriesPerSecond} deliveries/s over ${referenceDrain.drainSeconds} s`);
-  const { rows: statuses } = await db.query(`SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status ORDER BY status`);
+  log(
+    `  reference: ${referenceDrain.delivered}/${expected} delivered, first after ${referenceDrain.firstDeliveryAfterMs} ms, ${referenceDrain.deliveriesPerSecond} deliveries/s over ${referenceDrain.drainSeconds} s`,
+  );
+  const { rows: statuses } = await db.query(
+    `SELECT status, count(*)::int AS n FROM webhook_deliveries GROUP BY status ORDER BY status`,
+  );
   return {
     backlog: expected,
     vaults: vaults.length,
@@ -437,7 +518,11 @@ async function measureBacklog({ api, db, vaults, receiver, receiverPort, refRece
 async function measureSse({ api, sseVaults, p, token, reference, pids }) {
   const clients = Array.from({ length: SSE_PROCESSES }, () => helper('sse-clients.mjs'));
   const targetsFor = (urlOf, headers, servername) =>
-    Array.from({ length: SSE_CLIENTS }, (_, i) => ({ url: urlOf(sseVaults[i % sseVaults.length].id), headers, ...(servername ? { servername } : {}) }));
+    Array.from({ length: SSE_CLIENTS }, (_, i) => ({
+      url: urlOf(sseVaults[i % sseVaults.length].id),
+      headers,
+      ...(servername ? { servername } : {}),
+    }));
   const run = async (name, targets, pidsOf) => {
     log(`sse (${name}): ${targets.length} clients on ${sseVaults.length} vaults in ${SSE_PROCESSES} processes`);
     const share = (k) => targets.filter((_, i) => i % SSE_PROCESSES === k);
@@ -486,14 +571,31 @@ async function measureSse({ api, sseVaults, p, token, reference, pids }) {
       cpuPercent: cpu,
       load: [l0, load()],
     };
-    log(`  ${matched}/${expected} messages, lag p50 ${result.lag.p50} ms p99 ${result.lag.p99} ms max ${result.lag.max} ms; cpu ${JSON.stringify(cpu)}; rss ${JSON.stringify(result.rssMiB)}`);
+    log(
+      `  ${matched}/${expected} messages, lag p50 ${result.lag.p50} ms p99 ${result.lag.p99} ms max ${result.lag.max} ms; cpu ${JSON.stringify(cpu)}; rss ${JSON.stringify(result.rssMiB)}`,
+    );
     return result;
   };
   const headers = { host: HOST, authorization: `Bearer ${token}` };
-  const platformRun = await run('platform', targetsFor((id) => `${p.gatewayUrl}/api/v1/vault/vault-id/${id}/events`, headers, HOST), pids);
+  const platformRun = await run(
+    'platform',
+    targetsFor((id) => `${p.gatewayUrl}/api/v1/vault/vault-id/${id}/events`, headers, HOST),
+    pids,
+  );
   const { port } = await reference.ask({ cmd: 'sse' });
-  const referenceRun = await run('reference', targetsFor((id) => `http://127.0.0.1:${port}/vault/${id}/events`, {}), { reference: reference.child.pid });
-  return { rate: SSE_RATE, seconds: SSE_SECONDS, vaults: sseVaults.length, processes: SSE_PROCESSES, platform: platformRun, reference: referenceRun };
+  const referenceRun = await run(
+    'reference',
+    targetsFor((id) => `http://127.0.0.1:${port}/vault/${id}/events`, {}),
+    { reference: reference.child.pid },
+  );
+  return {
+    rate: SSE_RATE,
+    seconds: SSE_SECONDS,
+    vaults: sseVaults.length,
+    processes: SSE_PROCESSES,
+    platform: platformRun,
+    reference: referenceRun,
+  };
 }
 
 function cpuSnapshot(pids) {
@@ -503,7 +605,9 @@ function cpuSnapshot(pids) {
 /** CPU used per process since the snapshot, in % of one core over `seconds` (the measured window). */
 function cpuSince(snapshot, pids, seconds) {
   const wall = seconds > 0 ? seconds * 1000 : now() - snapshot.at;
-  return Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, Math.round(((cpuMsOf(pid) - snapshot.ms[app]) / wall) * 100)]));
+  return Object.fromEntries(
+    Object.entries(pids).map(([app, pid]) => [app, Math.round(((cpuMsOf(pid) - snapshot.ms[app]) / wall) * 100)]),
+  );
 }
 
 function measuredCommit() {
@@ -516,10 +620,28 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
   const report = {
     date: startedAt,
     commit: measuredCommit(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: +(totalmem() / 2 ** 30).toFixed(1), node: process.version, loadAtStart, loadAtEnd: load() },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model,
+      memoryGiB: +(totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      loadAtStart,
+      loadAtEnd: load(),
+    },
     settings: {
-      rate: RATE, latencySeconds: LATENCY_SECONDS, vaults: VAULTS, recordsPerVault: RECORDS, backlog: BACKLOG, backlogConcurrency: BACKLOG_CONCURRENCY,
-      sseClients: SSE_CLIENTS, sseVaults: SSE_VAULTS, sseRate: SSE_RATE, sseSeconds: SSE_SECONDS, sseProcesses: SSE_PROCESSES, retrySchedule: RETRY_SCHEDULE, namespace,
+      rate: RATE,
+      latencySeconds: LATENCY_SECONDS,
+      vaults: VAULTS,
+      recordsPerVault: RECORDS,
+      backlog: BACKLOG,
+      backlogConcurrency: BACKLOG_CONCURRENCY,
+      sseClients: SSE_CLIENTS,
+      sseVaults: SSE_VAULTS,
+      sseRate: SSE_RATE,
+      sseSeconds: SSE_SECONDS,
+      sseProcesses: SSE_PROCESSES,
+      retrySchedule: RETRY_SCHEDULE,
+      namespace,
       webhookConcurrency: process.env.WEBHOOK_CONCURRENCY ?? 'default',
     },
     ...results,
@@ -530,23 +652,69 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
   const rows = [];
   const { latency: l, backlog: b, sse: s } = results;
   if (l) {
-    rows.push([`Webhook lag p50 / p99 / max at ${l.rate}/s over ${l.vaults} vaults (write answered → received)`, `${l.platform.fromAnswer.p50} / ${l.platform.fromAnswer.p99} / ${l.platform.fromAnswer.max} ms`, `${l.reference.fromAnswer.p50} / ${l.reference.fromAnswer.p99} / ${l.reference.fromAnswer.max} ms`, '']);
-    rows.push(['Webhooks received / writes answered', `${l.platform.delivered} / ${l.writesOk} (dup ${l.platform.duplicates}, rejected ${l.platform.rejected})`, `${l.reference.delivered} / ${l.writesOk}`, '']);
+    rows.push([
+      `Webhook lag p50 / p99 / max at ${l.rate}/s over ${l.vaults} vaults (write answered → received)`,
+      `${l.platform.fromAnswer.p50} / ${l.platform.fromAnswer.p99} / ${l.platform.fromAnswer.max} ms`,
+      `${l.reference.fromAnswer.p50} / ${l.reference.fromAnswer.p99} / ${l.reference.fromAnswer.max} ms`,
+      '',
+    ]);
+    rows.push([
+      'Webhooks received / writes answered',
+      `${l.platform.delivered} / ${l.writesOk} (dup ${l.platform.duplicates}, rejected ${l.platform.rejected})`,
+      `${l.reference.delivered} / ${l.writesOk}`,
+      '',
+    ]);
   }
   if (b) {
-    rows.push([`Backlog (${b.backlog} events, produced at ${b.produce.writesPerSecond} writes/s, outage ${b.outageSeconds} s)`, `${b.platform.delivered} delivered`, `${b.reference.delivered} delivered`, '']);
-    rows.push(['Receiver back → first delivery', `${b.platform.firstDeliveryAfterMs} ms`, `${b.reference.firstDeliveryAfterMs} ms`, '']);
-    rows.push(['Drain, first to last delivery', `${b.platform.deliveriesPerSecond} deliveries/s (${b.platform.drainSeconds} s)`, `${b.reference.deliveriesPerSecond} deliveries/s (${b.reference.drainSeconds} s)`, `>= 1,000/s: ${b.platform.deliveriesPerSecond >= 1000 ? 'met' : 'not met'}`]);
+    rows.push([
+      `Backlog (${b.backlog} events, produced at ${b.produce.writesPerSecond} writes/s, outage ${b.outageSeconds} s)`,
+      `${b.platform.delivered} delivered`,
+      `${b.reference.delivered} delivered`,
+      '',
+    ]);
+    rows.push([
+      'Receiver back → first delivery',
+      `${b.platform.firstDeliveryAfterMs} ms`,
+      `${b.reference.firstDeliveryAfterMs} ms`,
+      '',
+    ]);
+    rows.push([
+      'Drain, first to last delivery',
+      `${b.platform.deliveriesPerSecond} deliveries/s (${b.platform.drainSeconds} s)`,
+      `${b.reference.deliveriesPerSecond} deliveries/s (${b.reference.drainSeconds} s)`,
+      `>= 1,000/s: ${b.platform.deliveriesPerSecond >= 1000 ? 'met' : 'not met'}`,
+    ]);
   }
   if (s) {
     const sp = s.platform;
     const sr = s.reference;
-    rows.push([`SSE lag p50 / p99 / max, ${sp.clients} clients on ${s.vaults} vaults, ${s.rate} writes/s`, `${sp.lag.p50} / ${sp.lag.p99} / ${sp.lag.max} ms`, `${sr.lag.p50} / ${sr.lag.p99} / ${sr.lag.max} ms`, `p99 < 250 ms: ${sp.lag.p99 < 250 ? 'met' : 'not met'}`]);
-    rows.push(['SSE messages received / expected', `${sp.receivedMessages} / ${sp.expectedMessages}`, `${sr.receivedMessages} / ${sr.expectedMessages}`, '']);
-    rows.push(['SSE CPU (% of a core) and RSS before → peak (MiB)', Object.entries(sp.cpuPercent).map(([a, c]) => `${a} ${c} %, ${sp.rssMiB[a].before} → ${sp.rssMiB[a].peak}`).join('; '), Object.entries(sr.cpuPercent).map(([a, c]) => `${a} ${c} %, ${sr.rssMiB[a].before} → ${sr.rssMiB[a].peak}`).join('; '), '']);
+    rows.push([
+      `SSE lag p50 / p99 / max, ${sp.clients} clients on ${s.vaults} vaults, ${s.rate} writes/s`,
+      `${sp.lag.p50} / ${sp.lag.p99} / ${sp.lag.max} ms`,
+      `${sr.lag.p50} / ${sr.lag.p99} / ${sr.lag.max} ms`,
+      `p99 < 250 ms: ${sp.lag.p99 < 250 ? 'met' : 'not met'}`,
+    ]);
+    rows.push([
+      'SSE messages received / expected',
+      `${sp.receivedMessages} / ${sp.expectedMessages}`,
+      `${sr.receivedMessages} / ${sr.expectedMessages}`,
+      '',
+    ]);
+    rows.push([
+      'SSE CPU (% of a core) and RSS before → peak (MiB)',
+      Object.entries(sp.cpuPercent)
+        .map(([a, c]) => `${a} ${c} %, ${sp.rssMiB[a].before} → ${sp.rssMiB[a].peak}`)
+        .join('; '),
+      Object.entries(sr.cpuPercent)
+        .map(([a, c]) => `${a} ${c} %, ${sr.rssMiB[a].before} → ${sr.rssMiB[a].peak}`)
+        .join('; '),
+      '',
+    ]);
   }
   console.log('');
-  console.log(`Events out (commit ${report.commit}, load ${loadAtStart.join(' ')} at start, ${report.machine.loadAtEnd.join(' ')} at end, ${report.machine.cpus} CPUs)`);
+  console.log(
+    `Events out (commit ${report.commit}, load ${loadAtStart.join(' ')} at start, ${report.machine.loadAtEnd.join(' ')} at end, ${report.machine.cpus} CPUs)`,
+  );
   console.log('| Measure | Platform (through the gateway) | Reference (straight from JetStream) | Goal |');
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);

@@ -25,7 +25,15 @@ function connect({ url, headers, servername }) {
   const tls = u.protocol === 'https:';
   return new Promise((resolve) => {
     const req = (tls ? httpsRequest : httpRequest)(
-      { host: u.hostname, port: u.port, path: `${u.pathname}${u.search}`, method: 'GET', headers: { accept: 'text/event-stream', ...headers }, agent: tls ? httpsAgent : httpAgent, ...(tls ? { servername } : {}) },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: `${u.pathname}${u.search}`,
+        method: 'GET',
+        headers: { accept: 'text/event-stream', ...headers },
+        agent: tls ? httpsAgent : httpAgent,
+        ...(tls ? { servername } : {}),
+      },
       (res) => {
         if (res.statusCode !== 200) {
           res.resume();

@@ -23,7 +23,20 @@
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { close, closeSync, createWriteStream, fdatasync, fsync, mkdirSync, open, openSync, rmSync, statSync, write, writev } from 'node:fs';
+import {
+  close,
+  closeSync,
+  createWriteStream,
+  fdatasync,
+  fsync,
+  mkdirSync,
+  open,
+  openSync,
+  rmSync,
+  statSync,
+  write,
+  writev,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -57,7 +70,19 @@ export async function chunkFloor({ source, size, pieces, databaseUrl, dir }) {
     for (const [variant, flags] of Object.entries(FLOOR_VARIANTS)) {
       const started = process.hrtime.bigint();
       if (!flags) {
-        const status = await curl(['-X', 'POST', '-T', source, '-H', 'Expect:', '-o', '/dev/null', '-w', '%{http_code}', `${base}/stream`]);
+        const status = await curl([
+          '-X',
+          'POST',
+          '-T',
+          source,
+          '-H',
+          'Expect:',
+          '-o',
+          '/dev/null',
+          '-w',
+          '%{http_code}',
+          `${base}/stream`,
+        ]);
         if (status.trim() !== '201') throw new Error(`floor stream answered ${status}`);
       } else {
         const args = [];
@@ -69,7 +94,8 @@ export async function chunkFloor({ source, size, pieces, databaseUrl, dir }) {
           offset += statSync(piece).size;
         }
         const answers = (await curl(args)).trim().split('\n');
-        if (answers.length !== pieces.length || answers.some((a) => a !== '204')) throw new Error(`floor chunks answered ${answers.join(',')}`);
+        if (answers.length !== pieces.length || answers.some((a) => a !== '204'))
+          throw new Error(`floor chunks answered ${answers.join(',')}`);
       }
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       result[variant] = Math.round(size / 2 ** 20 / seconds);
@@ -97,7 +123,8 @@ function flushingFs(every) {
   return {
     open,
     close,
-    write: (fd, data, offset, length, position, cb) => write(fd, data, offset, length, position, (err, n, b) => (err || wrote(fd, n), cb(err, n, b))),
+    write: (fd, data, offset, length, position, cb) =>
+      write(fd, data, offset, length, position, (err, n, b) => (err || wrote(fd, n), cb(err, n, b))),
     writev: (fd, data, position, cb) => writev(fd, data, position, (err, n, b) => (err || wrote(fd, n), cb(err, n, b))),
     fsync: (fd, cb) => (flushing ? flushing.then(() => fsync(fd, cb)) : fsync(fd, cb)),
   };
@@ -129,7 +156,11 @@ async function serve(dir, databaseUrl) {
       if (req.method === 'POST' && url.pathname === '/stream') {
         rmSync(file, { force: true });
         const hash = createHash('sha256');
-        await pipeline(req, hashing(hash), createWriteStream(file, { flush: true, highWaterMark: 1 << 20, fs: flushingFs(64 << 20) }));
+        await pipeline(
+          req,
+          hashing(hash),
+          createWriteStream(file, { flush: true, highWaterMark: 1 << 20, fs: flushingFs(64 << 20) }),
+        );
         hash.digest();
         res.writeHead(201).end();
         return;
@@ -143,9 +174,16 @@ async function serve(dir, databaseUrl) {
         await pipeline(
           req,
           hashing(hash, (n) => (written += n)),
-          createWriteStream(file, { flags: 'r+', start: offset, flush: sync, highWaterMark: 1 << 20, ...(sync ? { fs: flushingFs(2 << 20) } : {}) }),
+          createWriteStream(file, {
+            flags: 'r+',
+            start: offset,
+            flush: sync,
+            highWaterMark: 1 << 20,
+            ...(sync ? { fs: flushingFs(2 << 20) } : {}),
+          }),
         );
-        if (url.searchParams.get('record') === '1') await db.query(`UPDATE ${table} SET upload_offset = $1 WHERE id = 1`, [offset + written]);
+        if (url.searchParams.get('record') === '1')
+          await db.query(`UPDATE ${table} SET upload_offset = $1 WHERE id = 1`, [offset + written]);
         res.writeHead(204, { 'upload-offset': String(offset + written) }).end();
         return;
       }

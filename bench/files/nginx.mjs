@@ -74,7 +74,10 @@ export async function startNginx({ dir, port, certFile, keyFile }) {
   if (test.status !== 0) throw new Error(`nginx -t: ${test.stderr.toString().trim()}`);
   const master = spawn(binary, ['-p', dir, '-c', conf], { stdio: ['ignore', 'inherit', 'inherit'] });
   const exited = new Promise((resolve) => master.on('exit', resolve));
-  const version = spawnSync(binary, ['-v']).stderr.toString().trim().replace(/^nginx version: /, '');
+  const version = spawnSync(binary, ['-v'])
+    .stderr.toString()
+    .trim()
+    .replace(/^nginx version: /, '');
   // ready once the worker exists and the port answers
   const deadline = Date.now() + 10_000;
   const workers = () =>
@@ -84,7 +87,8 @@ export async function startNginx({ dir, port, certFile, keyFile }) {
       .filter(Boolean)
       .map(Number);
   while (workers().length === 0 || !existsSync(path.join(dir, 'nginx.pid'))) {
-    if (master.exitCode !== null) throw new Error(`nginx exited ${master.exitCode}: ${readFileSync(path.join(dir, 'error.log'), 'utf8')}`);
+    if (master.exitCode !== null)
+      throw new Error(`nginx exited ${master.exitCode}: ${readFileSync(path.join(dir, 'error.log'), 'utf8')}`);
     if (Date.now() > deadline) throw new Error('nginx did not start within 10 s');
     await new Promise((r) => setTimeout(r, 50));
   }

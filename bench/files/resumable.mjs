@@ -7,7 +7,18 @@
  * write + fdatasync per chunk against a plain write of the same bytes.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, createReadStream, fdatasyncSync, mkdirSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  fdatasyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -127,7 +138,8 @@ export async function curlTusUpload({ endpoint, authFile, pieces, size, sha256, 
   let recordFileId;
   for (const [i, answer] of answers.entries()) {
     const [status, seconds, newOffset, fileId] = answer.split(' ');
-    if (status !== '204' || Number(newOffset) !== offsets[i]) throw new Error(`PATCH ${i + 1} answered ${status} (Upload-Offset ${newOffset})`);
+    if (status !== '204' || Number(newOffset) !== offsets[i])
+      throw new Error(`PATCH ${i + 1} answered ${status} (Upload-Offset ${newOffset})`);
     timings.patch.push(Number(seconds) * 1000);
     recordFileId = fileId;
   }
@@ -154,7 +166,9 @@ export const curlCpuSeconds = () => curlCpu;
 export function curl(args) {
   const script = '"$@"; status=$?; times >&2; exit $status';
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script, 'bench-curl', 'curl', '-sS', '-k', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script, 'bench-curl', 'curl', '-sS', '-k', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = [];
     const err = [];
     child.stdout.on('data', (c) => out.push(c));

@@ -36,10 +36,32 @@ import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { startNginx } from './nginx.mjs';
-import { curl, curlCpuSeconds, curlTusUpload, measureChunkFsync, measureSha256, splitIntoChunks, tusUpload, writeAuthFile } from './resumable.mjs';
+import {
+  curl,
+  curlCpuSeconds,
+  curlTusUpload,
+  measureChunkFsync,
+  measureSha256,
+  splitIntoChunks,
+  tusUpload,
+  writeAuthFile,
+} from './resumable.mjs';
 import { tlsPipe } from './tls-pipe.mjs';
 import { chunkFloor } from './chunk-floor.mjs';
-import { benchPlans, buildApps, CLIENT, cpuMsOf, PG_SERVER, platform, ROOT, rssMiBOf, SECRET, startBenchPlatform, TENANT, USER } from '../bench-platform.mjs';
+import {
+  benchPlans,
+  buildApps,
+  CLIENT,
+  cpuMsOf,
+  PG_SERVER,
+  platform,
+  ROOT,
+  rssMiBOf,
+  SECRET,
+  startBenchPlatform,
+  TENANT,
+  USER,
+} from '../bench-platform.mjs';
 
 const MiB = 1024 * 1024;
 const FILE_MB = Number(process.env.BENCH_FILE_MB ?? 1024);
@@ -144,7 +166,9 @@ async function startPlatform(work) {
     log,
     env: { UPSTREAM_TIMEOUT_MS: '600000' },
     nodeArgs: process.env.BENCH_NODE_ARGS
-      ? Object.fromEntries(['gateway', 'records-service'].map((app) => [app, process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean)]))
+      ? Object.fromEntries(
+          ['gateway', 'records-service'].map((app) => [app, process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean)]),
+        )
       : undefined,
     onOutput: (app, line) => {
       if (appLog) appLogOf(app).write(`${line}\n`);
@@ -155,10 +179,15 @@ async function startPlatform(work) {
 
 /** Signs in (the token stays on `api`), creates a vault and a record; returns the record's files path. */
 async function createRecord(api) {
-  const auth = await api.json('developer-api', 'POST', `/api/v1/tenant/tenant-id/${TENANT}/applications/client-id/${CLIENT}/auth`, {
-    clientSecret: SECRET,
-    ...USER,
-  });
+  const auth = await api.json(
+    'developer-api',
+    'POST',
+    `/api/v1/tenant/tenant-id/${TENANT}/applications/client-id/${CLIENT}/auth`,
+    {
+      clientSecret: SECRET,
+      ...USER,
+    },
+  );
   if (auth.status !== 200) throw new Error(`auth answered ${auth.status}: ${JSON.stringify(auth.body)}`);
   api.token = auth.body.access_token;
   const vault = await api.json('records-api', 'POST', '/api/v1/vault', {});
@@ -178,7 +207,9 @@ async function measureTlsPipe(work, { size }) {
   const tlsRuns = [];
   for (let round = 1; round <= ROUNDS; round++) {
     const certs = path.join(work, 'certs');
-    tlsRuns.push(await tlsPipe({ certFile: path.join(certs, 'gateway.crt'), keyFile: path.join(certs, 'gateway.key'), bytes: size }));
+    tlsRuns.push(
+      await tlsPipe({ certFile: path.join(certs, 'gateway.crt'), keyFile: path.join(certs, 'gateway.key'), bytes: size }),
+    );
   }
   log(`bare TLS pipe (${tlsRuns[0].protocol} ${tlsRuns[0].cipher}): ${tlsRuns.map((r) => r.MiBs).join(' / ')} MiB/s`);
   return tlsRuns;
@@ -194,7 +225,9 @@ async function measureThroughGateway({ api, pids, files, work, file: { source, s
         Promise.all(names.map((name) => api.upload(`${files}?${query(name)}`, source, size, sha256))),
       );
       const down = await sampled(pids, () =>
-        Promise.all(names.map((name) => api.download(`${files}/${encodeURIComponent(name)}`, path.join(work, `${name}.down`), size))),
+        Promise.all(
+          names.map((name) => api.download(`${files}/${encodeURIComponent(name)}`, path.join(work, `${name}.down`), size)),
+        ),
       );
       for (const name of names) {
         rmSync(path.join(work, `${name}.down`), { force: true });
@@ -246,7 +279,9 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
     keyFile: path.join(certs, 'gateway.key'),
   });
   if (nginx) cleanups.unshift(() => nginx.stop());
-  log(nginx ? `nginx ${nginx.version} on ${nginx.url}` : 'nginx is not installed (apt-get install nginx-light): its row is skipped');
+  log(
+    nginx ? `nginx ${nginx.version} on ${nginx.url}` : 'nginx is not installed (apt-get install nginx-light): its row is skipped',
+  );
   const direct = apiClient(`http://127.0.0.1:${port}`);
   direct.token = api.token;
   const uploads = files.replace(/\/record-files$/, '/uploads');
@@ -260,15 +295,23 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
   const authFile = writeAuthFile(path.join(work, 'tus-curl'), api.token);
   const fsync = measureChunkFsync({ file: path.join(work, 'fsync.bin'), chunkSize, chunks: Math.ceil(size / chunkSize) });
   const sha256Cost = await measureSha256();
-  log(`SHA-256 CPU s/GiB: node:crypto ${sha256Cost.nodeCryptoCpuSecondsPerGiB}, hash-wasm (the former resumable design) ${sha256Cost.hashWasmCpuSecondsPerGiB}`);
-  log(`disk: ${TUS_CHUNK_MB} MiB writes ${fsync.writeMiBs} MiB/s, with fdatasync each ${fsync.writeFdatasyncMiBs} MiB/s (${fsync.writeFdatasyncMsPerChunk} ms per chunk)`);
+  log(
+    `SHA-256 CPU s/GiB: node:crypto ${sha256Cost.nodeCryptoCpuSecondsPerGiB}, hash-wasm (the former resumable design) ${sha256Cost.hashWasmCpuSecondsPerGiB}`,
+  );
+  log(
+    `disk: ${TUS_CHUNK_MB} MiB writes ${fsync.writeMiBs} MiB/s, with fdatasync each ${fsync.writeFdatasyncMiBs} MiB/s (${fsync.writeFdatasyncMsPerChunk} ms per chunk)`,
+  );
   const variants = {
     'multipart, gateway': (name) => api.upload(`${files}?${query(name)}`, source, size, sha256),
-    'resumable, gateway': (name) => tusUpload({ endpoint: endpoints.gateway, token: api.token, source, size, sha256, fileName: name, chunkSize }),
+    'resumable, gateway': (name) =>
+      tusUpload({ endpoint: endpoints.gateway, token: api.token, source, size, sha256, fileName: name, chunkSize }),
     'multipart, direct': (name) => direct.upload(`${files}?${query(name)}`, source, size, sha256),
-    'resumable, direct': (name) => tusUpload({ endpoint: endpoints.direct, token: api.token, source, size, sha256, fileName: name, chunkSize }),
-    'resumable (curl), gateway': (name) => curlTusUpload({ endpoint: endpoints.gateway, authFile, pieces, size, sha256, fileName: name }),
-    'resumable (curl), direct': (name) => curlTusUpload({ endpoint: endpoints.direct, authFile, pieces, size, sha256, fileName: name }),
+    'resumable, direct': (name) =>
+      tusUpload({ endpoint: endpoints.direct, token: api.token, source, size, sha256, fileName: name, chunkSize }),
+    'resumable (curl), gateway': (name) =>
+      curlTusUpload({ endpoint: endpoints.gateway, authFile, pieces, size, sha256, fileName: name }),
+    'resumable (curl), direct': (name) =>
+      curlTusUpload({ endpoint: endpoints.direct, authFile, pieces, size, sha256, fileName: name }),
   };
   const runs = [];
   const floor = [];
@@ -303,7 +346,9 @@ async function measureResumable({ api, pids, files, work, file: { source, size, 
       const run = { variant: 'nginx PUT', round, ...summary(s, size), syncSeconds: +syncSeconds.toFixed(2) };
       run.withSyncMiBs = +(mib(size) / (s.seconds + syncSeconds)).toFixed(0);
       runs.push(run);
-      log(`nginx PUT, round ${round}: ${run.MiBs} MiB/s (${run.withSyncMiBs} with sync); RSS growth ${JSON.stringify(run.rssGrowthMiB)} MiB; CPU s/GiB ${JSON.stringify(run.cpuSecondsPerGiB)}`);
+      log(
+        `nginx PUT, round ${round}: ${run.MiBs} MiB/s (${run.withSyncMiBs} with sync); RSS growth ${JSON.stringify(run.rssGrowthMiB)} MiB; CPU s/GiB ${JSON.stringify(run.cpuSecondsPerGiB)}`,
+      );
     }
     if (!ONLY || ONLY.includes('floor')) {
       const figures = await chunkFloor({ source, size, pieces, databaseUrl: PG_SERVER, dir: path.join(work, 'floor') });
@@ -399,13 +444,21 @@ function writeResumableReport({ work, file: { size }, disk, resumable: { runs, f
   if (report.floor) {
     const f = report.floor;
     console.log(`hand-written floor (plain HTTP, curl): ${JSON.stringify(f.medianMiBs)} MiB/s`);
-    console.log(`hand-written floor: durable chunks / one request ${f.durableChunksToOneRequest} (median of the rounds' ratios ${JSON.stringify(f.roundRatios)})`);
+    console.log(
+      `hand-written floor: durable chunks / one request ${f.durableChunksToOneRequest} (median of the rounds' ratios ${JSON.stringify(f.roundRatios)})`,
+    );
   }
   const verdict = (g) => (g.met === null ? 'not measured' : g.met ? 'met' : 'NOT met');
-  console.log(`resumable / multipart: ${goals.resumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.resumableToMultipart)}; client tus-js-client)`);
-  console.log(`resumable / multipart: ${goals.curlResumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.curlResumableToMultipart)}; client curl, the server's own ratio)`);
+  console.log(
+    `resumable / multipart: ${goals.resumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.resumableToMultipart)}; client tus-js-client)`,
+  );
+  console.log(
+    `resumable / multipart: ${goals.curlResumableToMultipart.ratio} (goal >= 0.9: ${verdict(goals.curlResumableToMultipart)}; client curl, the server's own ratio)`,
+  );
   console.log(`multipart / nginx: ${goals.multipartToNginx.ratio} (goal >= 0.5: ${verdict(goals.multipartToNginx)})`);
-  console.log(`peak RSS growth: ${JSON.stringify(goals.rssGrowthUnder128MiB.peak)} MiB (goal < 128: ${verdict(goals.rssGrowthUnder128MiB)})`);
+  console.log(
+    `peak RSS growth: ${JSON.stringify(goals.rssGrowthUnder128MiB.peak)} MiB (goal < 128: ${verdict(goals.rssGrowthUnder128MiB)})`,
+  );
   console.log(`written to ${path.relative(ROOT, out)}`);
 }
 
@@ -465,11 +518,21 @@ function writeReport({ work, file: { size }, disk: { copies, copyMiBs, synced, s
   writeFileSync(out, JSON.stringify(report, null, 2));
   console.log('');
   console.log(`file ${report.fileMiB} MiB; cp ${report.copy.MiBs} MiB/s; cp + sync ${report.copyWithSync.MiBs} MiB/s`);
-  console.log(`1 transfer: upload ${report.single.uploadMiBs} MiB/s (${report.ratioToCopy.upload}x cp), download ${report.single.downloadMiBs} MiB/s (${report.ratioToCopy.download}x cp)`);
-  console.log(`${PARALLEL} at once (aggregate): upload ${report.parallel.uploadMiBs} MiB/s (${report.ratioToCopy.parallelUpload}x), download ${report.parallel.downloadMiBs} MiB/s (${report.ratioToCopy.parallelDownload}x)`);
-  console.log(`direct to records-service (no gateway): upload ${report.directToRecordsService.uploadMiBs} MiB/s, download ${report.directToRecordsService.downloadMiBs} MiB/s`);
-  console.log(`against cp + sync: upload ${report.ratioToCopyWithSync.upload}x, download ${report.ratioToCopyWithSync.download}x`);
-  console.log(`bare TLS pipe (no HTTP, no proxy, no storage): ${report.bareTlsPipe.MiBs} MiB/s (${(report.bareTlsPipe.MiBs / copyMiBs).toFixed(2)}x cp)`);
+  console.log(
+    `1 transfer: upload ${report.single.uploadMiBs} MiB/s (${report.ratioToCopy.upload}x cp), download ${report.single.downloadMiBs} MiB/s (${report.ratioToCopy.download}x cp)`,
+  );
+  console.log(
+    `${PARALLEL} at once (aggregate): upload ${report.parallel.uploadMiBs} MiB/s (${report.ratioToCopy.parallelUpload}x), download ${report.parallel.downloadMiBs} MiB/s (${report.ratioToCopy.parallelDownload}x)`,
+  );
+  console.log(
+    `direct to records-service (no gateway): upload ${report.directToRecordsService.uploadMiBs} MiB/s, download ${report.directToRecordsService.downloadMiBs} MiB/s`,
+  );
+  console.log(
+    `against cp + sync: upload ${report.ratioToCopyWithSync.upload}x, download ${report.ratioToCopyWithSync.download}x`,
+  );
+  console.log(
+    `bare TLS pipe (no HTTP, no proxy, no storage): ${report.bareTlsPipe.MiBs} MiB/s (${(report.bareTlsPipe.MiBs / copyMiBs).toFixed(2)}x cp)`,
+  );
   console.log(`peak RSS growth (MiB): ${JSON.stringify(peakGrowth)} (goal < 128 per process)`);
   console.log(`written to ${path.relative(ROOT, out)}`);
 }
@@ -596,7 +659,14 @@ function apiClient(baseUrl) {
     },
     /** Download to a file on the same disk; checks 200 and the byte count. */
     async download(p, target, size) {
-      const out = await curl([...curlAuth(), '-o', target, '-w', '%{http_code} %{size_download}', ...curlTarget('records-api', p)]);
+      const out = await curl([
+        ...curlAuth(),
+        '-o',
+        target,
+        '-w',
+        '%{http_code} %{size_download}',
+        ...curlTarget('records-api', p),
+      ]);
       const [status, received] = out.trim().split(' ').map(Number);
       if (status !== 200) throw new Error(`download answered ${status}`);
       if (received !== size) throw new Error(`downloaded ${received} of ${size} bytes`);
@@ -609,7 +679,10 @@ function apiClient(baseUrl) {
     },
     json(module, method, p, body) {
       const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers = { ...client.auth(), ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) };
+      const headers = {
+        ...client.auth(),
+        ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+      };
       return new Promise((resolve, reject) => {
         const req = request(base(module, method, p, headers), (res) => {
           const chunks = [];

@@ -42,7 +42,11 @@ export function tlsPipe({ certFile, keyFile, bytes }) {
           const cipher = socket.getCipher();
           socket.end();
           server.kill();
-          resolve({ MiBs: Math.round(bytes / 2 ** 20 / seconds), cipher: cipher.standardName ?? cipher.name, protocol: socket.getProtocol() });
+          resolve({
+            MiBs: Math.round(bytes / 2 ** 20 / seconds),
+            cipher: cipher.standardName ?? cipher.name,
+            protocol: socket.getProtocol(),
+          });
         });
       }
     });

@@ -159,10 +159,16 @@ function writeReport(saturation, latency) {
   console.log('');
   const t = summary.throughput;
   const l = summary.latency;
-  console.log(`CPU per request (µs): direct ${JSON.stringify(summary.cpuMicrosPerRequest.direct)}, through the gateway ${JSON.stringify(summary.cpuMicrosPerRequest.gateway)}`);
+  console.log(
+    `CPU per request (µs): direct ${JSON.stringify(summary.cpuMicrosPerRequest.direct)}, through the gateway ${JSON.stringify(summary.cpuMicrosPerRequest.gateway)}`,
+  );
   console.log(`saturation: direct ${t.direct.toFixed(0)} req/s, gateway ${t.gateway.toFixed(0)} req/s`);
-  console.log(`throughput ratio gateway/direct: ${t.ratio.toFixed(2)} (median of per-round ratios ${t.medianPairedRatio.toFixed(2)}; goal >= 0.6)`);
-  console.log(`${LATENCY_CONNECTIONS} connection(s): direct p50 ${l.direct.p50} ms p99 ${l.direct.p99} ms; gateway p50 ${l.gateway.p50} ms p99 ${l.gateway.p99} ms`);
+  console.log(
+    `throughput ratio gateway/direct: ${t.ratio.toFixed(2)} (median of per-round ratios ${t.medianPairedRatio.toFixed(2)}; goal >= 0.6)`,
+  );
+  console.log(
+    `${LATENCY_CONNECTIONS} connection(s): direct p50 ${l.direct.p50} ms p99 ${l.direct.p99} ms; gateway p50 ${l.gateway.p50} ms p99 ${l.gateway.p99} ms`,
+  );
   console.log(`added latency: p50 ${l.addedP50} ms, p99 ${l.addedP99} ms (goal p99 < 5 ms)`);
   console.log(`written to ${path.relative(ROOT, out)}`);
 }
@@ -236,22 +242,19 @@ async function rounds(targets, connections) {
 function measure(target, duration, connections) {
   return new Promise((resolve, reject) => {
     const latencies = [];
-    const instance = autocannon(
-      { ...target, method: 'GET', connections, duration, pipelining: 1 },
-      (err, result) => {
-        if (err) return reject(err);
-        latencies.sort((a, b) => a - b);
-        resolve({
-          rps: result.requests.average,
-          requests: result.requests.total,
-          p50: percentile(latencies, 50),
-          p90: percentile(latencies, 90),
-          p99: percentile(latencies, 99),
-          non2xx: result.non2xx,
-          errors: result.errors + result.timeouts,
-        });
-      },
-    );
+    const instance = autocannon({ ...target, method: 'GET', connections, duration, pipelining: 1 }, (err, result) => {
+      if (err) return reject(err);
+      latencies.sort((a, b) => a - b);
+      resolve({
+        rps: result.requests.average,
+        requests: result.requests.total,
+        p50: percentile(latencies, 50),
+        p90: percentile(latencies, 90),
+        p99: percentile(latencies, 99),
+        non2xx: result.non2xx,
+        errors: result.errors + result.timeouts,
+      });
+    });
     instance.on('response', (_client, status, _bytes, ms) => {
       if (status >= 200 && status < 300) latencies.push(ms);
     });

@@ -267,9 +267,7 @@ async function writeReport({ pool }, lags, { outageIds, backlogIds, restartAt, d
   result.goals.p99Met = result.lag.p99Ms < 250;
   result.goals.drainMet = result.drain.eventsPerSecondFromFirstEntry >= 1000;
   const [{ dupes }] = (
-    await pool.query(
-      `SELECT count(*)::int - count(DISTINCT event_id)::int AS dupes FROM activity_log_entries`,
-    )
+    await pool.query(`SELECT count(*)::int - count(DISTINCT event_id)::int AS dupes FROM activity_log_entries`)
   ).rows;
   result.duplicateEntries = dupes;
   console.log(JSON.stringify(result, null, 2));

@@ -1,9 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import {
-  bootTestApp,
-  createTestDatabase,
-  TestDatabase,
-} from '@vault/platform/testing';
+import { bootTestApp, createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app/app.module';
@@ -41,11 +37,7 @@ async function counts(app: INestApplication) {
   return row;
 }
 
-const signIn = (
-  app: INestApplication,
-  password: string,
-  secret = 'first-secret',
-) =>
+const signIn = (app: INestApplication, password: string, secret = 'first-secret') =>
   request(app.getHttpServer())
     .post(`${appPath('acme', 'acme-web')}/auth`)
     .send({ clientSecret: secret, username: 'ops@acme.test', password });
@@ -68,10 +60,7 @@ describe('developer-service bootstrap', () => {
   });
 
   it('applies the file idempotently and a changed password or secret takes effect on restart', async () => {
-    const dir = writeBootstrapFile(file('old-password')).replace(
-      /bootstrap\.json$/,
-      '',
-    );
+    const dir = writeBootstrapFile(file('old-password')).replace(/bootstrap\.json$/, '');
     const first = await boot({ VAULT_BOOTSTRAP_FILE: `${dir}bootstrap.json` });
     expect(await counts(first)).toEqual({
       tenants: 1,
@@ -81,9 +70,7 @@ describe('developer-service bootstrap', () => {
     await signIn(first, 'old-password').expect(200);
 
     // Applying the same file again changes nothing and duplicates nothing.
-    const again = await first
-      .get(BootstrapService)
-      .apply(parseBootstrapFile(JSON.stringify(file('old-password'))));
+    const again = await first.get(BootstrapService).apply(parseBootstrapFile(JSON.stringify(file('old-password'))));
     expect(again).toEqual({ tenants: 1, created: 0, updated: 0, unchanged: 4 });
     expect(await counts(first)).toEqual({
       tenants: 1,
@@ -92,9 +79,7 @@ describe('developer-service bootstrap', () => {
     });
     const hashBefore = await first
       .get(DataSource)
-      .query(
-        `SELECT password_hash FROM organisation_users WHERE username = 'dev@acme.test'`,
-      );
+      .query(`SELECT password_hash FROM organisation_users WHERE username = 'dev@acme.test'`);
     await first.close();
     apps.pop();
 
@@ -112,9 +97,7 @@ describe('developer-service bootstrap', () => {
     // An unchanged password keeps its stored hash (no needless rehash).
     const hashAfter = await second
       .get(DataSource)
-      .query(
-        `SELECT password_hash FROM organisation_users WHERE username = 'dev@acme.test'`,
-      );
+      .query(`SELECT password_hash FROM organisation_users WHERE username = 'dev@acme.test'`);
     expect(hashAfter).toEqual(hashBefore);
   });
 
@@ -149,9 +132,7 @@ describe('developer-service bootstrap', () => {
       ...baseEnv(db.url),
       VAULT_BOOTSTRAP_FILE: '/nonexistent/bootstrap.json',
     });
-    expect(missing.message).toMatch(
-      /VAULT_BOOTSTRAP_FILE .*cannot be read \(ENOENT\)/,
-    );
+    expect(missing.message).toMatch(/VAULT_BOOTSTRAP_FILE .*cannot be read \(ENOENT\)/);
   });
 
   it('creates the demo tenant when no file is given outside production', async () => {
@@ -180,8 +161,6 @@ describe('developer-service bootstrap', () => {
     const test = await request(app.getHttpServer())
       .get(`${appPath('demo', 'demo-app')}/test`)
       .expect(200);
-    expect(test.body.redirectUrl).toMatch(
-      /^https:\/\/localhost:8443\/callback#access_token=/,
-    );
+    expect(test.body.redirectUrl).toMatch(/^https:\/\/localhost:8443\/callback#access_token=/);
   });
 });

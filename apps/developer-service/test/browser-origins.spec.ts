@@ -57,14 +57,21 @@ describe('developer-service browser origins', () => {
   });
   afterAll(async () => {
     for (const app of apps) await app.close();
-    await new Kvm(nc).open(corsOriginsBucket(namespace)).then((kv) => kv.destroy()).catch(() => undefined);
+    await new Kvm(nc)
+      .open(corsOriginsBucket(namespace))
+      .then((kv) => kv.destroy())
+      .catch(() => undefined);
     await nc.close();
     await db?.drop();
   });
 
   it('stores the origins serialized and publishes them for the gateway', async () => {
     const path = writeBootstrapFile(
-      file({ 'acme-web': ['https://App.Acme.test:443', 'http://127.0.0.1:5173', 'https://app.acme.test'], 'acme-cli': undefined, 'acme~spa': ['https://spa.acme.test'] }),
+      file({
+        'acme-web': ['https://App.Acme.test:443', 'http://127.0.0.1:5173', 'https://app.acme.test'],
+        'acme-cli': undefined,
+        'acme~spa': ['https://spa.acme.test'],
+      }),
     );
     const app = await boot(path);
     const rows = await app.get(DataSource).query(`SELECT client_id, allowed_origins FROM applications ORDER BY client_id`);
@@ -83,14 +90,21 @@ describe('developer-service browser origins', () => {
     apps.pop();
 
     // Restart with one application's origins changed and another's removed.
-    writeBootstrapFile(file({ 'acme-web': ['https://app.acme.test'], 'acme-cli': undefined, 'acme~spa': [] }), path.replace(/\/bootstrap\.json$/, ''));
+    writeBootstrapFile(
+      file({ 'acme-web': ['https://app.acme.test'], 'acme-cli': undefined, 'acme~spa': [] }),
+      path.replace(/\/bootstrap\.json$/, ''),
+    );
     await boot(path);
     expect(await entries()).toEqual({ 'acme-web': ['https://app.acme.test'] });
   });
 
   it('stops the boot for an origin with a path, a wildcard or another scheme', async () => {
     for (const bad of ['https://app.acme.test/', 'https://*.acme.test', 'ftp://app.acme.test', 'app.acme.test']) {
-      const err = await bootFailure({ ...baseEnv(db.url), EVENTS_NAMESPACE: namespace, VAULT_BOOTSTRAP_FILE: writeBootstrapFile(file({ 'acme-web': [bad] })) });
+      const err = await bootFailure({
+        ...baseEnv(db.url),
+        EVENTS_NAMESPACE: namespace,
+        VAULT_BOOTSTRAP_FILE: writeBootstrapFile(file({ 'acme-web': [bad] })),
+      });
       expect(err.message).toContain('tenants.0.applications.0.allowedOrigins');
     }
   });

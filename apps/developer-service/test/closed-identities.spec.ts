@@ -4,11 +4,7 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
 import { AccountDeletedEvent, EVENT_STREAMS, SUBJECTS } from '@vault/contracts';
-import {
-  ensureStream,
-  EventNamespace,
-  JetStreamServer,
-} from '@vault/platform/events';
+import { ensureStream, EventNamespace, JetStreamServer } from '@vault/platform/events';
 import { bootTestApp, createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import { decodeJwt } from 'jose';
 import { Client } from 'pg';
@@ -26,7 +22,9 @@ const FILE = {
     {
       id: 'tenant-a',
       name: 'Tenant A',
-      applications: [{ clientId: 'app-a', clientSecret: 'secret-a-123', testMode: true, redirectUris: ['https://client.example/cb'] }],
+      applications: [
+        { clientId: 'app-a', clientSecret: 'secret-a-123', testMode: true, redirectUris: ['https://client.example/cb'] },
+      ],
       users: [
         { username: 'alice@a.test', password: 'alice-password' },
         { username: 'bob@a.test', password: 'bob-password' },
@@ -149,10 +147,9 @@ describe('developer-service: identities of deleted accounts get no token', () =>
     const bob = subOf(first.access_token);
     await publishDeletion(bob);
     await until(async () => (await closedRows(bob)).length === 1, 'the deletion of bob');
-    const families = await pg.query(
-      'SELECT revoked_reason FROM refresh_token_families WHERE open_id = $1 ORDER BY created_at',
-      [bob],
-    );
+    const families = await pg.query('SELECT revoked_reason FROM refresh_token_families WHERE open_id = $1 ORDER BY created_at', [
+      bob,
+    ]);
     // bob's earlier sign-ins in this suite too: every family of the identity
     expect(families.rows.length).toBeGreaterThanOrEqual(2);
     expect(families.rows.every((r) => r.revoked_reason === 'account_deleted')).toBe(true);

@@ -5,7 +5,13 @@ const PASSWORD = 'hunter2-not-to-be-shown';
 
 /** Runs developer-service's real entry with `args` and `env` until it exits; its status and all it wrote. */
 async function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const { child, output } = spawnAppEntry('developer-service', args, { NODE_ENV: 'test', LOG_LEVEL: 'log', PORT: '0', HOST: '127.0.0.1', ...env });
+  const { child, output } = spawnAppEntry('developer-service', args, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'log',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...env,
+  });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { code, output: output() };
 }
@@ -41,7 +47,9 @@ describe('developer-service start with URL settings carrying a password (real pr
       DATABASE_URL: `postgres://vault:${PASSWORD}@127.0.0.1:1/vault_developer`,
     });
     expect(code).toBe(1);
-    expect(output).toContain('cannot connect to the database (DATABASE_URL=postgres://vault:***@127.0.0.1:1/vault_developer): connect ECONNREFUSED');
+    expect(output).toContain(
+      'cannot connect to the database (DATABASE_URL=postgres://vault:***@127.0.0.1:1/vault_developer): connect ECONNREFUSED',
+    );
     expect(output).not.toContain(PASSWORD);
   }, 60_000);
 });

@@ -1,9 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import {
-  bootTestApp,
-  createTestDatabase,
-  TestDatabase,
-} from '@vault/platform/testing';
+import { bootTestApp, createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import { decodeProtectedHeader, errors } from 'jose';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -30,11 +26,7 @@ const demoToken = async (app: INestApplication): Promise<string> =>
   ).body.access_token;
 
 const publishedKids = async (app: INestApplication): Promise<string[]> =>
-  (
-    await request(app.getHttpServer())
-      .get(`${API}/.well-known/jwks.json`)
-      .expect(200)
-  ).body.keys
+  (await request(app.getHttpServer()).get(`${API}/.well-known/jwks.json`).expect(200)).body.keys
     .map((k: { kid: string }) => k.kid)
     .sort();
 
@@ -53,15 +45,9 @@ describe('developer-service signing key rotation', () => {
   let b: INestApplication;
   let sql: DataSource;
   const rows = async (): Promise<KeyRow[]> =>
-    sql.query(
-      'SELECT kid, active, activates_at, retired_at FROM signing_keys ORDER BY activates_at',
-    );
+    sql.query('SELECT kid, active, activates_at, retired_at FROM signing_keys ORDER BY activates_at');
   /** Both replicas run their periodic check at the same moment. */
-  const checkBoth = () =>
-    Promise.all([
-      a.get(SigningKeysService).check(),
-      b.get(SigningKeysService).check(),
-    ]);
+  const checkBoth = () => Promise.all([a.get(SigningKeysService).check(), b.get(SigningKeysService).check()]);
 
   beforeAll(async () => {
     db = await createTestDatabase('developer_rotation');
@@ -95,10 +81,7 @@ describe('developer-service signing key rotation', () => {
 
     // The active key has signed for 30 days, less than the lead: the next key is made by
     // one replica only (both check at once, under the advisory lock).
-    await sql.query(
-      `UPDATE signing_keys SET activates_at = now() - interval '30 days' + make_interval(secs => $1)`,
-      [LEAD - 60],
-    );
+    await sql.query(`UPDATE signing_keys SET activates_at = now() - interval '30 days' + make_interval(secs => $1)`, [LEAD - 60]);
     await checkBoth();
     await checkBoth();
     const pending = await rows();
@@ -106,9 +89,7 @@ describe('developer-service signing key rotation', () => {
     const next = pending[1];
     expect(next).toMatchObject({ active: false, retired_at: null });
     // It signs when the old key's 30 days are up, at least the lead from now.
-    expect(next.activates_at.getTime() - Date.now()).toBeGreaterThan(
-      (LEAD - 120) * 1000,
-    );
+    expect(next.activates_at.getTime() - Date.now()).toBeGreaterThan((LEAD - 120) * 1000);
     // Published by both replicas at once, while tokens are still signed with the old key.
     expect(await publishedKids(a)).toEqual([first.kid, next.kid].sort());
     expect(await publishedKids(b)).toEqual([first.kid, next.kid].sort());
@@ -116,10 +97,7 @@ describe('developer-service signing key rotation', () => {
     expect(kidOf(await demoToken(b))).toBe(first.kid);
 
     // Its time comes (moved to just now): every replica signs with it, one switches the rows.
-    await sql.query(
-      `UPDATE signing_keys SET activates_at = now() - interval '1 second' WHERE kid = $1`,
-      [next.kid],
-    );
+    await sql.query(`UPDATE signing_keys SET activates_at = now() - interval '1 second' WHERE kid = $1`, [next.kid]);
     await checkBoth();
     const switched = await rows();
     expect(switched.find((r) => r.kid === next.kid)).toMatchObject({
@@ -128,9 +106,7 @@ describe('developer-service signing key rotation', () => {
     });
     const retired = switched.find((r) => r.kid === first.kid);
     expect(retired).toMatchObject({ active: false });
-    expect(retired?.retired_at?.getTime()).toBe(
-      switched.find((r) => r.kid === next.kid)?.activates_at.getTime(),
-    );
+    expect(retired?.retired_at?.getTime()).toBe(switched.find((r) => r.kid === next.kid)?.activates_at.getTime());
     const after = await demoToken(a);
     expect(kidOf(after)).toBe(next.kid);
     expect(kidOf(await demoToken(b))).toBe(next.kid);
@@ -142,45 +118,37 @@ describe('developer-service signing key rotation', () => {
     await verifyWithJwks(b, after);
 
     // Still within token lifetime + skew after the switch: kept.
-    await sql.query(
-      `UPDATE signing_keys SET retired_at = now() - make_interval(secs => $1) WHERE kid = $2`,
-      [TTL + SKEW - 30, first.kid],
-    );
+    await sql.query(`UPDATE signing_keys SET retired_at = now() - make_interval(secs => $1) WHERE kid = $2`, [
+      TTL + SKEW - 30,
+      first.kid,
+    ]);
     await checkBoth();
     expect(await publishedKids(b)).toEqual([first.kid, next.kid].sort());
 
     // Its last token has expired: it leaves the JWKS and the table; its tokens stop verifying.
-    await sql.query(
-      `UPDATE signing_keys SET retired_at = now() - make_interval(secs => $1) WHERE kid = $2`,
-      [TTL + SKEW + 1, first.kid],
-    );
+    await sql.query(`UPDATE signing_keys SET retired_at = now() - make_interval(secs => $1) WHERE kid = $2`, [
+      TTL + SKEW + 1,
+      first.kid,
+    ]);
     await checkBoth();
     expect((await rows()).map((r) => r.kid)).toEqual([next.kid]);
     expect(await publishedKids(a)).toEqual([next.kid]);
     expect(await publishedKids(b)).toEqual([next.kid]);
-    await expect(verifyWithJwks(a, before)).rejects.toBeInstanceOf(
-      errors.JWKSNoMatchingKey,
-    );
+    await expect(verifyWithJwks(a, before)).rejects.toBeInstanceOf(errors.JWKSNoMatchingKey);
     await verifyWithJwks(a, after);
   });
 
   it('creates one next key when many checks of several replicas race', async () => {
-    await sql.query(
-      `UPDATE signing_keys SET activates_at = now() - interval '30 days'`,
-    );
+    await sql.query(`UPDATE signing_keys SET activates_at = now() - interval '30 days'`);
     const rotations = [a, b].map((app) => app.get(KeyRotation));
-    const outcomes = await Promise.all(
-      [...rotations, ...rotations, ...rotations].map((r) => r.rotate()),
-    );
+    const outcomes = await Promise.all([...rotations, ...rotations, ...rotations].map((r) => r.rotate()));
     expect(outcomes.filter((o) => o.created)).toHaveLength(1);
     const all = await rows();
     expect(all).toHaveLength(2);
     expect(all.filter((r) => r.active)).toHaveLength(1);
     // The old key had passed its time: the new one signs after the lead, from now.
     const created = all.find((r) => !r.active);
-    expect(created?.activates_at.getTime()).toBeGreaterThan(
-      Date.now() + (LEAD - 60) * 1000,
-    );
+    expect(created?.activates_at.getTime()).toBeGreaterThan(Date.now() + (LEAD - 60) * 1000);
   });
 
   it('refuses a publish lead shorter than the verifiers need to fetch the new key', async () => {

@@ -1,9 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import {
-  bootTestApp,
-  createTestDatabase,
-  TestDatabase,
-} from '@vault/platform/testing';
+import { bootTestApp, createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import { dataSourceOptions } from '@vault/platform/persistence';
 import { decodeProtectedHeader } from 'jose';
 import request from 'supertest';
@@ -29,11 +25,7 @@ const demoToken = async (app: INestApplication): Promise<string> =>
   ).body.access_token;
 
 const jwks = async (app: INestApplication) =>
-  (
-    await request(app.getHttpServer())
-      .get(`${API}/.well-known/jwks.json`)
-      .expect(200)
-  ).body;
+  (await request(app.getHttpServer()).get(`${API}/.well-known/jwks.json`).expect(200)).body;
 
 describe('developer-service signing keys', () => {
   const dbs: TestDatabase[] = [];
@@ -63,17 +55,13 @@ describe('developer-service signing keys', () => {
     const first = await boot(db, { KEY_ENCRYPTION_SECRET: SECRET });
     const token = await demoToken(first);
     const kid = decodeProtectedHeader(token).kid;
-    const [row] = await first
-      .get(DataSource)
-      .query('SELECT kid, private_jwk, encrypted FROM signing_keys');
+    const [row] = await first.get(DataSource).query('SELECT kid, private_jwk, encrypted FROM signing_keys');
     expect(row).toMatchObject({ kid, encrypted: true });
     expect(row.private_jwk).not.toContain('"d"');
     await stop(first);
 
     const second = await boot(db, { KEY_ENCRYPTION_SECRET: SECRET });
-    expect(
-      (await jwks(second)).keys.map((k: { kid: string }) => k.kid),
-    ).toEqual([kid]);
+    expect((await jwks(second)).keys.map((k: { kid: string }) => k.kid)).toEqual([kid]);
     const { payload } = await verifyWithJwks(second, token);
     expect(payload['tid']).toBe('demo');
     const again = await demoToken(second);
@@ -114,44 +102,29 @@ describe('developer-service signing keys', () => {
   it('encrypts a plainly stored key once a secret is configured', async () => {
     const db = await newDb();
     const plain = await boot(db);
-    const [before] = await plain
-      .get(DataSource)
-      .query('SELECT kid, private_jwk, encrypted FROM signing_keys');
+    const [before] = await plain.get(DataSource).query('SELECT kid, private_jwk, encrypted FROM signing_keys');
     expect(before.encrypted).toBe(false);
     expect(JSON.parse(before.private_jwk)).toHaveProperty('d');
     await stop(plain);
 
     const secured = await boot(db, { KEY_ENCRYPTION_SECRET: SECRET });
-    const [after] = await secured
-      .get(DataSource)
-      .query('SELECT kid, private_jwk, encrypted FROM signing_keys');
+    const [after] = await secured.get(DataSource).query('SELECT kid, private_jwk, encrypted FROM signing_keys');
     expect(after).toMatchObject({ kid: before.kid, encrypted: true });
     expect(after.private_jwk).not.toContain('"d"');
   });
 
   it('agrees on one key when two replicas start at once', async () => {
     const db = await newDb();
-    const ds = new DataSource(
-      dataSourceOptions(
-        db.url,
-        { entities: ENTITIES, migrations: MIGRATIONS },
-        false,
-      ),
-    );
+    const ds = new DataSource(dataSourceOptions(db.url, { entities: ENTITIES, migrations: MIGRATIONS }, false));
     await ds.initialize();
     await ds.runMigrations();
     await ds.destroy();
 
-    const [a, b] = await Promise.all([
-      boot(db, { DB_MIGRATE_ON_START: 'false' }),
-      boot(db, { DB_MIGRATE_ON_START: 'false' }),
-    ]);
+    const [a, b] = await Promise.all([boot(db, { DB_MIGRATE_ON_START: 'false' }), boot(db, { DB_MIGRATE_ON_START: 'false' })]);
     const [ka, kb] = [await jwks(a), await jwks(b)];
     expect(ka.keys).toHaveLength(1);
     expect(kb).toEqual(ka);
-    const [{ n }] = await a
-      .get(DataSource)
-      .query('SELECT count(*)::int AS n FROM signing_keys');
+    const [{ n }] = await a.get(DataSource).query('SELECT count(*)::int AS n FROM signing_keys');
     expect(n).toBe(1);
     const token = await demoToken(a);
     await verifyWithJwks(b, token);

@@ -1,6 +1,13 @@
 import { INestApplication } from '@nestjs/common';
 import { MAX_JSON_DEPTH } from '@vault/contracts';
-import { bootTestApp, createTestDatabase, expectProblemReply, nestedJson, rawRequest, TestDatabase } from '@vault/platform/testing';
+import {
+  bootTestApp,
+  createTestDatabase,
+  expectProblemReply,
+  nestedJson,
+  rawRequest,
+  TestDatabase,
+} from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
 import { appPath, baseEnv, writeBootstrapFile } from './support';
 

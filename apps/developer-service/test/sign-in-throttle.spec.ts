@@ -1,19 +1,10 @@
 import { INestApplication } from '@nestjs/common';
 import { metricsRegistry } from '@vault/platform/observability';
-import {
-  bootTestApp,
-  createTestDatabase,
-  TestClock,
-  TestDatabase,
-} from '@vault/platform/testing';
+import { bootTestApp, createTestDatabase, TestClock, TestDatabase } from '@vault/platform/testing';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app/app.module';
-import {
-  LOGIN_POLICY,
-  loginKey,
-  pairKey,
-} from '../src/features/auth/login-throttle.service';
+import { LOGIN_POLICY, loginKey, pairKey } from '../src/features/auth/login-throttle.service';
 import { appPath, baseEnv, writeBootstrapFile } from './support';
 
 const SECRET = 'secret-t-123';
@@ -72,10 +63,7 @@ describe('sign-in throttling', () => {
   const points = async (key: string): Promise<number> => {
     const rows: Array<{ points: number }> = await app
       .get(DataSource)
-      .query(
-        `SELECT points FROM auth_throttle WHERE key = $1 AND (expire IS NULL OR expire > $2)`,
-        [key, Date.now()],
-      );
+      .query(`SELECT points FROM auth_throttle WHERE key = $1 AND (expire IS NULL OR expire > $2)`, [key, Date.now()]);
     return rows[0]?.points ?? 0;
   };
 
@@ -211,11 +199,7 @@ describe('sign-in throttling behind an untrusted peer', () => {
         .expect(401);
     }
     // Blocked as 127.0.0.1, whatever address it claims.
-    const res = await request(server)
-      .post(url)
-      .set('X-Forwarded-For', '192.0.2.200')
-      .send(right('judy'))
-      .expect(429);
+    const res = await request(server).post(url).set('X-Forwarded-For', '192.0.2.200').send(right('judy')).expect(429);
     expect(res.body.code).toBe('too_many_requests');
     const rows: Array<{ key: string }> = await app
       .get(DataSource)

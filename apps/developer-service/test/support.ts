@@ -1,9 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { Test, TestingModule } from '@nestjs/testing';
-import {
-  DEFAULT_TOKEN_AUDIENCE,
-  TOKEN_SIGNING_ALGORITHM,
-} from '@vault/contracts';
+import { DEFAULT_TOKEN_AUDIENCE, TOKEN_SIGNING_ALGORITHM } from '@vault/contracts';
 import { configureApp } from '@vault/platform/bootstrap';
 import { TEST_ISSUER } from '@vault/platform/testing';
 import { createRemoteJWKSet, jwtVerify, JWTVerifyResult } from 'jose';
@@ -17,15 +14,9 @@ export const appPath = (tenantId: string, clientId: string) =>
   `${API}/tenant/tenant-id/${tenantId}/applications/client-id/${clientId}`;
 
 /** Writes a bootstrap file into a fresh temporary folder and returns its path. */
-export function writeBootstrapFile(
-  content: unknown,
-  dir = mkdtempSync(join(tmpdir(), 'vault-bootstrap-')),
-): string {
+export function writeBootstrapFile(content: unknown, dir = mkdtempSync(join(tmpdir(), 'vault-bootstrap-'))): string {
   const path = join(dir, 'bootstrap.json');
-  writeFileSync(
-    path,
-    typeof content === 'string' ? content : JSON.stringify(content),
-  );
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
 }
 
@@ -55,13 +46,8 @@ export function baseEnv(databaseUrl: string): Record<string, string> {
 }
 
 /** Verifies a token the way a service does: keys from the app's JWKS endpoint, ES256 pinned, iss/aud/exp. */
-export async function verifyWithJwks(
-  app: INestApplication,
-  token: string,
-): Promise<JWTVerifyResult> {
-  const jwks = createRemoteJWKSet(
-    new URL(`${await app.getUrl()}${API}/.well-known/jwks.json`),
-  );
+export async function verifyWithJwks(app: INestApplication, token: string): Promise<JWTVerifyResult> {
+  const jwks = createRemoteJWKSet(new URL(`${await app.getUrl()}${API}/.well-known/jwks.json`));
   return jwtVerify(token, jwks, {
     algorithms: [TOKEN_SIGNING_ALGORITHM],
     issuer: TEST_ISSUER,

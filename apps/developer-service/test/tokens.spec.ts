@@ -1,21 +1,10 @@
 import { INestApplication } from '@nestjs/common';
 import { listRouteRules } from '@vault/platform/auth';
-import {
-  bootTestApp,
-  createTestDatabase,
-  TEST_ISSUER,
-  TestDatabase,
-} from '@vault/platform/testing';
+import { bootTestApp, createTestDatabase, TEST_ISSUER, TestDatabase } from '@vault/platform/testing';
 import { decodeProtectedHeader } from 'jose';
 import request from 'supertest';
 import { AppModule } from '../src/app/app.module';
-import {
-  API,
-  appPath,
-  baseEnv,
-  verifyWithJwks,
-  writeBootstrapFile,
-} from './support';
+import { API, appPath, baseEnv, verifyWithJwks, writeBootstrapFile } from './support';
 
 const FILE = {
   tenants: [
@@ -27,10 +16,7 @@ const FILE = {
           clientId: 'app-a',
           clientSecret: 'secret-a-123',
           testMode: true,
-          redirectUris: [
-            'https://client.example/cb',
-            'https://other.example/cb',
-          ],
+          redirectUris: ['https://client.example/cb', 'https://other.example/cb'],
         },
         {
           clientId: 'app-plain',
@@ -68,10 +54,8 @@ describe('developer-service tokens', () => {
   let ipCounter = 0;
   /** Each test signs in from its own address (X-Forwarded-For from loopback is trusted). */
   let ip: string;
-  const post = (path: string) =>
-    request(app.getHttpServer()).post(path).set('X-Forwarded-For', ip);
-  const auth = (body: object, tenant = 'tenant-a', client = 'app-a') =>
-    post(`${appPath(tenant, client)}/auth`).send(body);
+  const post = (path: string) => request(app.getHttpServer()).post(path).set('X-Forwarded-For', ip);
+  const auth = (body: object, tenant = 'tenant-a', client = 'app-a') => post(`${appPath(tenant, client)}/auth`).send(body);
 
   beforeAll(async () => {
     db = await createTestDatabase('developer_tokens');
@@ -103,9 +87,7 @@ describe('developer-service tokens', () => {
       });
 
       const header = decodeProtectedHeader(res.body.access_token);
-      const jwks = await request(app.getHttpServer())
-        .get(`${API}/.well-known/jwks.json`)
-        .expect(200);
+      const jwks = await request(app.getHttpServer()).get(`${API}/.well-known/jwks.json`).expect(200);
       expect(header).toEqual({
         alg: 'ES256',
         kid: jwks.body.keys[0].kid,
@@ -140,9 +122,7 @@ describe('developer-service tokens', () => {
     });
 
     it('matches usernames case-insensitively', async () => {
-      const res = await auth({ ...ALICE, username: 'Alice@A.test' }).expect(
-        200,
-      );
+      const res = await auth({ ...ALICE, username: 'Alice@A.test' }).expect(200);
       const { payload } = await verifyWithJwks(app, res.body.access_token);
       expect(payload['preferred_username']).toBe('alice@a.test');
     });
@@ -151,44 +131,17 @@ describe('developer-service tokens', () => {
       const cases: Array<[string, object, string, string]> = [
         ['unknown tenant', ALICE, 'tenant-x', 'app-a'],
         ['unknown client', ALICE, 'tenant-a', 'app-x'],
-        [
-          'client of another tenant',
-          { ...ALICE, clientSecret: 'secret-b-123' },
-          'tenant-a',
-          'app-b',
-        ],
-        [
-          'wrong secret',
-          { ...ALICE, clientSecret: 'secret-a-999' },
-          'tenant-a',
-          'app-a',
-        ],
-        [
-          'unknown user',
-          { ...ALICE, username: 'nobody@a.test' },
-          'tenant-a',
-          'app-a',
-        ],
-        [
-          'wrong password',
-          { ...ALICE, username: 'erin@a.test', password: 'alice-password' },
-          'tenant-a',
-          'app-a',
-        ],
-        [
-          'user of another tenant',
-          { ...ALICE, username: 'bob@b.test', password: 'bob-password' },
-          'tenant-a',
-          'app-a',
-        ],
+        ['client of another tenant', { ...ALICE, clientSecret: 'secret-b-123' }, 'tenant-a', 'app-b'],
+        ['wrong secret', { ...ALICE, clientSecret: 'secret-a-999' }, 'tenant-a', 'app-a'],
+        ['unknown user', { ...ALICE, username: 'nobody@a.test' }, 'tenant-a', 'app-a'],
+        ['wrong password', { ...ALICE, username: 'erin@a.test', password: 'alice-password' }, 'tenant-a', 'app-a'],
+        ['user of another tenant', { ...ALICE, username: 'bob@b.test', password: 'bob-password' }, 'tenant-a', 'app-a'],
       ];
       const bodies = [];
       for (const [name, body, tenant, client] of cases) {
         const res = await auth(body, tenant, client);
         expect({ name, status: res.status }).toEqual({ name, status: 401 });
-        expect(res.headers['content-type']).toMatch(
-          /^application\/problem\+json/,
-        );
+        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
         expect(res.body.requestId).toBe(res.headers['x-request-id']);
         const { requestId: _, ...rest } = res.body;
         bodies.push(rest);
@@ -245,28 +198,21 @@ describe('developer-service tokens', () => {
     it('lists missing and blank fields in a 400', async () => {
       const missing = await auth({}).expect(400);
       expect(missing.body.code).toBe('validation_failed');
-      expect(
-        new Set(missing.body.errors.map((e: { field: string }) => e.field)),
-      ).toEqual(new Set(['clientSecret', 'username', 'password']));
+      expect(new Set(missing.body.errors.map((e: { field: string }) => e.field))).toEqual(
+        new Set(['clientSecret', 'username', 'password']),
+      );
       const blank = await auth({
         clientSecret: '  ',
         username: '',
         password: 'x',
       }).expect(400);
-      expect(
-        new Set(blank.body.errors.map((e: { field: string }) => e.field)),
-      ).toEqual(new Set(['clientSecret', 'username']));
-      const form = await auth({})
-        .type('form')
-        .send({ username: 'alice@a.test' })
-        .expect(400);
+      expect(new Set(blank.body.errors.map((e: { field: string }) => e.field))).toEqual(new Set(['clientSecret', 'username']));
+      const form = await auth({}).type('form').send({ username: 'alice@a.test' }).expect(400);
       expect(form.body.errors.map((e: { field: string }) => e.field)).toEqual(
         expect.arrayContaining(['clientSecret', 'password']),
       );
       const extra = await auth({ ...ALICE, admin: true }).expect(400);
-      expect(
-        extra.body.errors.map((e: { field: string }) => e.field),
-      ).toContain('admin');
+      expect(extra.body.errors.map((e: { field: string }) => e.field)).toContain('admin');
     });
 
     it('throttles repeated failures from one client address', async () => {
@@ -285,56 +231,37 @@ describe('developer-service tokens', () => {
 
     it('answers a redirect URL carrying a test token (default and explicit responseType)', async () => {
       for (const query of ['', '?responseType=redirect_url']) {
-        const res = await get(
-          `${appPath('tenant-a', 'app-a')}/test${query}`,
-        ).expect(200);
+        const res = await get(`${appPath('tenant-a', 'app-a')}/test${query}`).expect(200);
         expect(res.headers['cache-control']).toBe('no-store');
         const url = new URL(res.body.redirectUrl);
-        expect(`${url.origin}${url.pathname}`).toBe(
-          'https://client.example/cb',
-        );
+        expect(`${url.origin}${url.pathname}`).toBe('https://client.example/cb');
         const fragment = new URLSearchParams(url.hash.slice(1));
         expect(fragment.get('token_type')).toBe('Bearer');
         expect(fragment.get('expires_in')).toBe('600');
-        const { payload } = await verifyWithJwks(
-          app,
-          fragment.get('access_token') ?? '',
-        );
+        const { payload } = await verifyWithJwks(app, fragment.get('access_token') ?? '');
         expect(payload).toMatchObject({
           tid: 'tenant-a',
           cid: 'app-a',
           preferred_username: 'test-user',
           scope: 'vault',
         });
-        expect(payload.sub).toMatch(
-          /^vault\|[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
-        );
+        expect(payload.sub).toMatch(/^vault\|[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       }
     });
 
     it('answers an HTML page showing the token', async () => {
-      const res = await get(
-        `${appPath('tenant-a', 'app-a')}/test?responseType=html`,
-      ).expect(200);
+      const res = await get(`${appPath('tenant-a', 'app-a')}/test?responseType=html`).expect(200);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
-      expect(res.headers['content-security-policy']).toContain(
-        "default-src 'none'",
-      );
-      const token = /<textarea id="access_token"[^>]*>([^<]+)<\/textarea>/.exec(
-        res.text,
-      )?.[1];
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      const token = /<textarea id="access_token"[^>]*>([^<]+)<\/textarea>/.exec(res.text)?.[1];
       expect(token).toBeDefined();
       await verifyWithJwks(app, token ?? '');
     });
 
     it('refuses applications that are not in test mode with 403', async () => {
-      const res = await get(`${appPath('tenant-a', 'app-plain')}/test`).expect(
-        403,
-      );
+      const res = await get(`${appPath('tenant-a', 'app-plain')}/test`).expect(403);
       expect(res.body.code).toBe('forbidden');
-      await get(
-        `${appPath('tenant-b', 'app-b')}/test?responseType=html`,
-      ).expect(403);
+      await get(`${appPath('tenant-b', 'app-b')}/test?responseType=html`).expect(403);
     });
 
     it('answers 404 for an unknown tenant or client and a client of another tenant', async () => {
@@ -344,18 +271,14 @@ describe('developer-service tokens', () => {
     });
 
     it('refuses other response types with 400', async () => {
-      const res = await get(
-        `${appPath('tenant-a', 'app-a')}/test?responseType=code`,
-      ).expect(400);
+      const res = await get(`${appPath('tenant-a', 'app-a')}/test?responseType=code`).expect(400);
       expect(res.body.errors[0].field).toBe('responseType');
     });
   });
 
   describe('platform wiring', () => {
     it('serves the JWKS publicly with caching and without private parts', async () => {
-      const res = await request(app.getHttpServer())
-        .get(`${API}/.well-known/jwks.json`)
-        .expect(200);
+      const res = await request(app.getHttpServer()).get(`${API}/.well-known/jwks.json`).expect(200);
       expect(res.headers['cache-control']).toMatch(/public, max-age=\d+/);
       expect(res.body.keys).toHaveLength(1);
       expect(res.body.keys[0]).toEqual({
@@ -385,9 +308,7 @@ describe('developer-service tokens', () => {
     });
 
     it('is ready with its database and NATS', async () => {
-      const res = await request(app.getHttpServer())
-        .get('/health/ready')
-        .expect(200);
+      const res = await request(app.getHttpServer()).get('/health/ready').expect(200);
       expect(res.body.info).toMatchObject({
         database: { status: 'up' },
         nats: { status: 'up' },
@@ -395,24 +316,12 @@ describe('developer-service tokens', () => {
     });
 
     it('describes its endpoints in OpenAPI', async () => {
-      const res = await request(app.getHttpServer())
-        .get(`${API}/openapi.json`)
-        .expect(200);
-      const auth =
-        res.body.paths[
-          '/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/auth'
-        ];
+      const res = await request(app.getHttpServer()).get(`${API}/openapi.json`).expect(200);
+      const auth = res.body.paths['/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/auth'];
       expect(Object.keys(auth.post.requestBody.content)).toEqual(
-        expect.arrayContaining([
-          'application/json',
-          'application/x-www-form-urlencoded',
-        ]),
+        expect.arrayContaining(['application/json', 'application/x-www-form-urlencoded']),
       );
-      expect(res.body.components.schemas.TokenRequestDto.required).toEqual([
-        'clientSecret',
-        'username',
-        'password',
-      ]);
+      expect(res.body.components.schemas.TokenRequestDto.required).toEqual(['clientSecret', 'username', 'password']);
       const oauth = res.body.paths['/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/oauth/token'];
       expect(Object.keys(oauth.post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
       expect(Object.keys(oauth.post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
@@ -421,7 +330,9 @@ describe('developer-service tokens', () => {
         expect.arrayContaining(['access_token', 'expires_in', 'token_type', 'refresh_token']),
       );
       expect(
-        res.body.paths['/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/.well-known/oauth-authorization-server'],
+        res.body.paths[
+          '/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/.well-known/oauth-authorization-server'
+        ],
       ).toBeDefined();
     });
   });

@@ -68,7 +68,12 @@ describe('gateway CORS', () => {
       host: 'records-api.localhost',
       method: 'OPTIONS',
       path: '/api/v1/anything',
-      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, tus-resumable', ...extra },
+      headers: {
+        origin,
+        'access-control-request-method': method,
+        'access-control-request-headers': 'authorization, tus-resumable',
+        ...extra,
+      },
     });
 
   it('answers a preflight of a registered origin itself', async () => {
@@ -83,7 +88,19 @@ describe('gateway CORS', () => {
       'x-content-type-options': 'nosniff',
     });
     const allowed = String(res.headers['access-control-allow-headers']).split(', ');
-    for (const h of ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'Last-Event-ID', 'X-Request-Id', 'Tus-Resumable', 'Upload-Offset', 'Upload-Length', 'Upload-Metadata']) {
+    for (const h of [
+      'Authorization',
+      'Content-Type',
+      'Idempotency-Key',
+      'If-Match',
+      'If-None-Match',
+      'Last-Event-ID',
+      'X-Request-Id',
+      'Tus-Resumable',
+      'Upload-Offset',
+      'Upload-Length',
+      'Upload-Metadata',
+    ]) {
       expect(allowed).toContain(h);
     }
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
@@ -103,7 +120,20 @@ describe('gateway CORS', () => {
     expect(res.headers['access-control-allow-origin']).toBe(APP);
     expect(res.headers['vary']).toBe('Accept-Encoding, Origin');
     const exposed = String(res.headers['access-control-expose-headers']).split(', ');
-    for (const h of ['ETag', 'Location', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'WWW-Authenticate', 'Upload-Offset', 'Upload-Length', 'Tus-Resumable', 'Repr-Digest', 'Idempotency-Replayed']) {
+    for (const h of [
+      'ETag',
+      'Location',
+      'RateLimit',
+      'RateLimit-Policy',
+      'Retry-After',
+      'X-Request-Id',
+      'WWW-Authenticate',
+      'Upload-Offset',
+      'Upload-Length',
+      'Tus-Resumable',
+      'Repr-Digest',
+      'Idempotency-Replayed',
+    ]) {
       expect(exposed).toContain(h);
     }
     // the gateway's own answer (unknown host) is readable by the page too
@@ -136,11 +166,20 @@ describe('gateway CORS', () => {
     const bad = await preflight(APP, 'TRACE');
     expect(bad.status).toBe(400);
     expect(bad.json()).toMatchObject({ code: 'validation_failed' });
-    const own = await https({ host: 'records-api.localhost', path: '/api/v1/anything', headers: { origin: `https://developer-api.localhost:${gw.httpsPort}` } });
+    const own = await https({
+      host: 'records-api.localhost',
+      path: '/api/v1/anything',
+      headers: { origin: `https://developer-api.localhost:${gw.httpsPort}` },
+    });
     expect(own.headers['access-control-allow-origin']).toBeUndefined();
     // OPTIONS without Access-Control-Request-Method is no preflight: it goes to the module
     const hits = upstream.hits.length;
-    const options = await https({ host: 'records-api.localhost', method: 'OPTIONS', path: '/api/v1/anything', headers: { origin: APP } });
+    const options = await https({
+      host: 'records-api.localhost',
+      method: 'OPTIONS',
+      path: '/api/v1/anything',
+      headers: { origin: APP },
+    });
     expect(options.status).toBe(200);
     expect(upstream.hits.length).toBe(hits + 1);
   });

@@ -141,10 +141,7 @@ describe('gateway answers given before the request body was read', () => {
       const agent = new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false });
       try {
         const { headers, ...rest } = refused(refusal);
-        expectRefusal(
-          refusal,
-          await nodeRequest(gw.httpsPort, agent, { ...rest, headers: { ...headers, host: refusal.host } }),
-        );
+        expectRefusal(refusal, await nodeRequest(gw.httpsPort, agent, { ...rest, headers: { ...headers, host: refusal.host } }));
         await expectNextAnswered(
           () =>
             nodeRequest(gw.httpsPort, agent, {

@@ -92,7 +92,13 @@ describe('gateway in front of real upstreams', () => {
   it('refuses every plain-HTTP request with a problem body, no redirect, never proxied', async () => {
     const requests = [
       { host: 'user-api.vault.test', path: '/api/v1/accounts' },
-      { host: 'developer-api.vault.test', method: 'POST', path: '/api/v1/x/auth', body: '{"a":1}', headers: { 'content-type': 'application/json' } },
+      {
+        host: 'developer-api.vault.test',
+        method: 'POST',
+        path: '/api/v1/x/auth',
+        body: '{"a":1}',
+        headers: { 'content-type': 'application/json' },
+      },
       { host: 'user-api.vault.test', path: '/health/live' },
       { host: 'unknown.example', method: 'PUT', path: '/' },
     ];
@@ -290,7 +296,6 @@ describe('gateway in front of real upstreams', () => {
     expect(res.bytes).toBe(size);
     expect(res.sha256).toBe(sha256);
   });
-
 });
 
 describe('gateway in front of a module that is down', () => {

@@ -22,19 +22,41 @@ describe('traces from the built bundles (dist/apps)', () => {
   beforeAll(async () => {
     db = await createTestDatabase('gateway_bundle_traces');
     otlp = await OtlpReceiver.start();
-    const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_SERVICE_NAME: '' };
+    const tracing = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_SERVICE_NAME: '',
+    };
     const port = await freePort();
     developer = spawn(process.execPath, [bundle('developer-service')], {
       cwd: ROOT,
-      env: { ...process.env, ...tracing, NODE_ENV: 'test', LOG_LEVEL: 'error', HOST: '127.0.0.1', PORT: String(port), DATABASE_URL: db.url, VAULT_BOOTSTRAP_FILE: '' },
+      env: {
+        ...process.env,
+        ...tracing,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'error',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATABASE_URL: db.url,
+        VAULT_BOOTSTRAP_FILE: '',
+      },
       stdio: 'ignore',
     });
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 600 && developer.exitCode === null; i++) {
-      if (await fetch(`${base}/health/ready`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`${base}/health/ready`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    gateway = await startGatewayProcess({ ...tracing, GATEWAY_DOMAIN: 'localhost', DEVELOPER_SERVICE_URL: base }, [bundle('gateway')]);
+    gateway = await startGatewayProcess({ ...tracing, GATEWAY_DOMAIN: 'localhost', DEVELOPER_SERVICE_URL: base }, [
+      bundle('gateway'),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
@@ -53,12 +75,23 @@ describe('traces from the built bundles (dist/apps)', () => {
       body: JSON.stringify({ clientSecret: 'wrong-secret-1', username: 'nobody@x.test', password: 'nothing-here' }),
     });
     expect(res.status).toBe(401);
-    const server = await otlp.waitFor((s) => s.service === 'developer-service' && s.kind === SPAN_KIND_SERVER && s.name.startsWith('POST '));
+    const server = await otlp.waitFor(
+      (s) => s.service === 'developer-service' && s.kind === SPAN_KIND_SERVER && s.name.startsWith('POST '),
+    );
     await otlp.waitFor((s) => s.traceId === server.traceId && s.scope.endsWith('instrumentation-pg'));
     // the gateway's spans end after the service answered: they come in a later export
     await otlp.waitFor((s) => s.traceId === server.traceId && s.service === 'gateway' && s.kind === SPAN_KIND_SERVER);
-    const scopes = new Set(otlp.spans.filter((s) => s.traceId === server.traceId).map((s) => `${s.service} ${s.scope.replace('@opentelemetry/instrumentation-', '')}`));
-    expect([...scopes].sort()).toEqual(['developer-service express', 'developer-service http', 'developer-service pg', 'gateway http']);
+    const scopes = new Set(
+      otlp.spans
+        .filter((s) => s.traceId === server.traceId)
+        .map((s) => `${s.service} ${s.scope.replace('@opentelemetry/instrumentation-', '')}`),
+    );
+    expect([...scopes].sort()).toEqual([
+      'developer-service express',
+      'developer-service http',
+      'developer-service pg',
+      'gateway http',
+    ]);
     expect(server.name).toBe('POST /api/v1/tenant/tenant-id/:tenantId/applications/client-id/:clientId/auth');
   });
 });

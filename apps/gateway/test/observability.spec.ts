@@ -1,4 +1,12 @@
-import { createTestDatabase, freePort, OtlpReceiver, ReceivedSpan, ServiceProcess, startServiceProcess, TestDatabase } from '@vault/platform/testing';
+import {
+  createTestDatabase,
+  freePort,
+  OtlpReceiver,
+  ReceivedSpan,
+  ServiceProcess,
+  startServiceProcess,
+  TestDatabase,
+} from '@vault/platform/testing';
 import { call } from './support/client';
 import { GatewayProcess, startGatewayProcess } from './support/gateway-process';
 
@@ -94,7 +102,9 @@ describe('metrics and traces of the gateway and a service, as real processes', (
     const edge = await scrape(gatewayMetricsPort);
     // the gateway has no database
     expect(edge).not.toContain('db_pool_connections{');
-    expect(sample(edge, 'http_server_request_duration_seconds_count{method="POST",route="developer-api",status_code="401"}')).toBe(2);
+    expect(
+      sample(edge, 'http_server_request_duration_seconds_count{method="POST",route="developer-api",status_code="401"}'),
+    ).toBe(2);
   });
 
   it('serves /metrics only on METRICS_PORT: through the gateway and on the app port it is a 404', async () => {
@@ -121,7 +131,9 @@ describe('metrics and traces of the gateway and a service, as real processes', (
 
   it('carries one trace from the gateway into the service (W3C traceparent through the proxy)', async () => {
     const isAuthServer = (s: ReceivedSpan) =>
-      s.service === 'developer-service' && s.kind === SPAN_KIND_SERVER && String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '').includes(AUTH_PATH);
+      s.service === 'developer-service' &&
+      s.kind === SPAN_KIND_SERVER &&
+      String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '').includes(AUTH_PATH);
     const serviceSpan = await otlp.waitFor(isAuthServer);
     await otlp.waitFor((s) => s.traceId === serviceSpan.traceId && s.service === 'gateway' && s.kind === SPAN_KIND_SERVER);
     const sameTrace = otlp.spans.filter((s) => s.traceId === serviceSpan.traceId);
@@ -133,7 +145,9 @@ describe('metrics and traces of the gateway and a service, as real processes', (
     // express and pg spans of the service join the same trace
     expect(sameTrace.some((s) => s.service === 'developer-service' && s.kind !== SPAN_KIND_SERVER)).toBe(true);
     // probes and scrapes make no traces
-    expect(otlp.spans.some((s) => /health|metrics/.test(String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '')))).toBe(false);
+    expect(
+      otlp.spans.some((s) => /health|metrics/.test(String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? ''))),
+    ).toBe(false);
   });
 
   it('sends the spans still buffered when a service stops on SIGTERM', async () => {

@@ -8,7 +8,9 @@ import { startGatewayProcess } from './support/gateway-process';
 describe('gateway process: SIGTERM', () => {
   it('closes both listeners and exits with status 0', async () => {
     const gateway = await startGatewayProcess({ GATEWAY_DOMAIN: 'localhost' });
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => gateway.child.once('exit', (code, signal) => resolve([code, signal])));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+      gateway.child.once('exit', (code, signal) => resolve([code, signal])),
+    );
     gateway.child.kill('SIGTERM');
     expect(await exited).toEqual([0, null]);
   }, 60_000);

@@ -16,7 +16,13 @@ describe('gateway certificate', () => {
       expect(first.tls.cert).toBe(firstCert);
       expect(statSync(join(dir, 'gateway.key')).mode & 0o077).toBe(0);
       const x509 = new X509Certificate(firstCert);
-      for (const host of ['developer-api.vault.test', 'user-api.vault.test', 'records-api.vault.test', 'localhost', 'vault.test']) {
+      for (const host of [
+        'developer-api.vault.test',
+        'user-api.vault.test',
+        'records-api.vault.test',
+        'localhost',
+        'vault.test',
+      ]) {
         expect(x509.checkHost(host)).toBe(host);
       }
       expect(x509.checkIP('127.0.0.1')).toBe('127.0.0.1');

@@ -99,7 +99,14 @@ describe('account life through the gateway', () => {
     expect(got.body).toMatchObject({ account: id, preferredLanguage: 'fr-CA', country: 'CA' });
     const put = await call('user', 'PUT', `/accounts/account-id/${id}/settings`, {
       token,
-      body: { notificationMethod: 'sms', communicationLanguage: 'es-US', preferredLanguage: 'es-US', country: 'US', mfaDisabled: true, mfaMode: 'never' },
+      body: {
+        notificationMethod: 'sms',
+        communicationLanguage: 'es-US',
+        preferredLanguage: 'es-US',
+        country: 'US',
+        mfaDisabled: true,
+        mfaMode: 'never',
+      },
     });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ notificationMethod: 'sms', country: 'US', mfaMode: 'never' });
@@ -131,7 +138,12 @@ describe('account life through the gateway', () => {
       body: { address: 'ANN.work@alpha.example', primary: false, verified: false },
     });
     expect(dupEmail.status).toBe(409);
-    const delEmail = await call('user', 'DELETE', `/accounts/account-id/${id}/email/email-address/${encodeURIComponent('ann.work@alpha.example')}`, { token });
+    const delEmail = await call(
+      'user',
+      'DELETE',
+      `/accounts/account-id/${id}/email/email-address/${encodeURIComponent('ann.work@alpha.example')}`,
+      { token },
+    );
     expect(delEmail.status).toBe(200);
     expect(delEmail.body.emails).toHaveLength(1);
 

@@ -74,7 +74,11 @@ describe('a browser client on another origin', () => {
     const page: Page = await context.newPage();
     try {
       await page.goto(`${origin}/`);
-      return await page.evaluate(clientScript, { endpoint: `${gateway()}${recordBase}/uploads`, feed: `${gateway()}/api/v1/vault/vault-id/${vaultId}/events`, token });
+      return await page.evaluate(clientScript, {
+        endpoint: `${gateway()}${recordBase}/uploads`,
+        feed: `${gateway()}/api/v1/vault/vault-id/${vaultId}/events`,
+        token,
+      });
     } finally {
       await page.close();
     }
@@ -122,7 +126,10 @@ describe('a browser client on another origin', () => {
     const page = await context.newPage();
     try {
       await page.goto(`${unregistered()}/`);
-      const reached = await page.evaluate((u) => fetch(u, { mode: 'no-cors' }).then((r) => r.type), `${gateway()}/api/v1/anything`);
+      const reached = await page.evaluate(
+        (u) => fetch(u, { mode: 'no-cors' }).then((r) => r.type),
+        `${gateway()}/api/v1/anything`,
+      );
       expect(reached).toBe('opaque');
     } finally {
       await page.close();

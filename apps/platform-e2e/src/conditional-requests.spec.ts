@@ -31,9 +31,30 @@ describe('conditional requests through the gateway', () => {
 
   // Vault and record views show the caller's roles, so their ETags name them after the version.
   const resources = () => [
-    { module: 'records' as const, path: `/vault/vault-id/${vaultId}`, body: (n: string) => ({ name: n }), putStatus: 201, id: vaultId, roles: '.vault_owner' },
-    { module: 'records' as const, path: `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, body: record, putStatus: 200, id: recordId, roles: '.vault_owner+rec_owner' },
-    { module: 'user' as const, path: `/accounts/account-id/${accountId}`, body: profile, putStatus: 200, id: accountId, roles: '' },
+    {
+      module: 'records' as const,
+      path: `/vault/vault-id/${vaultId}`,
+      body: (n: string) => ({ name: n }),
+      putStatus: 201,
+      id: vaultId,
+      roles: '.vault_owner',
+    },
+    {
+      module: 'records' as const,
+      path: `/vault/vault-id/${vaultId}/records/record-id/${recordId}`,
+      body: record,
+      putStatus: 200,
+      id: recordId,
+      roles: '.vault_owner+rec_owner',
+    },
+    {
+      module: 'user' as const,
+      path: `/accounts/account-id/${accountId}`,
+      body: profile,
+      putStatus: 200,
+      id: accountId,
+      roles: '',
+    },
   ];
 
   it('GET answers a strong ETag; If-None-Match with it is 304 without a body, with the ETag', async () => {
@@ -50,7 +71,10 @@ describe('conditional requests through the gateway', () => {
       expect(again.headers['x-request-id']).toEqual(expect.any(String));
     }
     const settings = await call('user', 'GET', `/accounts/account-id/${accountId}/settings`, { token });
-    const notModified = await call('user', 'GET', `/accounts/account-id/${accountId}/settings`, { token, headers: { 'if-none-match': etagOf(settings) } });
+    const notModified = await call('user', 'GET', `/accounts/account-id/${accountId}/settings`, {
+      token,
+      headers: { 'if-none-match': etagOf(settings) },
+    });
     expect(notModified.status).toBe(304);
   });
 
@@ -88,14 +112,19 @@ describe('conditional requests through the gateway', () => {
   it('DELETE with a stale If-Match is 412 and the resource stays; with the current one it goes', async () => {
     const path = `/vault/vault-id/${vaultId}/records/record-id/${recordId}`;
     const current = etagOf(await call('records', 'GET', path, { token }));
-    const stale = await call('records', 'DELETE', path, { token, headers: { 'if-match': `"${recordId}.1.vault_owner+rec_owner"` } });
+    const stale = await call('records', 'DELETE', path, {
+      token,
+      headers: { 'if-match': `"${recordId}.1.vault_owner+rec_owner"` },
+    });
     expect(stale.status).toBe(412);
     expect((await call('records', 'GET', path, { token })).status).toBe(200);
     expect((await call('records', 'DELETE', path, { token, headers: { 'if-match': current } })).status).toBe(200);
     expect((await call('records', 'GET', path, { token })).status).toBe(404);
 
     const vault = `/vault/vault-id/${vaultId}`;
-    expect((await call('records', 'DELETE', vault, { token, headers: { 'if-match': `"${vaultId}.1.vault_owner"` } })).status).toBe(412);
+    expect(
+      (await call('records', 'DELETE', vault, { token, headers: { 'if-match': `"${vaultId}.1.vault_owner"` } })).status,
+    ).toBe(412);
     expect((await call('records', 'GET', vault, { token })).status).toBe(200);
   });
 });

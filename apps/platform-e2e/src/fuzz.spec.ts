@@ -71,7 +71,16 @@ interface FuzzRequest {
   options: CallOptions;
 }
 
-const JUNK_STRINGS = ['', ' ', 'x'.repeat(3000), '\u202e\u0301é😀', '../../etc/passwd', '%', "'; DROP TABLE vaults; --", '<script>'];
+const JUNK_STRINGS = [
+  '',
+  ' ',
+  'x'.repeat(3000),
+  '\u202e\u0301é😀',
+  '../../etc/passwd',
+  '%',
+  "'; DROP TABLE vaults; --",
+  '<script>',
+];
 
 const junk = (): fc.Arbitrary<unknown> =>
   fc.oneof(
@@ -95,7 +104,8 @@ function valueOf(api: OpenApi, schema: Schema | undefined, depth: number): fc.Ar
   let valid: fc.Arbitrary<unknown>;
   if (schema.enum?.length) valid = fc.constantFrom(...schema.enum);
   else if (schema.type === 'string' && schema.format === 'uuid') valid = fc.uuid();
-  else if (schema.type === 'string' && schema.format === 'date-time') valid = fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+  else if (schema.type === 'string' && schema.format === 'date-time')
+    valid = fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
   else if (schema.type === 'string') valid = fc.string({ minLength: 1, maxLength: 30 });
   else if (schema.type === 'integer') valid = fc.integer({ min: -5, max: 500 });
   else if (schema.type === 'number') valid = fc.double({ noNaN: true });
@@ -107,10 +117,10 @@ function valueOf(api: OpenApi, schema: Schema | undefined, depth: number): fc.Ar
 }
 
 function objectOf(api: OpenApi, schema: Schema, depth: number): fc.Arbitrary<Record<string, unknown>> {
-  const props = Object.fromEntries(
-    Object.entries(schema.properties ?? {}).map(([k, s]) => [k, valueOf(api, s, depth + 1)]),
-  );
-  return fc.record(props, { requiredKeys: (schema.required ?? []).filter((k) => k in props) }) as fc.Arbitrary<Record<string, unknown>>;
+  const props = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, valueOf(api, s, depth + 1)]));
+  return fc.record(props, { requiredKeys: (schema.required ?? []).filter((k) => k in props) }) as fc.Arbitrary<
+    Record<string, unknown>
+  >;
 }
 
 /** A body for the operation: mostly schema-shaped, sometimes with extra keys, sometimes not an object. */
@@ -119,9 +129,19 @@ function bodyOf(api: OpenApi, op: Operation): fc.Arbitrary<Partial<CallOptions>>
   const shaped = schema ? (valueOf(api, schema, 0) as fc.Arbitrary<unknown>) : fc.constant(undefined);
   return fc.oneof(
     { weight: 6, arbitrary: shaped.map((body) => (body === undefined ? {} : { body })) },
-    { weight: 1, arbitrary: fc.tuple(shaped, fc.string({ minLength: 1, maxLength: 12 }), junk()).map(([b, k, v]) => ({ body: { ...(typeof b === 'object' && b ? b : {}), [k]: v } })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(shaped, fc.string({ minLength: 1, maxLength: 12 }), junk())
+        .map(([b, k, v]) => ({ body: { ...(typeof b === 'object' && b ? b : {}), [k]: v } })),
+    },
     { weight: 1, arbitrary: junk().map((body) => ({ body })) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":', 'null', '\u0000', '[]').map((raw) => ({ raw, headers: { 'content-type': 'application/json' } })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('{', '{"a":', 'null', '\u0000', '[]')
+        .map((raw) => ({ raw, headers: { 'content-type': 'application/json' } })),
+    },
   );
 }
 
@@ -144,7 +164,10 @@ function requestsOf(
 ): fc.Arbitrary<FuzzRequest & { identity: Identity }> {
   const anyKnown = [...new Set(Object.values(known).flat())];
   // the owner most of the time, so that requests get past authorisation as well
-  const identity = fc.oneof({ weight: 4, arbitrary: fc.constant(identities[0]) }, { weight: 3, arbitrary: fc.constantFrom(...identities.slice(1)) });
+  const identity = fc.oneof(
+    { weight: 4, arbitrary: fc.constant(identities[0]) },
+    { weight: 3, arbitrary: fc.constantFrom(...identities.slice(1)) },
+  );
   const ops: fc.Arbitrary<FuzzRequest & { identity: Identity }>[] = [];
   for (const [template, methods] of Object.entries(api.paths)) {
     if (!template.startsWith('/api/v1/') || /openapi|docs/.test(template)) continue;
@@ -259,37 +282,46 @@ describe('fuzzing every route through the gateway', () => {
     await Promise.all(clients.map((c) => c.end()));
   });
 
-  it.each<Module>(['developer', 'user', 'records'])('%s: no 5xx, problem bodies with request ids, nothing stored on a refusal', async (module) => {
-    const token = identities[0].token;
-    const api = (await call(module, 'GET', '/openapi.json', { token })).body as OpenApi;
-    expect(Object.keys(api.paths).length).toBeGreaterThan(2);
-    const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(requestsOf(api, known, identities), async (req) => {
-        const before = await fingerprint(clients);
-        const res = await call(module, req.method, req.path, req.options);
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (res.status >= 500) throw new Error(describeFailure(req, res, 'server error'));
-        if (res.status < 400) return;
-        if (/\/oauth\/token$/.test(req.path.split('?')[0])) {
-          // the OAuth token endpoint answers RFC 6749 §5.2 error bodies, not problems (docs/errors.md)
-          if (typeof res.body?.error !== 'string') throw new Error(describeFailure(req, res, 'OAuth error without an error code'));
-        } else {
-          if (!/application\/problem\+json/.test(String(res.headers['content-type']))) {
-            throw new Error(describeFailure(req, res, 'error without a problem body'));
+  it.each<Module>(['developer', 'user', 'records'])(
+    '%s: no 5xx, problem bodies with request ids, nothing stored on a refusal',
+    async (module) => {
+      const token = identities[0].token;
+      const api = (await call(module, 'GET', '/openapi.json', { token })).body as OpenApi;
+      expect(Object.keys(api.paths).length).toBeGreaterThan(2);
+      const statuses = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(requestsOf(api, known, identities), async (req) => {
+          const before = await fingerprint(clients);
+          const res = await call(module, req.method, req.path, req.options);
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status >= 500) throw new Error(describeFailure(req, res, 'server error'));
+          if (res.status < 400) return;
+          if (/\/oauth\/token$/.test(req.path.split('?')[0])) {
+            // the OAuth token endpoint answers RFC 6749 §5.2 error bodies, not problems (docs/errors.md)
+            if (typeof res.body?.error !== 'string')
+              throw new Error(describeFailure(req, res, 'OAuth error without an error code'));
+          } else {
+            if (!/application\/problem\+json/.test(String(res.headers['content-type']))) {
+              throw new Error(describeFailure(req, res, 'error without a problem body'));
+            }
+            // a HEAD answer has no body (tus's HEAD of an upload): its problem shows in the headers only
+            if (req.method !== 'HEAD' && (!res.body?.requestId || res.body.requestId !== res.headers['x-request-id'])) {
+              throw new Error(describeFailure(req, res, 'problem body without the request id'));
+            }
           }
-          // a HEAD answer has no body (tus's HEAD of an upload): its problem shows in the headers only
-          if (req.method !== 'HEAD' && (!res.body?.requestId || res.body.requestId !== res.headers['x-request-id'])) {
-            throw new Error(describeFailure(req, res, 'problem body without the request id'));
-          }
-        }
-        const changed = changedTables(before, await fingerprint(clients));
-        if (changed.length > 0) throw new Error(describeFailure(req, res, `refused but changed ${changed.join(', ')}`));
-      }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-    console.log(`${module}: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}`);
-    // the generator reaches past validation and authorisation too, not only refusals
-    expect([...statuses.keys()].some((s) => s < 300)).toBe(true);
-  });
+          const changed = changedTables(before, await fingerprint(clients));
+          if (changed.length > 0) throw new Error(describeFailure(req, res, `refused but changed ${changed.join(', ')}`));
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      console.log(
+        `${module}: ${[...statuses]
+          .sort(([a], [b]) => a - b)
+          .map(([s, n]) => `${s}×${n}`)
+          .join(' ')}`,
+      );
+      // the generator reaches past validation and authorisation too, not only refusals
+      expect([...statuses.keys()].some((s) => s < 300)).toBe(true);
+    },
+  );
 });

@@ -28,8 +28,7 @@ describe('gateway hardening in front of the real modules', () => {
     recordId = record.body.id;
   });
   afterAll(async () => {
-    if (recordId)
-      await call('records', 'DELETE', `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, { token });
+    if (recordId) await call('records', 'DELETE', `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, { token });
     if (vaultId) expect((await call('records', 'DELETE', `/vault/vault-id/${vaultId}`, { token })).status).toBe(200);
   });
 

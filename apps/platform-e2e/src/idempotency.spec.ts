@@ -45,7 +45,12 @@ function heldUpload(path: string, headers: Record<string, string>, first: Buffer
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : text });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            body: /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(text) : text,
+          });
         });
       },
     );
@@ -117,7 +122,9 @@ describe('Idempotency-Key through the gateway', () => {
   it('records: concurrent repeats create one vault; the others are replays or 409 idempotency_key_in_flight', async () => {
     const key = randomUUID();
     const name = `Burst ${key}`;
-    const answers = await burst(6, () => call('records', 'POST', '/vault', { token: other, body: { name }, headers: { [KEY]: key } }));
+    const answers = await burst(6, () =>
+      call('records', 'POST', '/vault', { token: other, body: { name }, headers: { [KEY]: key } }),
+    );
     const created = answers.filter((a) => a.status === 201);
     const busy = answers.filter((a) => a.status === 409);
     expect(created.length + busy.length).toBe(answers.length);
@@ -132,7 +139,10 @@ describe('Idempotency-Key through the gateway', () => {
 
   it('records: a repeat while the first upload still streams through the gateway is 409 idempotency_key_in_flight; then it replays', async () => {
     const key = randomUUID();
-    const record = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, { token: owner, body: recordBody(`Upload ${key}`) });
+    const record = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, {
+      token: owner,
+      body: recordBody(`Upload ${key}`),
+    });
     expect(record.status).toBe(200);
     const fileName = `slow-${key}.txt`;
     const query = new URLSearchParams({ fileName, correlationId: '260101120000', fileType: 'document' });
@@ -164,7 +174,9 @@ describe('Idempotency-Key through the gateway', () => {
     expect(retry.status).toBe(201);
     expect(retry.headers['idempotency-replayed']).toBe('true');
     expect(retry.body).toEqual(first.body);
-    const listed = await call('records', 'GET', `/vault/vault-id/${vaultId}/records/record-id/${record.body.id}/record-files`, { token: owner });
+    const listed = await call('records', 'GET', `/vault/vault-id/${vaultId}/records/record-id/${record.body.id}/record-files`, {
+      token: owner,
+    });
     expect(listed.status).toBe(200);
     const names = (listed.body as Array<{ files: Array<{ fileName: string }> }>).flatMap((g) => g.files.map((f) => f.fileName));
     expect(names.filter((n) => n === fileName)).toHaveLength(1);
@@ -173,15 +185,19 @@ describe('Idempotency-Key through the gateway', () => {
   it('user: a retried email addition replays and adds one address; another body is 422; concurrent repeats add one', async () => {
     let account = await call('user', 'GET', '/accounts/username/ivo%40alpha.example', { token: other });
     if (account.status === 404) {
-      expect((await call('user', 'POST', '/accounts', { token: other, body: { firstName: 'Ivo', lastName: 'Idem' } })).status).toBe(200);
+      expect(
+        (await call('user', 'POST', '/accounts', { token: other, body: { firstName: 'Ivo', lastName: 'Idem' } })).status,
+      ).toBe(200);
       account = await call('user', 'GET', '/accounts/username/ivo%40alpha.example', { token: other });
     }
     expect(account.status).toBe(200);
     const id = account.body.id as string;
-    const emails = async () => (await call('user', 'GET', `/accounts/account-id/${id}`, { token: other })).body.emails as Array<{ address: string }>;
+    const emails = async () =>
+      (await call('user', 'GET', `/accounts/account-id/${id}`, { token: other })).body.emails as Array<{ address: string }>;
     const key = randomUUID();
     const address = `retry.${key.slice(0, 8)}@alpha.example`;
-    const send = (body: object) => call('user', 'POST', `/accounts/account-id/${id}/email`, { token: other, body, headers: { [KEY]: key } });
+    const send = (body: object) =>
+      call('user', 'POST', `/accounts/account-id/${id}/email`, { token: other, body, headers: { [KEY]: key } });
     const first = await send({ address });
     expect(first.status).toBe(201);
     const again = await send({ address });
@@ -196,9 +212,15 @@ describe('Idempotency-Key through the gateway', () => {
     const burstKey = randomUUID();
     const burstAddress = `burst.${burstKey.slice(0, 8)}@alpha.example`;
     const answers = await burst(6, () =>
-      call('user', 'POST', `/accounts/account-id/${id}/email`, { token: other, body: { address: burstAddress }, headers: { [KEY]: burstKey } }),
+      call('user', 'POST', `/accounts/account-id/${id}/email`, {
+        token: other,
+        body: { address: burstAddress },
+        headers: { [KEY]: burstKey },
+      }),
     );
-    expect(answers.every((a) => a.status === 201 || (a.status === 409 && a.body.code === 'idempotency_key_in_flight'))).toBe(true);
+    expect(answers.every((a) => a.status === 201 || (a.status === 409 && a.body.code === 'idempotency_key_in_flight'))).toBe(
+      true,
+    );
     expect(answers.filter((a) => a.status === 201 && a.headers['idempotency-replayed'] === undefined)).toHaveLength(1);
     expect((await emails()).filter((e) => e.address === burstAddress)).toHaveLength(1);
   });
@@ -210,7 +232,11 @@ describe('Idempotency-Key through the gateway', () => {
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.headers['idempotency-replayed']).toBeUndefined();
     expect(b.body.id).not.toBe(a.body.id);
-    const bad = await call('records', 'POST', '/vault', { token: owner, body: { name: 'x' }, headers: { [KEY]: 'k'.repeat(256) } });
+    const bad = await call('records', 'POST', '/vault', {
+      token: owner,
+      body: { name: 'x' },
+      headers: { [KEY]: 'k'.repeat(256) },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'Idempotency-Key' })]);
   });

@@ -44,7 +44,10 @@ describe('record files through the gateway', () => {
     const list = await call('records', 'GET', files, { token: owner });
     expect(list.status).toBe(200);
     expect(list.body).toEqual([
-      expect.objectContaining({ correlationId: '260101120000', files: [expect.objectContaining({ fileName: 'lease notes.txt' })] }),
+      expect.objectContaining({
+        correlationId: '260101120000',
+        files: [expect.objectContaining({ fileName: 'lease notes.txt' })],
+      }),
     ]);
 
     const path = `${files}/${encodeURIComponent('lease notes.txt')}`;
@@ -60,7 +63,10 @@ describe('record files through the gateway', () => {
     const cached = await call('records', 'GET', path, { token: owner, headers: { 'if-none-match': `"${sha256}"` } });
     expect(cached.status).toBe(304);
 
-    const put = await call('records', 'PUT', path, { token: owner, body: { correlationId: '260101120000', uploadTitle: 'Notes' } });
+    const put = await call('records', 'PUT', path, {
+      token: owner,
+      body: { correlationId: '260101120000', uploadTitle: 'Notes' },
+    });
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ uploadTitle: 'Notes', __v: 1, recordDetail: expect.any(String) });
 

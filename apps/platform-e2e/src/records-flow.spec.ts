@@ -53,7 +53,9 @@ describe('vaults and records through the gateway', () => {
     expect(home.body.recordsType).toHaveLength(12);
     expect(home.body.maxRecordsReached).toBe(false);
 
-    const branding = await call('records', 'GET', `/vault/vault-id/${vaultId}/branding?locale=en-CA&darkMode=darkMode`, { token: owner });
+    const branding = await call('records', 'GET', `/vault/vault-id/${vaultId}/branding?locale=en-CA&darkMode=darkMode`, {
+      token: owner,
+    });
     expect(branding.status).toBe(200);
     expect(branding.body.styleSheet.primaryColor).toMatch(/^#/);
     const badBranding = await call('records', 'GET', `/vault/vault-id/${vaultId}/branding?darkMode=dim`, { token: owner });
@@ -61,18 +63,29 @@ describe('vaults and records through the gateway', () => {
 
     const licences = await call('records', 'GET', `/vault/vault-id/${vaultId}/licenses`, { token: owner });
     expect(licences.status).toBe(200);
-    expect(licences.body[0]).toMatchObject({ subscriptionId: expect.any(String), plan: { id: expect.any(String), name: expect.any(String) } });
+    expect(licences.body[0]).toMatchObject({
+      subscriptionId: expect.any(String),
+      plan: { id: expect.any(String), name: expect.any(String) },
+    });
   });
 
   it('creates, finds, reads and updates a record', async () => {
     const created = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, {
       token: owner,
-      body: { name: 'Passport', description: '', recordTypeName: 'identityDocs', recordSubtypeName: 'passport', recordDetails: { number: 'X123' } },
+      body: {
+        name: 'Passport',
+        description: '',
+        recordTypeName: 'identityDocs',
+        recordSubtypeName: 'passport',
+        recordDetails: { number: 'X123' },
+      },
     });
     expect(created.status).toBe(200);
     recordId = created.body.id;
 
-    const found = await call('records', 'GET', `/vault/vault-id/${vaultId}/records?recordTypeName=identityDocs&status=ACTIVE`, { token: owner });
+    const found = await call('records', 'GET', `/vault/vault-id/${vaultId}/records?recordTypeName=identityDocs&status=ACTIVE`, {
+      token: owner,
+    });
     expect(found.body.map((r: { id: string }) => r.id)).toEqual([recordId]);
     const none = await call('records', 'GET', `/vault/vault-id/${vaultId}/records?name=nothing-like-this`, { token: owner });
     expect(none.body).toEqual([]);
@@ -90,7 +103,15 @@ describe('vaults and records through the gateway', () => {
 
     const updated = await call('records', 'PUT', `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, {
       token: owner,
-      body: { name: 'Passport (renewed)', description: 'valid to 2036', recordTypeName: 'identityDocs', recordSubtypeName: 'passport', lastModifiedBy: null, updatedAt: null, status: null },
+      body: {
+        name: 'Passport (renewed)',
+        description: 'valid to 2036',
+        recordTypeName: 'identityDocs',
+        recordSubtypeName: 'passport',
+        lastModifiedBy: null,
+        updatedAt: null,
+        status: null,
+      },
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toEqual({ id: recordId });
@@ -105,7 +126,9 @@ describe('vaults and records through the gateway', () => {
   it('hides the vault and its records from a stranger and another tenant', async () => {
     for (const token of [stranger, foreign]) {
       expect((await call('records', 'GET', `/vault/vault-id/${vaultId}`, { token })).status).toBe(404);
-      expect((await call('records', 'GET', `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, { token })).status).toBe(404);
+      expect((await call('records', 'GET', `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, { token })).status).toBe(
+        404,
+      );
       expect((await call('records', 'DELETE', `/vault/vault-id/${vaultId}`, { token })).status).toBe(404);
     }
     const theirs = await call('records', 'POST', '/vault', { token: stranger, body: { name: 'Bob vault' } });
@@ -124,13 +147,19 @@ describe('vaults and records through the gateway', () => {
       body: { destinationVaultId: secondVaultId },
     });
     expect(res.status).toBe(200);
-    expect((await call('records', 'GET', `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, { token: owner })).status).toBe(404);
-    const moved = await call('records', 'GET', `/vault/vault-id/${secondVaultId}/records/record-id/${recordId}`, { token: owner });
+    expect(
+      (await call('records', 'GET', `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, { token: owner })).status,
+    ).toBe(404);
+    const moved = await call('records', 'GET', `/vault/vault-id/${secondVaultId}/records/record-id/${recordId}`, {
+      token: owner,
+    });
     expect(moved.body.name).toBe('Passport (renewed)');
   });
 
   it('deletes the record and the vault', async () => {
-    const del = await call('records', 'DELETE', `/vault/vault-id/${secondVaultId}/records/record-id/${recordId}`, { token: owner });
+    const del = await call('records', 'DELETE', `/vault/vault-id/${secondVaultId}/records/record-id/${recordId}`, {
+      token: owner,
+    });
     expect(del.status).toBe(200);
     const search = await call('records', 'GET', `/vault/vault-id/${secondVaultId}/records`, { token: owner });
     expect(search.body).toEqual([]);

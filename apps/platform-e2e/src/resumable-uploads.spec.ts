@@ -6,12 +6,7 @@ import { call, cy, hostOf, tokenFor } from '../support/client';
 /** Every module host of the test domain is the gateway on loopback. */
 const loopback: LookupFunction = (_host, options, cb) => {
   if (options.all)
-    (
-      cb as unknown as (
-        e: null,
-        a: { address: string; family: number }[],
-      ) => void
-    )(null, [{ address: '127.0.0.1', family: 4 }]);
+    (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
   else cb(null, '127.0.0.1', 4);
 };
 const httpStack = new tus.DefaultHttpStack({
@@ -39,20 +34,15 @@ describe('resumable uploads through the gateway', () => {
       body: { name: 'Resumable e2e' },
     });
     expect(vault.status).toBe(201);
-    const record = await call(
-      'records',
-      'POST',
-      `/vault/vault-id/${vault.body.id}/records`,
-      {
-        token: owner,
-        body: {
-          name: 'Scans',
-          description: '',
-          recordTypeName: 'identityDocs',
-          recordSubtypeName: 'passport',
-        },
+    const record = await call('records', 'POST', `/vault/vault-id/${vault.body.id}/records`, {
+      token: owner,
+      body: {
+        name: 'Scans',
+        description: '',
+        recordTypeName: 'identityDocs',
+        recordSubtypeName: 'passport',
       },
-    );
+    });
     expect(record.status).toBe(200);
     base = `/vault/vault-id/${vault.body.id}/records/record-id/${record.body.id}`;
     endpoint = `https://${hostOf('records')}:${process.env['E2E_GATEWAY_PORT']}/api/v1${base}/uploads`;
@@ -88,17 +78,12 @@ describe('resumable uploads through the gateway', () => {
         if (req.getMethod() !== 'PATCH') return;
         const offset = Number(req.getHeader('Upload-Offset'));
         const chunk = bytes.subarray(offset, offset + 200 * KiB);
-        req.setHeader(
-          'Upload-Checksum',
-          `sha1 ${createHash('sha1').update(chunk).digest('base64')}`,
-        );
+        req.setHeader('Upload-Checksum', `sha1 ${createHash('sha1').update(chunk).digest('base64')}`);
       },
     });
     expect(last.getStatus()).toBe(204);
     expect(last.getHeader('Tus-Resumable')).toBe('1.0.0');
-    expect(last.getHeader('Record-File-Url')).toBe(
-      `${base}/record-files/scan.bin`,
-    );
+    expect(last.getHeader('Record-File-Url')).toBe(`${base}/record-files/scan.bin`);
     const got = await call('records', 'GET', `${base}/record-files/scan.bin`, {
       token: owner,
     });
@@ -117,10 +102,7 @@ describe('resumable uploads through the gateway', () => {
       },
       onBeforeRequest: (req) => {
         if (req.getMethod() === 'PATCH')
-          req.setHeader(
-            'Upload-Checksum',
-            `sha1 ${createHash('sha1').update('other').digest('base64')}`,
-          );
+          req.setHeader('Upload-Checksum', `sha1 ${createHash('sha1').update('other').digest('base64')}`);
       },
     }).then(
       () => undefined,
@@ -128,26 +110,16 @@ describe('resumable uploads through the gateway', () => {
     );
     expect(err?.originalResponse?.getStatus()).toBe(460);
     const url = new URL(err?.originalRequest?.getURL() ?? '');
-    const head = await call(
-      'records',
-      'HEAD',
-      url.pathname.replace('/api/v1', ''),
-      {
-        token: owner,
-        headers: { 'tus-resumable': '1.0.0' },
-      },
-    );
+    const head = await call('records', 'HEAD', url.pathname.replace('/api/v1', ''), {
+      token: owner,
+      headers: { 'tus-resumable': '1.0.0' },
+    });
     expect(head.status).toBe(200);
     expect(head.headers['upload-offset']).toBe('0');
-    const foreign = await call(
-      'records',
-      'HEAD',
-      url.pathname.replace('/api/v1', ''),
-      {
-        token: stranger,
-        headers: { 'tus-resumable': '1.0.0' },
-      },
-    );
+    const foreign = await call('records', 'HEAD', url.pathname.replace('/api/v1', ''), {
+      token: stranger,
+      headers: { 'tus-resumable': '1.0.0' },
+    });
     expect(foreign.status).toBe(404);
   });
 });

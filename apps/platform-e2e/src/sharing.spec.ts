@@ -51,7 +51,12 @@ describe('sharing a vault through the gateway', () => {
       });
       last = res.status;
       if (res.status === 201) {
-        expect(res.body).toMatchObject({ username: 'sue@alpha.example', firstName: 'Sue', lastName: 'Share', role: 'vault_editor' });
+        expect(res.body).toMatchObject({
+          username: 'sue@alpha.example',
+          firstName: 'Sue',
+          lastName: 'Share',
+          role: 'vault_editor',
+        });
         memberId = res.body.id;
       } else {
         expect(res.body.code).toBe('account_not_found');
@@ -70,7 +75,13 @@ describe('sharing a vault through the gateway', () => {
     expect(vault.body.userVaultRole).toEqual(['vault_editor']);
     const record = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, {
       token: guest,
-      body: { name: 'Lease', description: 'Flat', recordTypeName: 'realEstate', recordSubtypeName: 'other', recordSubtypeOther: 'Lease' },
+      body: {
+        name: 'Lease',
+        description: 'Flat',
+        recordTypeName: 'realEstate',
+        recordSubtypeName: 'other',
+        recordSubtypeOther: 'Lease',
+      },
     });
     expect(record.status).toBe(200);
     expect((await call('records', 'DELETE', `/vault/vault-id/${vaultId}`, { token: guest })).status).toBe(403);
@@ -87,7 +98,13 @@ describe('sharing a vault through the gateway', () => {
     expect(downgraded.status).toBe(200);
     const refused = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, {
       token: guest,
-      body: { name: 'Car', description: 'Blue', recordTypeName: 'transportation', recordSubtypeName: 'other', recordSubtypeOther: 'Car' },
+      body: {
+        name: 'Car',
+        description: 'Blue',
+        recordTypeName: 'transportation',
+        recordSubtypeName: 'other',
+        recordSubtypeOther: 'Car',
+      },
     });
     expect(refused.status).toBe(403);
   });
@@ -122,7 +139,10 @@ describe('sharing a vault through the gateway', () => {
     const deleted = await call('user', 'DELETE', `/accounts/account-id/${guestAccountId}`, { token: guest });
     expect(deleted.status).toBe(200);
     // every token of the identity is revoked on every module (the revocation bucket reaches records-service at once)
-    await eventually(async () => (await call('records', 'GET', `/vault/vault-id/${vaultId}`, { token: guest })).status === 401, 5_000);
+    await eventually(
+      async () => (await call('records', 'GET', `/vault/vault-id/${vaultId}`, { token: guest })).status === 401,
+      5_000,
+    );
 
     // once records-service has the account.deleted event, the membership is over
     await eventually(async () => {

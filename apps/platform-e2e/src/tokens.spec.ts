@@ -1,10 +1,8 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { call, hostOf } from '../support/client';
 
-const authPath = (tenant: string, client: string) =>
-  `/tenant/tenant-id/${tenant}/applications/client-id/${client}/auth`;
-const testPath = (tenant: string, client: string) =>
-  `/tenant/tenant-id/${tenant}/applications/client-id/${client}/test`;
+const authPath = (tenant: string, client: string) => `/tenant/tenant-id/${tenant}/applications/client-id/${client}/auth`;
+const testPath = (tenant: string, client: string) => `/tenant/tenant-id/${tenant}/applications/client-id/${client}/test`;
 
 const good = { clientSecret: 'alpha-prod-secret', username: 'ann@alpha.example', password: 'ann-password-1' };
 

@@ -51,11 +51,15 @@ describe('traces through the whole platform', () => {
     const edge = await inTrace((s) => s.service.startsWith('gateway') && s.kind === SPAN_KIND_SERVER);
     expect(edge.parentSpanId).toBe('');
     const publish = await inTrace((s) => s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_PRODUCER);
-    const consume = await inTrace((s) => s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_CONSUMER && s.name === 'activity_log_writer process');
+    const consume = await inTrace(
+      (s) => s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_CONSUMER && s.name === 'activity_log_writer process',
+    );
     expect([edge.service, service.service].map((s) => s.split('-')[0])).toEqual(['gateway', 'records']);
     // the publish descends from the service's request, the writer's handler from a publish
     expect(publish.service).toMatch(/^records-service/);
-    const publishIds = otlp.spans.filter((s) => s.traceId === service.traceId && s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_PRODUCER).map((s) => s.spanId);
+    const publishIds = otlp.spans
+      .filter((s) => s.traceId === service.traceId && s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_PRODUCER)
+      .map((s) => s.spanId);
     expect(publishIds).toContain(consume.parentSpanId);
   });
 });

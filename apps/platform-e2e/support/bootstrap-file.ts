@@ -5,10 +5,25 @@ export const E2E_BOOTSTRAP = {
       id: 'alpha',
       name: 'Alpha Org',
       applications: [
-        { clientId: 'alpha-test', clientSecret: 'alpha-test-secret', testMode: true, redirectUris: ['https://app.alpha.example/callback'] },
-        { clientId: 'alpha-prod', clientSecret: 'alpha-prod-secret', testMode: false, redirectUris: ['https://app.alpha.example/callback'] },
+        {
+          clientId: 'alpha-test',
+          clientSecret: 'alpha-test-secret',
+          testMode: true,
+          redirectUris: ['https://app.alpha.example/callback'],
+        },
+        {
+          clientId: 'alpha-prod',
+          clientSecret: 'alpha-prod-secret',
+          testMode: false,
+          redirectUris: ['https://app.alpha.example/callback'],
+        },
         // the browser suite's web client: its page's origin is added at start (an ephemeral port)
-        { clientId: 'alpha-web', clientSecret: 'alpha-web-secret', testMode: false, allowedOrigins: ['https://app.alpha.example'] as string[] },
+        {
+          clientId: 'alpha-web',
+          clientSecret: 'alpha-web-secret',
+          testMode: false,
+          allowedOrigins: ['https://app.alpha.example'] as string[],
+        },
       ],
       users: [
         { username: 'ann@alpha.example', password: 'ann-password-1' },
@@ -33,7 +48,12 @@ export const E2E_BOOTSTRAP = {
       id: 'beta',
       name: 'Beta Org',
       applications: [
-        { clientId: 'beta-app', clientSecret: 'beta-secret', testMode: false, redirectUris: ['https://app.beta.example/callback'] },
+        {
+          clientId: 'beta-app',
+          clientSecret: 'beta-secret',
+          testMode: false,
+          redirectUris: ['https://app.beta.example/callback'],
+        },
       ],
       users: [{ username: 'cy@beta.example', password: 'cy-password-1' }],
     },
@@ -42,7 +62,12 @@ export const E2E_BOOTSTRAP = {
       id: 'gamma',
       name: 'Gamma Org',
       applications: [
-        { clientId: 'gamma-app', clientSecret: 'gamma-secret', testMode: false, redirectUris: ['https://app.gamma.example/callback'] },
+        {
+          clientId: 'gamma-app',
+          clientSecret: 'gamma-secret',
+          testMode: false,
+          redirectUris: ['https://app.gamma.example/callback'],
+        },
       ],
       users: [
         { username: 'gus@gamma.example', password: 'gus-password-1' },
@@ -53,7 +78,12 @@ export const E2E_BOOTSTRAP = {
       id: 'delta',
       name: 'Delta Org',
       applications: [
-        { clientId: 'delta-app', clientSecret: 'delta-secret', testMode: false, redirectUris: ['https://app.delta.example/callback'] },
+        {
+          clientId: 'delta-app',
+          clientSecret: 'delta-secret',
+          testMode: false,
+          redirectUris: ['https://app.delta.example/callback'],
+        },
       ],
       users: [{ username: 'dee@delta.example', password: 'dee-password-1' }],
     },

@@ -69,11 +69,7 @@ export function callPlainHttp(module: Module, method: string, path: string): Pro
   });
 }
 
-function send(
-  fn: typeof httpsRequest | typeof httpRequest,
-  opts: Record<string, unknown>,
-  payload?: Buffer,
-): Promise<Reply> {
+function send(fn: typeof httpsRequest | typeof httpRequest, opts: Record<string, unknown>, payload?: Buffer): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = fn({ host: '127.0.0.1', ...opts }, (res) => {
       const chunks: Buffer[] = [];
@@ -95,7 +91,13 @@ function send(
 }
 
 /** Obtains a token through the gateway for a bootstrap user. */
-export async function tokenFor(tenant: string, clientId: string, secret: string, username: string, password: string): Promise<string> {
+export async function tokenFor(
+  tenant: string,
+  clientId: string,
+  secret: string,
+  username: string,
+  password: string,
+): Promise<string> {
   const res = await call('developer', 'POST', `/tenant/tenant-id/${tenant}/applications/client-id/${clientId}/auth`, {
     body: { clientSecret: secret, username, password },
   });

@@ -4,7 +4,8 @@ import { AddressInfo } from 'node:net';
 import path from 'node:path';
 
 /** A client application's web page: an empty document and tus-js-client's browser build. */
-const PAGE = '<!doctype html><html><head><meta charset="utf-8"><title>client app</title><script src="/tus.min.js"></script></head><body></body></html>';
+const PAGE =
+  '<!doctype html><html><head><meta charset="utf-8"><title>client app</title><script src="/tus.min.js"></script></head><body></body></html>';
 
 export interface PageServer {
   server: Server;

@@ -60,7 +60,10 @@ describe('account directory from the account events', () => {
     await waitFor(
       async () => {
         const rows = await directory();
-        return rows.length === accounts.length && rows.every((r) => Number(r.version) === accounts.find((a) => a.openId === r.open_id)?.version);
+        return (
+          rows.length === accounts.length &&
+          rows.every((r) => Number(r.version) === accounts.find((a) => a.openId === r.open_id)?.version)
+        );
       },
       30_000,
       'directory caught up',
@@ -81,7 +84,12 @@ describe('account directory from the account events', () => {
     nats = await TestNatsServer.start();
     const ns = uniqueNamespace('directory');
     namespace = new EventNamespace(ns);
-    t = await RecordsTestApp.start('records_directory', { NATS_URL: nats.url, EVENTS_NAMESPACE: ns, ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off' });
+    t = await RecordsTestApp.start('records_directory', {
+      NATS_URL: nats.url,
+      EVENTS_NAMESPACE: ns,
+      ACTIVITY_LOG_RELAY: 'off',
+      ACTIVITY_LOG_WRITER: 'off',
+    });
     // the stream is user-service's; it exists before its first event
     const nc = await connect({ servers: nats.url });
     await ensureStream(await jetstreamManager(nc), {
@@ -92,7 +100,13 @@ describe('account directory from the account events', () => {
     });
     await nc.close();
     for (let i = 0; i < 30; i++) {
-      accounts.push({ accountId: randomUUID(), openId: `vault|${randomUUID()}`, username: `user${i}@example.com`, version: 1, lastName: 'Lovelace' });
+      accounts.push({
+        accountId: randomUUID(),
+        openId: `vault|${randomUUID()}`,
+        username: `user${i}@example.com`,
+        version: 1,
+        lastName: 'Lovelace',
+      });
     }
   });
   afterAll(async () => {
@@ -138,11 +152,20 @@ describe('account directory from the account events', () => {
     ]);
     deleted.version += 1;
     await publish(SUBJECTS.accountDeleted, deleted, false);
-    await waitFor(async () => (await directory()).some((r) => r.open_id === deleted.openId && !r.active), 30_000, 'deletion applied');
+    await waitFor(
+      async () => (await directory()).some((r) => r.open_id === deleted.openId && !r.active),
+      30_000,
+      'deletion applied',
+    );
     await expectDirectoryCurrent();
     expect((await directory()).filter((r) => !r.active).map((r) => r.open_id)).toEqual([deleted.openId]);
-    expect(await t.sql('SELECT open_id FROM vault_memberships WHERE vault_id = $1', [vaultId])).toEqual([{ open_id: owner.openId }]);
+    expect(await t.sql('SELECT open_id FROM vault_memberships WHERE vault_id = $1', [vaultId])).toEqual([
+      { open_id: owner.openId },
+    ]);
     const [ended] = await t.outbox(SUBJECTS.collaboratorDeleted);
-    expect(ended.payload).toMatchObject({ vault: { id: vaultId }, collaborator: { openId: deleted.openId, role: 'vault_viewer' } });
+    expect(ended.payload).toMatchObject({
+      vault: { id: vaultId },
+      collaborator: { openId: deleted.openId, role: 'vault_viewer' },
+    });
   });
 });

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import {
-  bootTestApp,
-  TestDatabase,
-  TestIdentityProvider,
-  TestNatsServer,
-} from '@vault/platform/testing';
+import { bootTestApp, TestDatabase, TestIdentityProvider, TestNatsServer } from '@vault/platform/testing';
 import { SUBJECTS, type VaultEventBase } from '@vault/contracts';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../src/app/app.module';
@@ -90,8 +85,8 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
     owner = await caller('Olga <Admin>');
     home = (await send(owner, 'post', '/vault', { name: 'Home & Garden' }).expect(201)).body.id;
     work = (await send(owner, 'post', '/vault', { name: 'Work' }).expect(201)).body.id;
-    recordId = (await send(owner, 'post', `/vault/vault-id/${home}/records`, recordBody({ name: 'Passport' })).expect(200))
-      .body.id;
+    recordId = (await send(owner, 'post', `/vault/vault-id/${home}/records`, recordBody({ name: 'Passport' })).expect(200)).body
+      .id;
     await send(owner, 'put', `/vault/vault-id/${home}/records/record-id/${recordId}`, recordBody({ name: 'Passport 2' })).expect(
       200,
     );
@@ -124,7 +119,20 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
     ]);
     const [transfer] = res.body.data;
     expect(Object.keys(transfer).sort()).toEqual(
-      ['action', 'entity', 'fileName', 'id', 'message', 'rawTime', 'recordId', 'recordName', 'time', 'user', 'vaultId', 'vaultName'].sort(),
+      [
+        'action',
+        'entity',
+        'fileName',
+        'id',
+        'message',
+        'rawTime',
+        'recordId',
+        'recordName',
+        'time',
+        'user',
+        'vaultId',
+        'vaultName',
+      ].sort(),
     );
     expect(transfer).toMatchObject({
       user: 'Olga <Admin>',

@@ -33,7 +33,10 @@ describe('activity-log paging', () => {
     ...over,
   });
   const log = (query: Record<string, string | number>) =>
-    t.get(owner, `/vault/vault-id/${vaultId}/log?${new URLSearchParams(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])))}`);
+    t.get(
+      owner,
+      `/vault/vault-id/${vaultId}/log?${new URLSearchParams(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])))}`,
+    );
   const ids = (res: { body: { data: { id: string }[] } }): string[] => res.body.data.map((e) => e.id);
 
   beforeAll(async () => {
@@ -45,7 +48,11 @@ describe('activity-log paging', () => {
     // 3 batches (3 logged_at values); occurred_at has many ties inside and across batches
     const batches = [0, 1, 2].map((b) =>
       Array.from({ length: 23 }, (_, i) =>
-        row(new Date(base + (i % 5) * 1000), { entity: i % 2 ? 'Record' : 'File', eventType: i % 3 ? 'Create' : 'Delete', actorOpenId: b === 1 ? 'vault|other' : owner.openId }),
+        row(new Date(base + (i % 5) * 1000), {
+          entity: i % 2 ? 'Record' : 'File',
+          eventType: i % 3 ? 'Create' : 'Delete',
+          actorOpenId: b === 1 ? 'vault|other' : owner.openId,
+        }),
       ),
     );
     for (const batch of batches) {
@@ -63,11 +70,17 @@ describe('activity-log paging', () => {
   afterAll(() => t?.stop());
 
   it("counts from the writer's counters, redeliveries excluded, filters summed", async () => {
-    const [{ total }] = await t.sql<{ total: string }>('SELECT sum(total) AS total FROM activity_log_counts WHERE vault_id = $1', [vaultId]);
+    const [{ total }] = await t.sql<{ total: string }>(
+      'SELECT sum(total) AS total FROM activity_log_counts WHERE vault_id = $1',
+      [vaultId],
+    );
     expect(Number(total)).toBe(69);
     expect(expected).toHaveLength(69);
     expect((await log({ pageSize: 10 }).expect(200)).body.page.totalItems).toBe(69);
-    const [{ n: files }] = await t.sql<{ n: string }>(`SELECT count(*) AS n FROM activity_log_entries WHERE vault_id = $1 AND entity = 'File'`, [vaultId]);
+    const [{ n: files }] = await t.sql<{ n: string }>(
+      `SELECT count(*) AS n FROM activity_log_entries WHERE vault_id = $1 AND entity = 'File'`,
+      [vaultId],
+    );
     expect((await log({ entity: 'File' }).expect(200)).body.page.totalItems).toBe(Number(files));
     expect((await log({ senderOpenId: 'vault|other' }).expect(200)).body.page.totalItems).toBe(23);
   });
@@ -102,7 +115,8 @@ describe('activity-log paging', () => {
     };
     expect(await walk({})).toEqual(expected);
     const byNumber: string[] = [];
-    for (let page = 1; page <= 3; page++) byNumber.push(...ids(await log({ entity: 'File', eventType: 'Delete', page, pageSize: 4 }).expect(200)));
+    for (let page = 1; page <= 3; page++)
+      byNumber.push(...ids(await log({ entity: 'File', eventType: 'Delete', page, pageSize: 4 }).expect(200)));
     const filtered = await walk({ entity: 'File', eventType: 'Delete' });
     expect(filtered.slice(0, byNumber.length)).toEqual(byNumber);
     expect(filtered.length).toBeGreaterThan(0);

@@ -67,9 +67,7 @@ describe('activity log with relay and writer processes killed -9', () => {
   const unlockedUnpublished = async () => {
     // Rows a relay could claim now (not locked by a live transaction).
     return ds.transaction(async (m) => {
-      const rows = await m.query(
-        `SELECT id FROM outbox_events WHERE published_at IS NULL FOR UPDATE SKIP LOCKED`,
-      );
+      const rows = await m.query(`SELECT id FROM outbox_events WHERE published_at IS NULL FOR UPDATE SKIP LOCKED`);
       return rows.length as number;
     });
   };

@@ -39,10 +39,7 @@ export interface Worker {
 
 const appliedEnv = new Set<string>();
 
-export async function startWorker(
-  env: Record<string, string>,
-  roles: ActivityLogRoles,
-): Promise<Worker> {
+export async function startWorker(env: Record<string, string>, roles: ActivityLogRoles): Promise<Worker> {
   // The env is read when the context boots: drop what an earlier worker of this run set.
   for (const key of appliedEnv) delete process.env[key];
   const applied = { NODE_ENV: 'test', DB_MIGRATE_ON_START: 'false', ...env };

@@ -54,14 +54,23 @@ describe('records-service object level authorisation', () => {
     ['DELETE', `/vault/vault-id/${v}/collaborators/collaborator-id/${memberId}`, 'remove collaborator'],
     ['PUT', `/vault/vault-id/${v}/owner`, 'transfer ownership', { collaboratorId: memberId }],
     ['GET', `/vault/vault-id/${v}/records/record-id/${r}/collaborators`, 'list record collaborators'],
-    ['POST', `/vault/vault-id/${v}/records/record-id/${r}/collaborators`, 'add record collaborator', { openId: 'vault|x', role: 'rec_viewer' }],
+    [
+      'POST',
+      `/vault/vault-id/${v}/records/record-id/${r}/collaborators`,
+      'add record collaborator',
+      { openId: 'vault|x', role: 'rec_viewer' },
+    ],
     [
       'PUT',
       `/vault/vault-id/${v}/records/record-id/${r}/collaborators/collaborator-id/${recordMemberId}`,
       'change record role',
       { role: 'rec_info' },
     ],
-    ['DELETE', `/vault/vault-id/${v}/records/record-id/${r}/collaborators/collaborator-id/${recordMemberId}`, 'remove record collaborator'],
+    [
+      'DELETE',
+      `/vault/vault-id/${v}/records/record-id/${r}/collaborators/collaborator-id/${recordMemberId}`,
+      'remove record collaborator',
+    ],
   ];
 
   const send = (c: Caller, [method, path, , body]: Call) => {

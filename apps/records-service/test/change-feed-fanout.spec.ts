@@ -56,8 +56,11 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     return s;
   };
   const feedIds = async (vaultId: string) =>
-    (await t.sql<{ event_id: string }>(`SELECT event_id FROM vault_feed WHERE vault_id = $1 ORDER BY seq`, [vaultId])).map((r) => r.event_id);
-  const feedHolds = (vaultId: string, n: number) => waitFor(async () => (await feedIds(vaultId)).length >= n, 30_000, `${n} feed events`);
+    (await t.sql<{ event_id: string }>(`SELECT event_id FROM vault_feed WHERE vault_id = $1 ORDER BY seq`, [vaultId])).map(
+      (r) => r.event_id,
+    );
+  const feedHolds = (vaultId: string, n: number) =>
+    waitFor(async () => (await feedIds(vaultId)).length >= n, 30_000, `${n} feed events`);
 
   it('sends an event to the streams of both instances promptly, whichever instance it was written through', async () => {
     const owner = await t.caller();
@@ -96,7 +99,8 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
   it('wakes the writing instance once per feed write (its own NOTIFY is skipped) and the other instance by the NOTIFY', async () => {
     const signal = t.app.get(FeedSignal);
     const [here, there] = [t.app.get(VaultFeedReaders), second.get(VaultFeedReaders)];
-    const written = (n: number) => waitFor(async () => signal.signalled.written >= n, 30_000, `the writer's signal of ${n} vaults`);
+    const written = (n: number) =>
+      waitFor(async () => signal.signalled.written >= n, 30_000, `the writer's signal of ${n} vaults`);
     // PostgreSQL delivers notifications in commit order: once the writing instance has one sent
     // now (naming no vault of the test), it has every notification committed before
     const notificationsIn = async () => {
@@ -112,7 +116,11 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     const streams = [await stream(t.app, owner, vault), await stream(second, owner, vault)];
     for (const s of streams) await s.until((c) => c.events.length === 1, 'the existing event');
     await notificationsIn();
-    const [wakesHere, wakesThere, skipped] = [here.signalledWakes(vault), there.signalledWakes(vault), signal.signalled.ownSkipped];
+    const [wakesHere, wakesThere, skipped] = [
+      here.signalledWakes(vault),
+      there.signalledWakes(vault),
+      signal.signalled.ownSkipped,
+    ];
 
     await t.createRecord(owner, vault, { name: 'One write' });
     for (const s of streams) await s.until((c) => c.events.length === 2, 'the new event', 20_000);
@@ -142,7 +150,10 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     await guestStream.until((c) => c.events.length === 1, "the guest's record event");
 
     // the owner removes the viewer through the API (a collaborator.deleted event)
-    const [{ id }] = await t.sql<{ id: string }>(`SELECT id FROM vault_memberships WHERE vault_id = $1 AND open_id = $2`, [vault, viewer.openId]);
+    const [{ id }] = await t.sql<{ id: string }>(`SELECT id FROM vault_memberships WHERE vault_id = $1 AND open_id = $2`, [
+      vault,
+      viewer.openId,
+    ]);
     await t.delete(owner, `/vault/vault-id/${vault}/collaborators/collaborator-id/${id}`).expect(200);
     await viewerStream.until((c) => c.ended, "the end of the viewer's stream", 20_000);
     expect(viewerStream.events).toHaveLength(2);
@@ -171,12 +182,18 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     const pad = 'x'.repeat(256 * 1024);
     for (let i = 0; i < 40; i++) {
       const id = randomUUID();
-      const envelope = { specversion: '1.0', id, source: `/vault/vault-id/${vault}`, type: 'vault.updated', vaultid: vault, data: { pad } };
-      await t.sql(`INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at) VALUES ($1, $2, NULL, 'vault.updated', $3, now())`, [
+      const envelope = {
+        specversion: '1.0',
         id,
-        vault,
-        JSON.stringify(envelope),
-      ]);
+        source: `/vault/vault-id/${vault}`,
+        type: 'vault.updated',
+        vaultid: vault,
+        data: { pad },
+      };
+      await t.sql(
+        `INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at) VALUES ($1, $2, NULL, 'vault.updated', $3, now())`,
+        [id, vault, JSON.stringify(envelope)],
+      );
     }
     // a record event wakes the reader, which hands all of them to both streams
     await t.createRecord(owner, vault, { name: 'After the large ones' });

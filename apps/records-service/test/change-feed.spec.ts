@@ -47,9 +47,12 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
   });
 
   const feedPath = (vaultId: string, query = '') => `/vault/vault-id/${vaultId}/events${query}`;
-  const page = async (c: Caller, vaultId: string, query = '') => (await t.get(c, feedPath(vaultId, query)).expect(200)).body as Page;
+  const page = async (c: Caller, vaultId: string, query = '') =>
+    (await t.get(c, feedPath(vaultId, query)).expect(200)).body as Page;
   const stored = (vaultId: string) =>
-    t.sql<{ event_id: string; type: string }>(`SELECT event_id, type FROM vault_feed WHERE vault_id = $1 ORDER BY seq`, [vaultId]);
+    t.sql<{ event_id: string; type: string }>(`SELECT event_id, type FROM vault_feed WHERE vault_id = $1 ORDER BY seq`, [
+      vaultId,
+    ]);
   /** Waits until the vault's feed holds `n` events, answered by the API in full. */
   const settled = async (c: Caller, vaultId: string, n: number): Promise<CloudEvent[]> => {
     await waitFor(async () => (await stored(vaultId)).length >= n, 30_000, `${n} feed events of ${vaultId}`);
@@ -106,10 +109,15 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
     const home = await t.createVault(owner);
     const office = await t.createVault(owner);
     const record = await t.createRecord(owner, home, { name: 'Contract' });
-    await t.put(owner, `/vault/vault-id/${home}/records/record-id/${record}/transfer`, { destinationVaultId: office }).expect(200);
+    await t
+      .put(owner, `/vault/vault-id/${home}/records/record-id/${record}/transfer`, { destinationVaultId: office })
+      .expect(200);
     const [inHome, inOffice] = [await settled(owner, home, 3), await settled(owner, office, 2)];
     const moved = inHome.at(-1);
-    expect(moved).toMatchObject({ type: 'record.transferred', data: { record: { id: record }, destinationVault: { id: office } } });
+    expect(moved).toMatchObject({
+      type: 'record.transferred',
+      data: { record: { id: record }, destinationVault: { id: office } },
+    });
     expect(inOffice.at(-1)).toEqual(moved);
     expect(inOffice.map((e) => e.type)).toEqual(['vault.created', 'record.transferred']);
   });
@@ -158,7 +166,10 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
       const res = await t.get(nobody, feedPath(vault)).expect(404);
       expect(res.headers['content-type']).toContain('application/problem+json');
     }
-    await t.http().get(`/api/v1${feedPath(vault)}`).expect(401);
+    await t
+      .http()
+      .get(`/api/v1${feedPath(vault)}`)
+      .expect(401);
 
     // visibility is the caller's role when the page is read
     await t.sql(`DELETE FROM record_memberships WHERE record_id = $1 AND open_id = $2`, [shared, guest.openId]);
@@ -169,7 +180,10 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
     const owner = await t.caller();
     const vault = await t.createVault(owner);
     await settled(owner, vault, 1);
-    const sse = await SseClient.open(t.app, feedPath(vault), { authorization: `Bearer ${owner.token}`, accept: 'text/event-stream' });
+    const sse = await SseClient.open(t.app, feedPath(vault), {
+      authorization: `Bearer ${owner.token}`,
+      accept: 'text/event-stream',
+    });
     try {
       expect(sse.status).toBe(200);
       expect(sse.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -180,7 +194,10 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
 
       const record = await t.createRecord(owner, vault, { name: 'Live' });
       await sse.until((c) => c.events.length === 2, 'the live event');
-      expect(sse.events[1]).toMatchObject({ event: 'record.created', data: { type: 'record.created', data: { record: { id: record } } } });
+      expect(sse.events[1]).toMatchObject({
+        event: 'record.created',
+        data: { type: 'record.created', data: { record: { id: record } } },
+      });
       // the SSE id is the page cursor of the same event
       const full = await page(owner, vault);
       expect(sse.events.at(-1)?.id).toBe(full.nextCursor);
@@ -198,7 +215,10 @@ describe('vault change feed (real NATS and PostgreSQL)', () => {
     const record = await t.createRecord(owner, vault, { name: 'Shared' });
     await t.grantRecordRole(record, guest, 'rec_viewer');
     await settled(owner, vault, 2);
-    const sse = await SseClient.open(t.app, feedPath(vault), { authorization: `Bearer ${guest.token}`, accept: 'text/event-stream' });
+    const sse = await SseClient.open(t.app, feedPath(vault), {
+      authorization: `Bearer ${guest.token}`,
+      accept: 'text/event-stream',
+    });
     try {
       await sse.until((c) => c.events.length === 1, "the guest's record event");
       expect(sse.events[0].data.data.record.id).toBe(record);
@@ -302,14 +322,19 @@ describe('vault change feed stream woken by its writer (real NATS and PostgreSQL
   it('sends an event to the open streams of its vault as soon as this process has written it', async () => {
     const owner = await t.caller();
     const vault = await t.createVault(owner);
-    await waitFor(async () => (await t.sql(`SELECT 1 FROM vault_feed WHERE vault_id = $1`, [vault])).length === 1, 30_000, 'the first event');
+    await waitFor(
+      async () => (await t.sql(`SELECT 1 FROM vault_feed WHERE vault_id = $1`, [vault])).length === 1,
+      30_000,
+      'the first event',
+    );
     const headers = { authorization: `Bearer ${owner.token}`, accept: 'text/event-stream' };
     const streams = await Promise.all([1, 2].map(() => SseClient.open(t.app, `/vault/vault-id/${vault}/events`, headers)));
     try {
       for (const s of streams) await s.until((c) => c.events.length === 1, 'the existing event');
       const record = await t.createRecord(owner, vault, { name: 'Woken' });
       for (const s of streams) await s.until((c) => c.events.length === 2, 'the live event', 20_000);
-      for (const s of streams) expect(s.events[1]).toMatchObject({ event: 'record.created', data: { data: { record: { id: record } } } });
+      for (const s of streams)
+        expect(s.events[1]).toMatchObject({ event: 'record.created', data: { data: { record: { id: record } } } });
     } finally {
       for (const s of streams) s.close();
     }

@@ -26,10 +26,7 @@ describe('collaborators: sharing vaults and records', () => {
   afterAll(() => t?.stop());
 
   /** A caller that the account directory knows (as user-service's events would have told it). */
-  const account = async (
-    tenantId = 'tenant-a',
-    names = { firstName: 'Ada', lastName: 'Lovelace' },
-  ): Promise<Caller> => {
+  const account = async (tenantId = 'tenant-a', names = { firstName: 'Ada', lastName: 'Lovelace' }): Promise<Caller> => {
     const c = await t.caller(tenantId, `${randomUUID().slice(0, 8)}@example.com`);
     await directory.apply({
       tenantId,
@@ -305,7 +302,9 @@ describe('collaborators: sharing vaults and records', () => {
     await t.get(editor, vaultPath(vaultId)).expect(404);
     await t.get(editor, `${vaultPath(vaultId)}/records/record-id/${own}`).expect(404);
     expect(await t.sql('SELECT * FROM record_memberships WHERE open_id = $1', [editor.openId])).toEqual([]);
-    const ended = (await t.outbox('vault.collaborator.deleted.v1')).filter((e) => e.payload.collaborator.openId === editor.openId);
+    const ended = (await t.outbox('vault.collaborator.deleted.v1')).filter(
+      (e) => e.payload.collaborator.openId === editor.openId,
+    );
     expect(ended.map((e) => [e.payload.record?.id ?? null, e.payload.collaborator.role])).toEqual([
       [null, 'vault_editor'],
       [own, 'rec_owner'],
@@ -350,9 +349,9 @@ describe('collaborators: sharing vaults and records', () => {
       .expect((r) => expect(r.body.userVaultRole).toEqual(['vault_owner']));
     await t.put(owner, `${vaultPath(vaultId)}/owner`, { collaboratorId: heirId }).expect(403);
     await t.delete(owner, vaultPath(vaultId)).expect(403);
-    expect(
-      await t.sql("SELECT open_id FROM vault_memberships WHERE vault_id = $1 AND role = 'vault_owner'", [vaultId]),
-    ).toEqual([{ open_id: heir.openId }]);
+    expect(await t.sql("SELECT open_id FROM vault_memberships WHERE vault_id = $1 AND role = 'vault_owner'", [vaultId])).toEqual([
+      { open_id: heir.openId },
+    ]);
   });
 
   it('refuses a transfer to an account that owns as many vaults as its plans allow (409), changing nothing', async () => {
@@ -437,10 +436,9 @@ describe('collaborators: sharing vaults and records', () => {
       })
       .expect(201);
     const ownVault = await t.createVault(leaver, { name: 'Mine' });
-    const [{ version: v }] = await t.sql<{ version: string }>(
-      'SELECT version FROM account_directory WHERE open_id = $1',
-      [leaver.openId],
-    );
+    const [{ version: v }] = await t.sql<{ version: string }>('SELECT version FROM account_directory WHERE open_id = $1', [
+      leaver.openId,
+    ]);
 
     const state = {
       tenantId: leaver.tenantId,

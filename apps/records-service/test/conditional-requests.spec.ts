@@ -99,13 +99,22 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
     });
   });
 
-  describe('views showing the caller\'s roles', () => {
+  describe("views showing the caller's roles", () => {
     let accountVersion = 1;
     /** A caller the account directory knows, so that an owner can share with it by username. */
     const account = async (): Promise<Caller> => {
       const c = await t.caller('tenant-a', `${randomUUID().slice(0, 8)}@example.com`);
       const directory = t.app.get(AccountDirectoryService);
-      await directory.apply({ tenantId: c.tenantId, openId: c.openId, accountId: randomUUID(), username: c.username, firstName: 'G', lastName: 'H', active: true, version: accountVersion++ });
+      await directory.apply({
+        tenantId: c.tenantId,
+        openId: c.openId,
+        accountId: randomUUID(),
+        username: c.username,
+        firstName: 'G',
+        lastName: 'H',
+        active: true,
+        version: accountVersion++,
+      });
       return c;
     };
     const members = (v: string) => `${vaultPath(v)}/collaborators`;
@@ -113,11 +122,13 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
     const shared = async (role: string) => {
       const vaultId = await t.createVault(owner, { name: 'Shared', licenseKey: 'PREMIUM-DEMO-2026' });
       const guest = await account();
-      const { id } = (await t.post(owner, members(vaultId), { username: guest.username, role }).expect(201)).body as { id: string };
+      const { id } = (await t.post(owner, members(vaultId), { username: guest.username, role }).expect(201)).body as {
+        id: string;
+      };
       return { vaultId, guest, collaborator: `${members(vaultId)}/collaborator-id/${id}` };
     };
 
-    it('a vault GET after the caller\'s role changed answers 200 with the new userVaultRole, never 304', async () => {
+    it("a vault GET after the caller's role changed answers 200 with the new userVaultRole, never 304", async () => {
       const { vaultId, guest, collaborator } = await shared('vault_editor');
       const before = await t.get(guest, vaultPath(vaultId)).expect(200);
       expect(before.body.userVaultRole).toEqual(['vault_editor']);
@@ -134,7 +145,7 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
       await t.get(guest, vaultPath(vaultId)).set('If-None-Match', after.headers.etag).expect(304);
     });
 
-    it('another caller holding the owner\'s ETag gets its own view; If-Match names the caller\'s view', async () => {
+    it("another caller holding the owner's ETag gets its own view; If-Match names the caller's view", async () => {
       const { vaultId, guest, collaborator } = await shared('vault_viewer');
       const ownerTag = (await t.get(owner, vaultPath(vaultId)).expect(200)).headers.etag;
       const res = await t.get(guest, vaultPath(vaultId)).set('If-None-Match', ownerTag).expect(200);
@@ -149,12 +160,14 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
       expect(put.headers.etag).toBe(`"${vaultId}.2.vault_editor"`);
     });
 
-    it('a record GET: a record guest\'s ETag names its record role and changes with it', async () => {
+    it("a record GET: a record guest's ETag names its record role and changes with it", async () => {
       const vaultId = await t.createVault(owner, { licenseKey: 'PREMIUM-DEMO-2026' });
       const id = await t.createRecord(owner, vaultId);
       const guest = await account();
       const recordMembers = `${recordPath(vaultId, id)}/collaborators`;
-      const added = (await t.post(owner, recordMembers, { username: guest.username, role: 'rec_editor' }).expect(201)).body as { id: string };
+      const added = (await t.post(owner, recordMembers, { username: guest.username, role: 'rec_editor' }).expect(201)).body as {
+        id: string;
+      };
       const before = await t.get(guest, recordPath(vaultId, id)).expect(200);
       expect(before.body).toMatchObject({ userVaultRole: [], userRecordRole: ['rec_editor'] });
       expect(before.headers.etag).toBe(`"${id}.1.rec_editor"`);
@@ -173,7 +186,10 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
       expect(res.headers.etag).toBe(`"${id}.1.${RECORD_OWNER}"`);
       await t.get(owner, recordPath(vaultId, id)).set('If-None-Match', res.headers.etag).expect(304);
 
-      const put = await t.put(owner, recordPath(vaultId, id), recordBody({ name: 'New' })).set('If-Match', res.headers.etag).expect(200);
+      const put = await t
+        .put(owner, recordPath(vaultId, id), recordBody({ name: 'New' }))
+        .set('If-Match', res.headers.etag)
+        .expect(200);
       expect(put.body).toEqual({ id });
       expect(put.headers.etag).toBe(`"${id}.2.${RECORD_OWNER}"`);
       expect((await t.get(owner, recordPath(vaultId, id))).headers.etag).toBe(put.headers.etag);
@@ -195,7 +211,10 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
       const id = await t.createRecord(owner, vaultId);
       await t.put(owner, recordPath(vaultId, id), recordBody({ name: 'Second' })).expect(200);
       const snapshot = await t.snapshot();
-      const put = await t.put(owner, recordPath(vaultId, id), recordBody({ name: 'Third' })).set('If-Match', `"${id}.1.${RECORD_OWNER}"`).expect(412);
+      const put = await t
+        .put(owner, recordPath(vaultId, id), recordBody({ name: 'Third' }))
+        .set('If-Match', `"${id}.1.${RECORD_OWNER}"`)
+        .expect(412);
       expect(put.body).toMatchObject({ status: 412, code: 'precondition_failed' });
       await t.delete(owner, recordPath(vaultId, id)).set('If-Match', `"${id}.1.${RECORD_OWNER}"`).expect(412);
       expect(await t.snapshot()).toBe(snapshot);
@@ -277,7 +296,9 @@ describe('conditional requests (ETag, If-Match, If-None-Match)', () => {
       const file = '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}';
       expect(op(file, 'put').responses['200'].headers.ETag).toBeDefined();
       expect(Object.keys(op(file, 'delete').responses)).toEqual(expect.arrayContaining(['412', '428']));
-      expect(op('/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files', 'post').responses['201'].headers.ETag).toBeDefined();
+      expect(
+        op('/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files', 'post').responses['201'].headers.ETag,
+      ).toBeDefined();
     });
   });
 });

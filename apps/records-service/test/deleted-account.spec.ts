@@ -65,7 +65,11 @@ describe('records-service: a deleted account', () => {
     }
     expect(await t.sql(`SELECT count(*)::int AS n FROM vaults WHERE name = 'After deletion'`)).toEqual([{ n: 0 }]);
     // the same openId in another tenant is another identity
-    await t.post({ ...owner, tenantId: 'tenant-b', token: await t.idp.token({ sub: owner.openId, tid: 'tenant-b' }) }, '/vault', { name: 'B' }).expect(201);
+    await t
+      .post({ ...owner, tenantId: 'tenant-b', token: await t.idp.token({ sub: owner.openId, tid: 'tenant-b' }) }, '/vault', {
+        name: 'B',
+      })
+      .expect(201);
     await t.post(other, '/vault', { name: 'Unaffected' }).expect(201);
   });
 
@@ -73,7 +77,9 @@ describe('records-service: a deleted account', () => {
     const owner = await account();
     const guest = await account();
     const vaultId = await t.createVault(owner, { name: 'Family papers', licenseKey: 'PREMIUM-DEMO-2026' });
-    await t.post(owner, `/vault/vault-id/${vaultId}/collaborators`, { username: guest.username, role: 'vault_editor' }).expect(201);
+    await t
+      .post(owner, `/vault/vault-id/${vaultId}/collaborators`, { username: guest.username, role: 'vault_editor' })
+      .expect(201);
     await deleteAccount(owner);
 
     expect(await t.sql(`SELECT open_id, role FROM vault_memberships WHERE vault_id = $1 ORDER BY role DESC`, [vaultId])).toEqual([
@@ -92,7 +98,12 @@ describe('records-service: a deleted account', () => {
     const recordId = await t.createRecord(owner, alone);
     const recordShared = await t.createVault(owner, { name: 'Record shared', licenseKey: 'PREMIUM-DEMO-2026' });
     const sharedRecord = await t.createRecord(owner, recordShared);
-    await t.post(owner, `/vault/vault-id/${recordShared}/records/record-id/${sharedRecord}/collaborators`, { username: guest.username, role: 'rec_viewer' }).expect(201);
+    await t
+      .post(owner, `/vault/vault-id/${recordShared}/records/record-id/${sharedRecord}/collaborators`, {
+        username: guest.username,
+        role: 'rec_viewer',
+      })
+      .expect(201);
     const before = Date.now();
     await deleteAccount(owner);
 
@@ -134,8 +145,12 @@ describe('records-service: a deleted account', () => {
       await t.delete(c, `${path}/collaborators/collaborator-id/${collaboratorId}`).expect(200);
     };
     const members = (vaultId: string) =>
-      t.sql<{ open_id: string; role: string }>(`SELECT open_id, role FROM vault_memberships WHERE vault_id = $1 ORDER BY role, open_id`, [vaultId]);
-    const transfers = async (vaultId: string) => (await t.outbox('vault.vault.transferred.v1')).filter((e) => e.vault_id === vaultId);
+      t.sql<{ open_id: string; role: string }>(
+        `SELECT open_id, role FROM vault_memberships WHERE vault_id = $1 ORDER BY role, open_id`,
+        [vaultId],
+      );
+    const transfers = async (vaultId: string) =>
+      (await t.outbox('vault.vault.transferred.v1')).filter((e) => e.vault_id === vaultId);
     const exists = async (vaultId: string) => (await t.sql(`SELECT 1 FROM vaults WHERE id = $1`, [vaultId])).length === 1;
 
     it("lets its vault_editor claim it: the editor's membership becomes the owner's, the licence stays, a scheduled removal ends", async () => {
@@ -146,7 +161,12 @@ describe('records-service: a deleted account', () => {
       const editorId = await share(owner, vaultId, editor, 'vault_editor');
       await share(owner, vaultId, viewer, 'vault_viewer');
       await share(owner, vaultId, info, 'vault_info');
-      await t.post(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, { username: recordGuest.username, role: 'rec_editor' }).expect(201);
+      await t
+        .post(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, {
+          username: recordGuest.username,
+          role: 'rec_editor',
+        })
+        .expect(201);
 
       // while the owner's account is active, nobody claims (the owner itself included)
       for (const c of [editor, owner]) {
@@ -265,7 +285,12 @@ describe('records-service: a deleted account', () => {
       const vaultId = await t.createVault(owner, PREMIUM);
       const editorId = await share(owner, vaultId, editor, 'vault_editor');
       const recordId = await t.createRecord(editor, vaultId);
-      await t.post(editor, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, { username: guest.username, role: 'rec_viewer' }).expect(201);
+      await t
+        .post(editor, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, {
+          username: guest.username,
+          role: 'rec_viewer',
+        })
+        .expect(201);
       await deleteAccount(owner);
 
       await t.delete(editor, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).expect(200);
@@ -302,7 +327,11 @@ describe('records-service: a deleted account', () => {
         await leaving.query('DELETE FROM vault_memberships WHERE vault_id = $1 AND open_id = $2', [vaultId, viewer.openId]);
         let ended = false;
         deletion = account(false, goes).finally(() => (ended = true));
-        await waitFor(async () => ended || (await lockWaits()) > 0, 20_000, 'the account deletion to wait for the vault (or end)');
+        await waitFor(
+          async () => ended || (await lockWaits()) > 0,
+          20_000,
+          'the account deletion to wait for the vault (or end)',
+        );
         await leaving.query('COMMIT');
       } finally {
         await leaving.end();
@@ -319,7 +348,12 @@ describe('records-service: a deleted account', () => {
       const recordId = await t.createRecord(owner, vaultId);
       const editorId = await share(owner, vaultId, editor, 'vault_editor');
       const guestId = (
-        await t.post(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, { username: guest.username, role: 'rec_viewer' }).expect(201)
+        await t
+          .post(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/collaborators`, {
+            username: guest.username,
+            role: 'rec_viewer',
+          })
+          .expect(201)
       ).body.id as string;
       const other = await t.createVault(owner, PREMIUM);
       await share(owner, other, editor, 'vault_viewer');

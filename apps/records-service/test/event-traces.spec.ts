@@ -76,7 +76,10 @@ describe('trace context carried through the outbox and NATS headers', () => {
     const vaultId = ((await res.json()) as { id: string }).id;
 
     const request = await otlp.waitFor(
-      (s) => s.kind === SPAN_KIND_SERVER && s.attributes['http.method'] !== 'GET' && /\/api\/v1\/vault$/.test(String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '')),
+      (s) =>
+        s.kind === SPAN_KIND_SERVER &&
+        s.attributes['http.method'] !== 'GET' &&
+        /\/api\/v1\/vault$/.test(String(s.attributes['http.target'] ?? s.attributes['url.path'] ?? '')),
     );
     // both outbox rows of the change (vault and licence created) kept the request's trace context (W3C traceparent)
     const rows = (await pg.query(`SELECT id, trace_context FROM outbox_events WHERE vault_id = $1`, [vaultId])).rows;
@@ -88,7 +91,9 @@ describe('trace context carried through the outbox and NATS headers', () => {
     const inTrace = (pred: (s: ReceivedSpan) => boolean) => otlp.waitFor((s) => s.traceId === request.traceId && pred(s), 30_000);
     const isPublish = (s: ReceivedSpan) => s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_PRODUCER;
     for (const row of rows) await inTrace((s) => isPublish(s) && s.attributes['messaging.message.id'] === row.id);
-    const consume = await inTrace((s) => s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_CONSUMER && s.name === 'activity_log_writer process');
+    const consume = await inTrace(
+      (s) => s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_CONSUMER && s.name === 'activity_log_writer process',
+    );
     // the writer's handler is the child of a relay publish (traceparent NATS header),
     // each publish the child of a span of the request that wrote its row
     const publishes = otlp.spans.filter((s) => s.traceId === request.traceId && isPublish(s));

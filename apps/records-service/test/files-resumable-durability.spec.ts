@@ -43,10 +43,7 @@ describe('resumable uploads: a chunk the storage cannot make durable', () => {
   });
 
   const tus = (method: 'post' | 'head' | 'patch', path: string) =>
-    request(t.app.getHttpServer())
-      [method](path)
-      .set('Tus-Resumable', '1.0.0')
-      .set('Authorization', `Bearer ${owner.token}`);
+    request(t.app.getHttpServer())[method](path).set('Tus-Resumable', '1.0.0').set('Authorization', `Bearer ${owner.token}`);
   const patch = (path: string, offset: number) =>
     tus('patch', path)
       .set('Upload-Offset', String(offset))

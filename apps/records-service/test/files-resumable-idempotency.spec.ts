@@ -80,8 +80,7 @@ describe('resumable uploads: Idempotency-Key on the creation', () => {
       [key],
     );
   const idOf = (location: string) => location.split('/').pop() as string;
-  const pick = (headers: Record<string, string>, names: string[]) =>
-    Object.fromEntries(names.map((n) => [n, headers[n]]));
+  const pick = (headers: Record<string, string>, names: string[]) => Object.fromEntries(names.map((n) => [n, headers[n]]));
 
   it('replays the creation: same Location and Upload-Expires, the current offset, one upload and one reservation', async () => {
     const key = randomUUID();
@@ -95,7 +94,11 @@ describe('resumable uploads: Idempotency-Key on the creation', () => {
     expect(pick(again.headers, CREATION_ANSWER)).toEqual(pick(first.headers, CREATION_ANSWER));
     expect(again.headers['upload-offset']).toBe('0');
     // the first answer's Content-Type, none of Express's own for an empty body
-    expect([again.headers['content-type'], again.headers['content-length'], again.text]).toEqual([first.headers['content-type'], '0', '']);
+    expect([again.headers['content-type'], again.headers['content-length'], again.text]).toEqual([
+      first.headers['content-type'],
+      '0',
+      '',
+    ]);
     const rows = await uploadRows();
     expect(rows).toEqual([expect.objectContaining({ id: idOf(first.headers['location']), owner_open_id: owner.openId })]);
     expect(first.headers['upload-expires']).toBe(rows[0].expires_at.toUTCString());
@@ -103,8 +106,12 @@ describe('resumable uploads: Idempotency-Key on the creation', () => {
 
     // the upload the key names is the one that completes
     const bytes = randomBytes(4 * KiB);
-    const done = await tusUpload(owner, bytes, { uploadUrl: `${endpointOf(t.app, vaultId, recordId)}/${idOf(first.headers['location'])}` }).done;
-    const files = await t.sql<{ id: string; sha256: string }>('SELECT id, sha256 FROM record_files WHERE record_id = $1', [recordId]);
+    const done = await tusUpload(owner, bytes, {
+      uploadUrl: `${endpointOf(t.app, vaultId, recordId)}/${idOf(first.headers['location'])}`,
+    }).done;
+    const files = await t.sql<{ id: string; sha256: string }>('SELECT id, sha256 FROM record_files WHERE record_id = $1', [
+      recordId,
+    ]);
     expect(files).toEqual([{ id: done.getHeader('Record-File-Id'), sha256: sha256(bytes) }]);
     expect(await uploadRows()).toEqual([]);
   });
@@ -133,7 +140,9 @@ describe('resumable uploads: Idempotency-Key on the creation', () => {
     expect(await uploadRows()).toEqual([expect.objectContaining({ id: idOf(location), upload_offset: String(2 * KiB) })]);
 
     const done = await tusUpload(owner, bytes, { uploadUrl: `${endpointOf(t.app, vaultId, recordId)}/${idOf(location)}` }).done;
-    const files = await t.sql<{ id: string; sha256: string }>('SELECT id, sha256 FROM record_files WHERE record_id = $1', [recordId]);
+    const files = await t.sql<{ id: string; sha256: string }>('SELECT id, sha256 FROM record_files WHERE record_id = $1', [
+      recordId,
+    ]);
     expect(files).toEqual([{ id: done.getHeader('Record-File-Id'), sha256: sha256(bytes) }]);
   });
 

@@ -1,17 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import {
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import * as tus from 'tus-js-client';
 import { binary, eventually, filesPath, meta, sha256 } from './files-support';
-import {
-  endpointOf,
-  statusOf,
-  tusUpload,
-  uploadAcrossInstances,
-} from './resumable-support';
+import { endpointOf, statusOf, tusUpload, uploadAcrossInstances } from './resumable-support';
 import { LOOPBACK_S3_BUCKET, LoopbackS3 } from './loopback-s3';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
@@ -27,15 +18,7 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
   let recordId: string;
 
   const keysOf = async (prefix: string) =>
-    (
-      (
-        await client.send(
-          new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }),
-        )
-      ).Contents ?? []
-    )
-      .map((o) => o.Key)
-      .sort();
+    ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }))).Contents ?? []).map((o) => o.Key).sort();
   const uploadRow = async () =>
     (
       await t.sql<{
@@ -97,10 +80,7 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
         if (sent >= 6 * MiB) void up.abort();
       },
     });
-    await eventually(
-      async () => Number((await uploadRow())?.upload_offset ?? 0) >= 6 * MiB,
-      10_000,
-    );
+    await eventually(async () => Number((await uploadRow())?.upload_offset ?? 0) >= 6 * MiB, 10_000);
     // two chunks in: one whole 5 MiB part sent, the 1 MiB after it waits in a tail object
     const mid = await uploadRow();
     expect(mid.store_state.parts).toHaveLength(1);
@@ -108,10 +88,7 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
       key: `${mid.storage_key}.tail.${5 * MiB}`,
       size: MiB,
     });
-    expect(await keysOf(mid.storage_key)).toEqual([
-      `${mid.storage_key}.tail.${5 * MiB}`,
-      `${mid.storage_key}.upload`,
-    ]);
+    expect(await keysOf(mid.storage_key)).toEqual([`${mid.storage_key}.tail.${5 * MiB}`, `${mid.storage_key}.upload`]);
 
     const last = await tusUpload(owner, bytes, {
       uploadUrl: first.upload.url as string,
@@ -119,20 +96,13 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
       checksum: 'sha256',
     }).done;
     const fileId = last.getHeader('Record-File-Id');
-    const [row] = await t.sql<{ storage_key: string }>(
-      'SELECT storage_key FROM record_files WHERE id = $1',
-      [fileId],
-    );
+    const [row] = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files WHERE id = $1', [fileId]);
     expect(row.storage_key).toBe(mid.storage_key);
-    const head = await client.send(
-      new HeadObjectCommand({ Bucket: BUCKET, Key: row.storage_key }),
-    );
+    const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: row.storage_key }));
     expect(head.ContentLength).toBe(bytes.length);
     // nothing beside the object: no marker, no tail
     expect(await keysOf(row.storage_key)).toEqual([row.storage_key]);
-    const got = await binary(
-      t.get(owner, `${filesPath(vaultId, recordId)}/scan.bin`),
-    ).expect(200);
+    const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/scan.bin`)).expect(200);
     expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
   });
 
@@ -146,10 +116,7 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
         if (sent >= 3 * MiB) void up.abort();
       },
     });
-    await eventually(
-      async () => Number((await uploadRow())?.upload_offset ?? 0) >= 3 * MiB,
-      10_000,
-    );
+    await eventually(async () => Number((await uploadRow())?.upload_offset ?? 0) >= 3 * MiB, 10_000);
     const before = await uploadRow();
     const wrong = tusUpload(owner, bytes, {
       uploadUrl: first.upload.url as string,
@@ -171,9 +138,7 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
       checksum: 'sha1',
     }).done;
     expect(last.getHeader('Record-File-Id')).toEqual(expect.any(String));
-    const got = await binary(
-      t.get(owner, `${filesPath(vaultId, recordId)}/half.bin`),
-    ).expect(200);
+    const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/half.bin`)).expect(200);
     expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
   });
 
@@ -187,15 +152,9 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
         if (sent >= 3 * MiB) void up.abort();
       },
     });
-    await eventually(
-      async () => Number((await uploadRow())?.upload_offset ?? 0) >= 3 * MiB,
-      10_000,
-    );
+    await eventually(async () => Number((await uploadRow())?.upload_offset ?? 0) >= 3 * MiB, 10_000);
     const row = await uploadRow();
-    expect(await keysOf(row.storage_key)).toEqual([
-      `${row.storage_key}.tail.0`,
-      `${row.storage_key}.upload`,
-    ]);
+    expect(await keysOf(row.storage_key)).toEqual([`${row.storage_key}.tail.0`, `${row.storage_key}.upload`]);
     await tus.Upload.terminate(run.upload.url as string, {
       headers: { Authorization: `Bearer ${owner.token}` },
     });

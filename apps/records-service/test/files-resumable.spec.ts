@@ -9,23 +9,8 @@ import { listRouteRules } from '@vault/platform/auth';
 import request_ from 'supertest';
 import * as tus from 'tus-js-client';
 import { FsFileStorage } from '../src/capabilities/storage/fs-file-storage';
-import {
-  binary,
-  eventually,
-  filesBelow,
-  filesPath,
-  meta,
-  sha256,
-  upload,
-} from './files-support';
-import {
-  digest,
-  endpointOf,
-  statusOf,
-  tusUpload,
-  uploadAcrossInstances,
-  uploadsPath,
-} from './resumable-support';
+import { binary, eventually, filesBelow, filesPath, meta, sha256, upload } from './files-support';
+import { digest, endpointOf, statusOf, tusUpload, uploadAcrossInstances, uploadsPath } from './resumable-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
 const KiB = 1024;
@@ -42,21 +27,14 @@ describe('resumable uploads, tus (filesystem storage)', () => {
 
   const endpoint = () => endpointOf(t.app, vaultId, recordId);
   const uploadRows = () =>
-    t.sql<{ id: string; storage_key: string; upload_offset: string }>(
-      'SELECT * FROM resumable_uploads WHERE record_id = $1',
-      [recordId],
-    );
+    t.sql<{ id: string; storage_key: string; upload_offset: string }>('SELECT * FROM resumable_uploads WHERE record_id = $1', [
+      recordId,
+    ]);
   /** Whether anything of the storage key is left in the folder (object or partial file). */
-  const leftOf = (key: string) =>
-    filesBelow(dir).filter((f) => f.includes(key));
+  const leftOf = (key: string) => filesBelow(dir).filter((f) => f.includes(key));
   const tusHeaders = { 'Tus-Resumable': '1.0.0' };
   /** A tus creation by hand (Upload-Metadata built from `m`), for refusals. */
-  const create = (
-    c: Caller,
-    m: Record<string, string>,
-    length: number,
-    path = uploadsPath(vaultId, recordId),
-  ) =>
+  const create = (c: Caller, m: Record<string, string>, length: number, path = uploadsPath(vaultId, recordId)) =>
     t
       .http()
       .post(path)
@@ -69,25 +47,16 @@ describe('resumable uploads, tus (filesystem storage)', () => {
           .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
           .join(','),
       );
-  const asCaller = (c: Caller, req: import('supertest').Test) =>
-    req.set(tusHeaders).set('Authorization', `Bearer ${c.token}`);
+  const asCaller = (c: Caller, req: import('supertest').Test) => req.set(tusHeaders).set('Authorization', `Bearer ${c.token}`);
   /** The last chunk was refused for the sha256 metadata: no record file, no upload (its reservation released), no bytes. */
   const expectChecksumRefused = async (err: unknown, filesBefore: string[]) => {
     expect(statusOf(err)).toBe(400);
-    expect(
-      JSON.parse(
-        (err as tus.DetailedError).originalResponse?.getBody() ?? '{}',
-      ),
-    ).toMatchObject({ code: 'checksum_mismatch' });
-    expect(
-      await t.sql('SELECT id FROM record_files WHERE record_id = $1', [
-        recordId,
-      ]),
-    ).toEqual([]);
+    expect(JSON.parse((err as tus.DetailedError).originalResponse?.getBody() ?? '{}')).toMatchObject({
+      code: 'checksum_mismatch',
+    });
+    expect(await t.sql('SELECT id FROM record_files WHERE record_id = $1', [recordId])).toEqual([]);
     expect(await uploadRows()).toEqual([]);
-    expect(
-      await t.sql('SELECT * FROM file_purges WHERE purge_after > now()'),
-    ).toEqual([]);
+    expect(await t.sql('SELECT * FROM file_purges WHERE purge_after > now()')).toEqual([]);
     expect(filesBelow(dir).sort()).toEqual(filesBefore.sort());
   };
   /** Another records-service instance on the same database and folder. */
@@ -100,8 +69,7 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       recordId,
       metadata,
       chunkSize: 256 * KiB,
-      recordedOffset: async () =>
-        Number((await uploadRows())[0]?.upload_offset ?? 0),
+      recordedOffset: async () => Number((await uploadRows())[0]?.upload_offset ?? 0),
     });
 
   beforeAll(async () => {
@@ -142,14 +110,9 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       [`PATCH ${base}/:uploadId`]: 'record:editor',
       [`DELETE ${base}/:uploadId`]: 'record:editor',
     });
-    const res = await t
-      .http()
-      .options(uploadsPath(vaultId, recordId))
-      .expect(204);
+    const res = await t.http().options(uploadsPath(vaultId, recordId)).expect(204);
     expect(res.headers['tus-version']).toBe('1.0.0');
-    expect(res.headers['tus-extension']).toBe(
-      'creation,creation-with-upload,checksum,termination,expiration',
-    );
+    expect(res.headers['tus-extension']).toBe('creation,creation-with-upload,checksum,termination,expiration');
     expect(res.headers['tus-checksum-algorithm']).toBe('sha1,sha256');
   });
 
@@ -167,9 +130,7 @@ describe('resumable uploads, tus (filesystem storage)', () => {
     }).done;
     const fileId = last.getHeader('Record-File-Id');
     expect(last.getStatus()).toBe(204);
-    expect(last.getHeader('Record-File-Url')).toBe(
-      `${filesPath(vaultId, recordId)}/scan.pdf`,
-    );
+    expect(last.getHeader('Record-File-Url')).toBe(`${filesPath(vaultId, recordId)}/scan.pdf`);
 
     const [row] = await t.sql<{
       id: string;
@@ -184,9 +145,7 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       sha256: sha256(bytes),
       media_type: 'application/pdf',
     });
-    const got = await binary(
-      t.get(owner, `${filesPath(vaultId, recordId)}/scan.pdf`),
-    ).expect(200);
+    const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/scan.pdf`)).expect(200);
     expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
     // the same traces as a multipart upload, and nothing of the upload left
     const [event] = await t.outbox(SUBJECTS.fileUploaded);
@@ -196,11 +155,7 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       record: { id: recordId },
     });
     expect(await uploadRows()).toEqual([]);
-    expect(
-      await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [
-        row.storage_key,
-      ]),
-    ).toEqual([]);
+    expect(await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [row.storage_key])).toEqual([]);
     expect(existsSync(storage.objectPath(row.storage_key))).toBe(true);
   });
 
@@ -227,17 +182,10 @@ describe('resumable uploads, tus (filesystem storage)', () => {
         if (sent > 2.5 * MiB) void up.abort();
       },
     });
-    await eventually(
-      async () =>
-        Number((await uploadRows())[0]?.upload_offset ?? 0) >= 2 * MiB,
-      10_000,
-    );
+    await eventually(async () => Number((await uploadRows())[0]?.upload_offset ?? 0) >= 2 * MiB, 10_000);
     const url = first.upload.url;
     expect(url).toMatch(/\/uploads\/[0-9a-f-]{36}$/);
-    const head = await asCaller(
-      owner,
-      t.http().head(new URL(url as string).pathname),
-    ).expect(200);
+    const head = await asCaller(owner, t.http().head(new URL(url as string).pathname)).expect(200);
     const offset = Number(head.headers['upload-offset']);
     expect(offset).toBeGreaterThanOrEqual(2 * MiB);
     expect(offset).toBeLessThan(bytes.length);
@@ -252,9 +200,7 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       retryDelays: [100, 500, 1000],
     }).done;
     expect(last.getHeader('Record-File-Id')).toEqual(expect.any(String));
-    const got = await binary(
-      t.get(owner, `${filesPath(vaultId, recordId)}/resumed.bin`),
-    ).expect(200);
+    const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/resumed.bin`)).expect(200);
     expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
   });
 
@@ -265,18 +211,13 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       sha256: sha256(bytes),
     });
     expect(last.getHeader('Record-File-Id')).toEqual(expect.any(String));
-    const [row] = await t.sql<{ sha256: string; size: string }>(
-      'SELECT sha256, size FROM record_files WHERE record_id = $1',
-      [recordId],
-    );
+    const [row] = await t.sql<{ sha256: string; size: string }>('SELECT sha256, size FROM record_files WHERE record_id = $1', [
+      recordId,
+    ]);
     expect(row).toEqual({ sha256: sha256(bytes), size: String(bytes.length) });
-    const got = await binary(
-      t.get(owner, `${filesPath(vaultId, recordId)}/restart.bin`),
-    ).expect(200);
+    const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/restart.bin`)).expect(200);
     expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
-    expect(got.headers['repr-digest']).toBe(
-      `sha-256=:${digest('sha256', bytes)}:`,
-    );
+    expect(got.headers['repr-digest']).toBe(`sha-256=:${digest('sha256', bytes)}:`);
   });
 
   it('refuses an upload continued after a restart whose bytes do not match the sha256 metadata, keeping nothing', async () => {
@@ -332,7 +273,9 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       const offset = Number(head.headers['upload-offset']);
       expect(offset).toBeLessThanOrEqual(128 * KiB);
 
-      const last = await tusUpload(owner, bytes, { uploadUrl: `${endpointOf(other, vaultId, recordId)}/${path.split('/').pop()}` }).done;
+      const last = await tusUpload(owner, bytes, {
+        uploadUrl: `${endpointOf(other, vaultId, recordId)}/${path.split('/').pop()}`,
+      }).done;
       expect(last.getHeader('Record-File-Id')).toEqual(expect.any(String));
       const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/handover.bin`)).expect(200);
       expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
@@ -358,10 +301,7 @@ describe('resumable uploads, tus (filesystem storage)', () => {
     expect(statusOf(err)).toBe(460);
     const [row] = await uploadRows();
     expect(row.upload_offset).toBe('0');
-    const head = await asCaller(
-      owner,
-      t.http().head(new URL(run.upload.url as string).pathname),
-    ).expect(200);
+    const head = await asCaller(owner, t.http().head(new URL(run.upload.url as string).pathname)).expect(200);
     expect(head.headers['upload-offset']).toBe('0');
     // the same chunk with its right checksum is taken
     const last = await tusUpload(owner, bytes, {
@@ -396,17 +336,9 @@ describe('resumable uploads, tus (filesystem storage)', () => {
         if (sent >= 50 * KiB) void up.abort();
       },
     });
-    await eventually(
-      async () =>
-        Number((await uploadRows())[0]?.upload_offset ?? 0) >= 50 * KiB,
-      10_000,
-    );
+    await eventually(async () => Number((await uploadRows())[0]?.upload_offset ?? 0) >= 50 * KiB, 10_000);
     const [row] = await uploadRows();
-    expect(
-      await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [
-        row.storage_key,
-      ]),
-    ).toHaveLength(1);
+    expect(await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [row.storage_key])).toHaveLength(1);
     // the reservation counts: a multipart upload sees the room less the declared length
     const usage = await t.sql<{ total: string }>(
       `SELECT COALESCE(SUM(upload_length), 0) AS total FROM resumable_uploads u JOIN records r ON r.id = u.record_id WHERE r.vault_id = $1`,
@@ -419,27 +351,16 @@ describe('resumable uploads, tus (filesystem storage)', () => {
     });
     expect(await uploadRows()).toEqual([]);
     await eventually(
-      async () =>
-        (
-          await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [
-            row.storage_key,
-          ])
-        ).length === 0,
+      async () => (await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [row.storage_key])).length === 0,
     );
     expect(leftOf(row.storage_key)).toEqual([]);
-    await asCaller(
-      owner,
-      t.http().head(new URL(run.upload.url as string).pathname),
-    ).expect(404);
+    await asCaller(owner, t.http().head(new URL(run.upload.url as string).pathname)).expect(404);
   });
 
   it('counts open uploads against maxVaultGBs: a creation beyond the room left is 413, a multipart upload 409', async () => {
     await create(owner, meta('a.bin'), 8 * MiB).expect(201);
     // fill the vault's 1 GiB with reservations (8 MiB per upload is the per-upload limit): use the SQL the sweeper reads
-    await t.sql(
-      `UPDATE resumable_uploads SET upload_length = $1 WHERE owner_open_id = $2`,
-      [1024 * MiB - 4 * KiB, owner.openId],
-    );
+    await t.sql(`UPDATE resumable_uploads SET upload_length = $1 WHERE owner_open_id = $2`, [1024 * MiB - 4 * KiB, owner.openId]);
     const res = await create(owner, meta('b.bin'), 8 * KiB).expect(413);
     expect(res.body).toMatchObject({
       code: 'upload_exceeds_vault_storage',
@@ -450,12 +371,10 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       bytes: randomBytes(8 * KiB),
       meta: meta('c.bin'),
     }).expect(409);
-    await t.sql(`DELETE FROM resumable_uploads WHERE owner_open_id = $1`, [
-      owner.openId,
-    ]);
+    await t.sql(`DELETE FROM resumable_uploads WHERE owner_open_id = $1`, [owner.openId]);
   });
 
-  it('moves an open upload\'s reservation with its record: a transfer into a vault without room for it is 409', async () => {
+  it("moves an open upload's reservation with its record: a transfer into a vault without room for it is 409", async () => {
     const moving = await t.createRecord(owner, vaultId);
     const destination = await t.createVault(owner);
     await create(owner, meta('big.bin'), 8 * MiB, uploadsPath(vaultId, moving)).expect(201);
@@ -480,11 +399,7 @@ describe('resumable uploads, tus (filesystem storage)', () => {
         if (sent >= 100 * KiB) void up.abort();
       },
     });
-    await eventually(
-      async () =>
-        Number((await uploadRows())[0]?.upload_offset ?? 0) >= 100 * KiB,
-      10_000,
-    );
+    await eventually(async () => Number((await uploadRows())[0]?.upload_offset ?? 0) >= 100 * KiB, 10_000);
     const [row] = await uploadRows();
     expect(leftOf(row.storage_key)).toHaveLength(1);
     await t.sql(
@@ -495,34 +410,20 @@ describe('resumable uploads, tus (filesystem storage)', () => {
     await eventually(() => leftOf(row.storage_key).length === 0);
     // the bytes go first, the queue entry with the commit that follows
     await eventually(
-      async () =>
-        (
-          await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [
-            row.storage_key,
-          ])
-        ).length === 0,
+      async () => (await t.sql('SELECT * FROM file_purges WHERE storage_key = $1', [row.storage_key])).length === 0,
     );
-    await asCaller(
-      owner,
-      t.http().head(new URL(run.upload.url as string).pathname),
-    ).expect(404);
+    await asCaller(owner, t.http().head(new URL(run.upload.url as string).pathname)).expect(404);
   });
 
   it("answers the tus server's own refusals with problem bodies too", async () => {
-    const res = await t
-      .http()
-      .post(uploadsPath(vaultId, recordId))
-      .set('Authorization', `Bearer ${owner.token}`)
-      .expect(412);
+    const res = await t.http().post(uploadsPath(vaultId, recordId)).set('Authorization', `Bearer ${owner.token}`).expect(412);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({
       status: 412,
       detail: 'Tus-Resumable Required',
       requestId: expect.any(String),
     });
-    const bad = await create(owner, meta('a.bin'), 10)
-      .set('Upload-Length', 'ten')
-      .expect(400);
+    const bad = await create(owner, meta('a.bin'), 10).set('Upload-Length', 'ten').expect(400);
     expect(bad.body).toMatchObject({
       status: 400,
       requestId: expect.any(String),
@@ -532,17 +433,11 @@ describe('resumable uploads, tus (filesystem storage)', () => {
   describe('refusals at creation, before any byte', () => {
     it.each([
       ['no fileName', { correlationId: '1', fileType: 'document' }, 'fileName'],
-      [
-        'an image without caption',
-        { fileName: 'a.png', correlationId: '1', fileType: 'image' },
-        'caption',
-      ],
+      ['an image without caption', { fileName: 'a.png', correlationId: '1', fileType: 'image' }, 'caption'],
       ['an unknown key', { ...meta('a.bin'), colour: 'blue' }, 'colour'],
       ['a malformed sha256', { ...meta('a.bin'), sha256: 'abc' }, 'sha256'],
     ])('400 for %s', async (_what, m, field) => {
-      const res = await create(owner, m as Record<string, string>, 10).expect(
-        400,
-      );
+      const res = await create(owner, m as Record<string, string>, 10).expect(400);
       expect(res.body).toMatchObject({
         code: 'validation_failed',
         errors: expect.arrayContaining([expect.objectContaining({ field })]),
@@ -565,33 +460,22 @@ describe('resumable uploads, tus (filesystem storage)', () => {
       await upload(t, owner, vaultId, recordId, {
         meta: meta('taken.pdf'),
       }).expect(201);
-      expect(
-        (await create(owner, meta('taken.pdf'), 10).expect(409)).body,
-      ).toMatchObject({ code: 'file_name_taken' });
-      expect(
-        (await create(owner, meta('huge.bin'), 8 * MiB + 1).expect(413)).body,
-      ).toMatchObject({ code: 'payload_too_large' });
+      expect((await create(owner, meta('taken.pdf'), 10).expect(409)).body).toMatchObject({ code: 'file_name_taken' });
+      expect((await create(owner, meta('huge.bin'), 8 * MiB + 1).expect(413)).body).toMatchObject({ code: 'payload_too_large' });
       expect(await uploadRows()).toEqual([]);
     });
 
     it('429 beyond TUS_MAX_OPEN_UPLOADS open uploads of one caller', async () => {
-      for (const n of [1, 2, 3])
-        await create(owner, meta(`${n}.bin`), 10).expect(201);
-      expect(
-        (await create(owner, meta('4.bin'), 10).expect(429)).body,
-      ).toMatchObject({ code: 'too_many_requests' });
-      await t.sql(`DELETE FROM resumable_uploads WHERE owner_open_id = $1`, [
-        owner.openId,
-      ]);
+      for (const n of [1, 2, 3]) await create(owner, meta(`${n}.bin`), 10).expect(201);
+      expect((await create(owner, meta('4.bin'), 10).expect(429)).body).toMatchObject({ code: 'too_many_requests' });
+      await t.sql(`DELETE FROM resumable_uploads WHERE owner_open_id = $1`, [owner.openId]);
     });
   });
 
   it("does not let another caller, even an editor of the record, touch someone else's upload (404)", async () => {
     const res = await create(owner, meta('mine.bin'), 10).expect(201);
     const path = res.headers['location'] as string;
-    expect(path).toMatch(
-      new RegExp(`^${uploadsPath(vaultId, recordId)}/[0-9a-f-]{36}$`),
-    );
+    expect(path).toMatch(new RegExp(`^${uploadsPath(vaultId, recordId)}/[0-9a-f-]{36}$`));
     const editor = await t.caller('tenant-a');
     await t.grantRecordRole(recordId, editor, 'rec_editor');
     await asCaller(editor, t.http().head(path)).expect(404);

@@ -53,7 +53,9 @@ describe('record files (S3 storage against s3rver)', () => {
     expect(whole.headers['etag']).toBe(`"${sha256(bytes)}"`);
     expect(whole.headers['content-length']).toBe(String(bytes.length));
     expect(Buffer.compare(whole.body as Buffer, bytes)).toBe(0);
-    const part = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/big.bin`).set('Range', 'bytes=5242870-5242889')).expect(206);
+    const part = await binary(
+      t.get(owner, `${filesPath(vaultId, recordId)}/big.bin`).set('Range', 'bytes=5242870-5242889'),
+    ).expect(206);
     expect(Buffer.compare(part.body as Buffer, bytes.subarray(5242870, 5242890))).toBe(0);
 
     await t.delete(owner, `${filesPath(vaultId, recordId)}/big.bin`).expect(200);
@@ -95,4 +97,3 @@ describe('record files (S3 storage against s3rver)', () => {
     }
   });
 });
-

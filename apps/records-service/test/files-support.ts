@@ -35,7 +35,10 @@ export const binary = (req: Pending) =>
 
 /** An authenticated POST to the upload route, for hand-built multipart bodies. */
 export const postFiles = (t: RecordsTestApp, c: Caller, vaultId: string, recordId: string) =>
-  t.http().post(`/api/v1${filesPath(vaultId, recordId)}`).set('Authorization', `Bearer ${c.token}`);
+  t
+    .http()
+    .post(`/api/v1${filesPath(vaultId, recordId)}`)
+    .set('Authorization', `Bearer ${c.token}`);
 
 /** POST …/record-files with the metadata in the query (default) or as fields. */
 export function upload(t: RecordsTestApp, c: Caller, vaultId: string, recordId: string, o: UploadOptions = {}) {

@@ -18,7 +18,13 @@ const RAW_FILE_HEAD = `--${RAW_BOUNDARY}\r\nContent-Disposition: form-data; name
 const RAW_TAIL = `\r\n--${RAW_BOUNDARY}--\r\n`;
 
 /** An upload whose body the test writes itself (to pause or abort it mid-stream); metadata in the query. */
-function streamUpload(t: RecordsTestApp, c: Caller, uploadPath: string, m: Record<string, string>, length: number): ClientRequest {
+function streamUpload(
+  t: RecordsTestApp,
+  c: Caller,
+  uploadPath: string,
+  m: Record<string, string>,
+  length: number,
+): ClientRequest {
   const addr = t.app.getHttpServer().address() as AddressInfo;
   return httpRequest({
     host: '127.0.0.1',
@@ -211,18 +217,12 @@ describe('record files (filesystem storage)', () => {
     });
 
     it('refuses a request without the file part (400 missing_file_part)', async () => {
-      const res = await postFiles(t, owner, vaultId, recordId)
-        .query(meta('a.pdf'))
-        .field('caption', 'only fields')
-        .expect(400);
+      const res = await postFiles(t, owner, vaultId, recordId).query(meta('a.pdf')).field('caption', 'only fields').expect(400);
       expect(res.body).toMatchObject({ code: 'missing_file_part', errors: [{ field: 'file' }] });
     });
 
     it('refuses a file in another part and a body that is not multipart', async () => {
-      await postFiles(t, owner, vaultId, recordId)
-        .query(meta('a.pdf'))
-        .attach('document', Buffer.from('x'), 'a.pdf')
-        .expect(400);
+      await postFiles(t, owner, vaultId, recordId).query(meta('a.pdf')).attach('document', Buffer.from('x'), 'a.pdf').expect(400);
       const res = await t.post(owner, `${path()}?fileName=a.pdf&correlationId=1&fileType=document`, { file: 'x' }).expect(415);
       expect(res.body.code).toBe('unsupported_media_type');
     });
@@ -270,10 +270,17 @@ describe('record files (filesystem storage)', () => {
       }).expect(201);
       const res = await binary(t.get(owner, `${path()}/digest.bin`)).expect(200);
       expect(res.headers['repr-digest']).toBe(digest);
-      expect(createHash('sha256').update(res.body as Buffer).digest('base64')).toBe(digest.slice(9, -1));
+      expect(
+        createHash('sha256')
+          .update(res.body as Buffer)
+          .digest('base64'),
+      ).toBe(digest.slice(9, -1));
       const before = await trace();
       const wrong = `sha-256=:${Buffer.from(sha256(Buffer.from('other')), 'hex').toString('base64')}:`;
-      const mismatch = await upload(t, owner, vaultId, recordId, { meta: meta('bad.bin'), headers: { 'repr-digest': wrong } }).expect(400);
+      const mismatch = await upload(t, owner, vaultId, recordId, {
+        meta: meta('bad.bin'),
+        headers: { 'repr-digest': wrong },
+      }).expect(400);
       expect(mismatch.body.code).toBe('checksum_mismatch');
       const disagree = await upload(t, owner, vaultId, recordId, {
         bytes,
@@ -281,7 +288,10 @@ describe('record files (filesystem storage)', () => {
         headers: { 'repr-digest': digest, 'x-checksum-sha256': sha256(Buffer.from('other')) },
       }).expect(400);
       expect(disagree.body.errors).toEqual([{ field: 'repr-digest', message: expect.any(String) }]);
-      const malformed = await upload(t, owner, vaultId, recordId, { meta: meta('bad.bin'), headers: { 'repr-digest': 'sha-256=abc' } }).expect(400);
+      const malformed = await upload(t, owner, vaultId, recordId, {
+        meta: meta('bad.bin'),
+        headers: { 'repr-digest': 'sha-256=abc' },
+      }).expect(400);
       expect(malformed.body.errors).toEqual([{ field: 'repr-digest', message: expect.any(String) }]);
       expect(await trace()).toBe(before);
     });
@@ -375,7 +385,9 @@ describe('record files (filesystem storage)', () => {
 
   describe('GET list and download', () => {
     it('lists the files grouped by correlationId', async () => {
-      await upload(t, owner, vaultId, recordId, { meta: meta('a.pdf', { correlationId: 'c1', uploadTitle: 'First' }) }).expect(201);
+      await upload(t, owner, vaultId, recordId, { meta: meta('a.pdf', { correlationId: 'c1', uploadTitle: 'First' }) }).expect(
+        201,
+      );
       await upload(t, owner, vaultId, recordId, {
         meta: meta('b.jpg', { correlationId: 'c1', uploadTitle: 'First', fileType: 'image', caption: 'B' }),
       }).expect(201);
@@ -459,7 +471,12 @@ describe('record files (filesystem storage)', () => {
     it('updates the metadata with the stored correlationId and bumps __v', async () => {
       await upload(t, owner, vaultId, recordId, { meta: meta('u.jpg', { fileType: 'image', caption: 'Old' }) }).expect(201);
       const res = await t
-        .put(owner, `${path()}/u.jpg`, { correlationId: '260101120000', caption: 'New', uploadTitle: 'Renamed', uploadDetail: 'd' })
+        .put(owner, `${path()}/u.jpg`, {
+          correlationId: '260101120000',
+          caption: 'New',
+          uploadTitle: 'Renamed',
+          uploadDetail: 'd',
+        })
         .expect(200);
       expect(res.body).toMatchObject({
         _id: expect.any(String),
@@ -562,7 +579,9 @@ describe('record files (filesystem storage)', () => {
     it('moves with the record on transfer', async () => {
       await upload(t, owner, vaultId, recordId, { meta: meta('t.pdf') }).expect(201);
       const dest = await t.createVault(owner);
-      await t.put(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/transfer`, { destinationVaultId: dest }).expect(200);
+      await t
+        .put(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/transfer`, { destinationVaultId: dest })
+        .expect(200);
       await t.get(owner, `${path()}/t.pdf`).expect(404);
       const list = await t.get(owner, path(dest)).expect(200);
       expect(list.body[0].files[0]).toMatchObject({ fileName: 't.pdf', fileUrl: `${path(dest)}/t.pdf` });

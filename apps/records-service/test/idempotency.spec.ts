@@ -3,10 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
 import { SUBJECTS } from '@vault/contracts';
-import {
-  IdempotencyKeysJanitor,
-  KILL_AFTER_IDEMPOTENT_COMMIT_ENV,
-} from '@vault/platform/idempotency';
+import { IdempotencyKeysJanitor, KILL_AFTER_IDEMPOTENT_COMMIT_ENV } from '@vault/platform/idempotency';
 import { startServiceProcess } from '@vault/platform/testing';
 import { filesPath, meta, upload } from './files-support';
 import { Caller, recordBody, RecordsTestApp } from './support';
@@ -135,12 +132,21 @@ describe('records-service Idempotency-Key', () => {
     it('runs once and replays; a different body is 422', async () => {
       const key = randomUUID();
       const before = await recordsIn(vaultId);
-      const first = await t.post(owner, path(), recordBody({ name: 'Deed' })).set(KEY, key).expect(200);
-      const again = await t.post(owner, path(), recordBody({ name: 'Deed' })).set(KEY, key).expect(200);
+      const first = await t
+        .post(owner, path(), recordBody({ name: 'Deed' }))
+        .set(KEY, key)
+        .expect(200);
+      const again = await t
+        .post(owner, path(), recordBody({ name: 'Deed' }))
+        .set(KEY, key)
+        .expect(200);
       expect(again.headers[REPLAYED]).toBe('true');
       expect(again.body).toEqual(first.body);
       expect(await recordsIn(vaultId)).toBe(before + 1);
-      const reused = await t.post(owner, path(), recordBody({ name: 'Other' })).set(KEY, key).expect(422);
+      const reused = await t
+        .post(owner, path(), recordBody({ name: 'Other' }))
+        .set(KEY, key)
+        .expect(422);
       expect(reused.body.code).toBe('idempotency_key_reused');
       expect(await recordsIn(vaultId)).toBe(before + 1);
     });
@@ -150,17 +156,26 @@ describe('records-service Idempotency-Key', () => {
       const before = await recordsIn(vaultId);
       // the record's quota claim locks the vault row: the first request waits inside its handler
       const release = await holdRowLock(t.db.url, `SELECT 1 FROM vaults WHERE id = $1 FOR UPDATE`, [vaultId]);
-      const first = t.post(owner, path(), recordBody({ name: 'Slow' })).set(KEY, key).then((r) => r);
+      const first = t
+        .post(owner, path(), recordBody({ name: 'Slow' }))
+        .set(KEY, key)
+        .then((r) => r);
       try {
         await inFlight(t, key);
-        const second = await t.post(owner, path(), recordBody({ name: 'Slow' })).set(KEY, key).expect(409);
+        const second = await t
+          .post(owner, path(), recordBody({ name: 'Slow' }))
+          .set(KEY, key)
+          .expect(409);
         expect(second.body.code).toBe('idempotency_key_in_flight');
       } finally {
         await release();
       }
       const done = await first;
       expect(done.status).toBe(200);
-      const replay = await t.post(owner, path(), recordBody({ name: 'Slow' })).set(KEY, key).expect(200);
+      const replay = await t
+        .post(owner, path(), recordBody({ name: 'Slow' }))
+        .set(KEY, key)
+        .expect(200);
       expect(replay.body).toEqual(done.body);
       expect(await recordsIn(vaultId)).toBe(before + 1);
     });
@@ -179,7 +194,11 @@ describe('records-service Idempotency-Key', () => {
       expect(again.body).toEqual(first.body);
       expect(await filesOn(recordId)).toBe(before + 1);
       expect(await events(SUBJECTS.fileUploaded)).toBe(uploaded + 1);
-      const other = await upload(t, owner, vaultId, recordId, { meta: m, bytes: randomBytes(4096), headers: { [KEY]: key } }).expect(422);
+      const other = await upload(t, owner, vaultId, recordId, {
+        meta: m,
+        bytes: randomBytes(4096),
+        headers: { [KEY]: key },
+      }).expect(422);
       expect(other.body.code).toBe('idempotency_key_reused');
       expect(await filesOn(recordId)).toBe(before + 1);
       // the bytes of refused repeats are not kept
@@ -253,7 +272,8 @@ describe('records-service Idempotency-Key', () => {
       const body = { name: `Crash ${key}` };
       const dying = await spawnService({ [KILL_AFTER_IDEMPOTENT_COMMIT_ENV]: 'true' });
       const exited = new Promise((r) => dying.child.once('exit', (_code, signal) => r(signal)));
-      const send = (base: string) => request(base).post('/api/v1/vault').set('Authorization', `Bearer ${c.token}`).set(KEY, key).send(body);
+      const send = (base: string) =>
+        request(base).post('/api/v1/vault').set('Authorization', `Bearer ${c.token}`).set(KEY, key).send(body);
       await expect(send(dying.base)).rejects.toThrow();
       expect(await exited).toBe('SIGKILL');
       // committed together: the vault and its key's answer

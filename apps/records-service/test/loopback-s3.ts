@@ -27,7 +27,13 @@ export class LoopbackS3 {
 
   static async start(): Promise<LoopbackS3> {
     const dir = mkdtempSync(join(tmpdir(), 's3rver-'));
-    const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: LOOPBACK_S3_BUCKET }] });
+    const server = new S3rver({
+      port: 0,
+      address: '127.0.0.1',
+      silent: true,
+      directory: dir,
+      configureBuckets: [{ name: LOOPBACK_S3_BUCKET }],
+    });
     const { port } = await server.run();
     const endpoint = `http://127.0.0.1:${port}`;
     const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: CREDENTIALS });

@@ -89,7 +89,9 @@ describe('event outbox', () => {
     try {
       await t.post(owner, `/vault/vault-id/${vaultId}/records`, recordBody({ name: 'Boom' })).expect(500);
       expect(await t.sql(`SELECT id FROM records WHERE vault_id = $1`, [vaultId])).toEqual([]);
-      expect(await t.sql(`SELECT * FROM record_memberships m JOIN records r ON r.id = m.record_id WHERE r.vault_id = $1`, [vaultId])).toEqual([]);
+      expect(
+        await t.sql(`SELECT * FROM record_memberships m JOIN records r ON r.id = m.record_id WHERE r.vault_id = $1`, [vaultId]),
+      ).toEqual([]);
     } finally {
       await t.sql('DROP TRIGGER refuse_event ON outbox_events');
     }

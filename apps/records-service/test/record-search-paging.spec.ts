@@ -8,7 +8,10 @@ describe('record search paging', () => {
   let all: { id: string; name: string }[];
 
   const search = (query: Record<string, string | number>) =>
-    t.get(owner, `/vault/vault-id/${vaultId}/records?${new URLSearchParams(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])))}`);
+    t.get(
+      owner,
+      `/vault/vault-id/${vaultId}/records?${new URLSearchParams(Object.fromEntries(Object.entries(query).map(([k, v]) => [k, String(v)])))}`,
+    );
 
   beforeAll(async () => {
     t = await RecordsTestApp.start('records_search_paging');
@@ -50,7 +53,12 @@ describe('record search paging', () => {
   it('pages filtered results, defaults the other parameter, and counts only matches', async () => {
     const deeds = await search({ name: 'deed', pageSize: 2 }).expect(200);
     expect(deeds.body.page).toMatchObject({ totalItems: 5, currentPage: 1, pageSize: 2, totalPages: 3 });
-    expect(deeds.body.data.map((r: { name: string }) => r.name)).toEqual(all.filter((r) => r.name.startsWith('Deed')).slice(0, 2).map((r) => r.name));
+    expect(deeds.body.data.map((r: { name: string }) => r.name)).toEqual(
+      all
+        .filter((r) => r.name.startsWith('Deed'))
+        .slice(0, 2)
+        .map((r) => r.name),
+    );
     const byPage = await search({ page: 2 }).expect(200);
     expect(byPage.body.page).toMatchObject({ pageSize: 20, currentPage: 2 });
     expect(byPage.body.data).toHaveLength(5);

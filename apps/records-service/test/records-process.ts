@@ -95,7 +95,11 @@ export class RecordsProcesses {
     try {
       const jsm = await jetstreamManager(nc);
       const name = new EventNamespace(this.env['EVENTS_NAMESPACE']).stream(stream);
-      await waitFor(async () => (await jsm.consumers.info(name, durable).catch(() => null)) !== null, 30_000, `consumer ${durable}`);
+      await waitFor(
+        async () => (await jsm.consumers.info(name, durable).catch(() => null)) !== null,
+        30_000,
+        `consumer ${durable}`,
+      );
       await jsm.consumers.update(name, durable, config);
     } finally {
       await nc.close();

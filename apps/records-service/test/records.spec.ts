@@ -54,7 +54,11 @@ describe('records', () => {
         recordDetails: '{"plate":"ABC 123"}',
       });
       const res = await t.get(owner, `${base()}/record-id/${id}`).expect(200);
-      expect(res.body).toMatchObject({ description: '', status: 'ACTIVE', recordDetails: { plate: 'ABC 123', cloudStorageFolder: [] } });
+      expect(res.body).toMatchObject({
+        description: '',
+        status: 'ACTIVE',
+        recordDetails: { plate: 'ABC 123', cloudStorageFolder: [] },
+      });
     });
 
     it('needs recordSubtypeOther for the other subtype and keeps it', async () => {
@@ -129,7 +133,7 @@ describe('records', () => {
       });
     });
 
-    it('lists the record\'s files in filesHistory, newest upload first', async () => {
+    it("lists the record's files in filesHistory, newest upload first", async () => {
       const id = await t.createRecord(owner, vaultId);
       const other = await t.createRecord(owner, vaultId);
       const files = [
@@ -209,7 +213,12 @@ describe('records', () => {
         storageLocation: 'Desk drawer',
         recordSubtypeOther: null,
         description: 'Blue cover',
-        recordSubtype: { id: expect.any(String), name: 'licensePlates', logo: expect.any(String), displayValue: expect.any(Array) },
+        recordSubtype: {
+          id: expect.any(String),
+          name: 'licensePlates',
+          logo: expect.any(String),
+          displayValue: expect.any(Array),
+        },
         recordType: { id: expect.any(String), name: 'transportation', logo: expect.any(String), displayValue: expect.any(Array) },
         status: 'ACTIVE',
         updatedAt: expect.any(String),
@@ -255,14 +264,18 @@ describe('records', () => {
       const editor = await t.caller('tenant-a', 'editor-user');
       await t.grantVaultRole(vaultId, editor, 'vault_editor');
       const res = await t
-        .put(editor, `${base()}/record-id/${id}`, recordBody({
-          name: 'Renewed passport',
-          recordDetails: { number: 'Y999' },
-          storageLocation: null,
-          uniqueReference: undefined,
-          status: 'CLOSED',
-          lastModifiedBy: 'someone',
-        }))
+        .put(
+          editor,
+          `${base()}/record-id/${id}`,
+          recordBody({
+            name: 'Renewed passport',
+            recordDetails: { number: 'Y999' },
+            storageLocation: null,
+            uniqueReference: undefined,
+            status: 'CLOSED',
+            lastModifiedBy: 'someone',
+          }),
+        )
         .expect(200);
       expect(res.body).toEqual({ id });
       const view = (await t.get(owner, `${base()}/record-id/${id}`)).body;
@@ -352,9 +365,7 @@ describe('records', () => {
       const helper = await t.caller();
       await t.grantRecordRole(id, helper, 'rec_viewer');
       const dest = await t.createVault(owner, { name: 'Office' });
-      const res = await t
-        .put(owner, `${base()}/record-id/${id}/transfer`, { destinationVaultId: dest })
-        .expect(200);
+      const res = await t.put(owner, `${base()}/record-id/${id}/transfer`, { destinationVaultId: dest }).expect(200);
       expect(res.text).toBe('');
       await t.get(owner, `${base()}/record-id/${id}`).expect(404);
       const moved = await t.get(owner, `/vault/vault-id/${dest}/records/record-id/${id}`).expect(200);
@@ -373,7 +384,10 @@ describe('records', () => {
       const before = await t.snapshot();
       await t.put(editor, `${base()}/record-id/${id}/transfer`, { destinationVaultId: dest }).expect(403);
       expect(await t.snapshot()).toBe(before);
-      await t.sql(`UPDATE vault_memberships SET role = 'vault_editor' WHERE vault_id = $1 AND open_id = $2`, [dest, editor.openId]);
+      await t.sql(`UPDATE vault_memberships SET role = 'vault_editor' WHERE vault_id = $1 AND open_id = $2`, [
+        dest,
+        editor.openId,
+      ]);
       await t.put(editor, `${base()}/record-id/${id}/transfer`, { destinationVaultId: dest }).expect(200);
     });
 

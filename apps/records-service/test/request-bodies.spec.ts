@@ -48,7 +48,9 @@ describe('records-service request bodies', () => {
       const before = await vaultCount();
       const deep = `{"name":"deep","x":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
       expectProblemReply(await send('POST', '/vault', deep, { 'content-type': 'application/json' }), 400, 'validation_failed');
-      const proto = await send('POST', '/vault', '{"name":"p","__proto__":{"default":false}}', { 'content-type': 'application/json' });
+      const proto = await send('POST', '/vault', '{"name":"p","__proto__":{"default":false}}', {
+        'content-type': 'application/json',
+      });
       expect(expectProblemReply(proto, 400, 'validation_failed')['errors']).toEqual([
         { field: '__proto__', message: 'property __proto__ should not exist' },
       ]);
@@ -60,7 +62,10 @@ describe('records-service request bodies', () => {
       async (profilePhoto) => {
         const res = await t.post(owner, '/vault', { profilePhoto }).expect(400);
         expect(res.body.errors).toEqual([
-          { field: 'profilePhoto', message: 'profilePhoto must be an https URL of at most 2048 characters (http only for localhost)' },
+          {
+            field: 'profilePhoto',
+            message: 'profilePhoto must be an https URL of at most 2048 characters (http only for localhost)',
+          },
         ]);
       },
     );

@@ -39,7 +39,10 @@ describe('request cost and the live-record counter', () => {
   const liveCounter = async (vaultId: string) =>
     (await t.sql<{ n: number }>('SELECT live_records AS n FROM vaults WHERE id = $1', [vaultId]))[0].n;
   const liveCount = async (vaultId: string) =>
-    Number((await t.sql<{ n: string }>(`SELECT count(*) AS n FROM records WHERE vault_id = $1 AND status <> 'DELETED'`, [vaultId]))[0].n);
+    Number(
+      (await t.sql<{ n: string }>(`SELECT count(*) AS n FROM records WHERE vault_id = $1 AND status <> 'DELETED'`, [vaultId]))[0]
+        .n,
+    );
 
   it('reads a record in at most two statements', async () => {
     const vaultId = await t.createVault(owner);
@@ -84,9 +87,9 @@ describe('request cost and the live-record counter', () => {
       ...Array.from({ length: 6 }, () => t.post(owner, `/vault/vault-id/${a}/records`, recordBody())),
       ...Array.from({ length: 6 }, () => t.post(owner, `/vault/vault-id/${b}/records`, recordBody())),
       ...seeded.slice(0, 3).map((id) => t.delete(owner, `/vault/vault-id/${a}/records/record-id/${id}`)),
-      ...seeded.slice(3, 6).map((id) =>
-        t.put(owner, `/vault/vault-id/${a}/records/record-id/${id}/transfer`, { destinationVaultId: b }),
-      ),
+      ...seeded
+        .slice(3, 6)
+        .map((id) => t.put(owner, `/vault/vault-id/${a}/records/record-id/${id}/transfer`, { destinationVaultId: b })),
     ];
     const results = await Promise.all(changes);
     expect(results.filter((r) => r.status >= 300)).toEqual([]);
@@ -97,7 +100,9 @@ describe('request cost and the live-record counter', () => {
   it('holds the record quota from the counter under a race for the last places', async () => {
     const vaultId = await t.createVault(owner);
     await Promise.all(Array.from({ length: 18 }, () => t.createRecord(owner, vaultId)));
-    const results = await Promise.all(Array.from({ length: 6 }, () => t.post(owner, `/vault/vault-id/${vaultId}/records`, recordBody())));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => t.post(owner, `/vault/vault-id/${vaultId}/records`, recordBody())),
+    );
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 409, 409, 409, 409]);
     expect(await liveCounter(vaultId)).toBe(20);
     expect(await liveCount(vaultId)).toBe(20);

@@ -8,15 +8,10 @@ import type { Caller } from './support';
 export const uploadsPath = (vaultId: string, recordId: string) =>
   `/api/v1/vault/vault-id/${vaultId}/records/record-id/${recordId}/uploads`;
 
-export const endpointOf = (
-  app: INestApplication,
-  vaultId: string,
-  recordId: string,
-) =>
+export const endpointOf = (app: INestApplication, vaultId: string, recordId: string) =>
   `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}${uploadsPath(vaultId, recordId)}`;
 
-export const digest = (algorithm: 'sha1' | 'sha256', b: Buffer) =>
-  createHash(algorithm).update(b).digest('base64');
+export const digest = (algorithm: 'sha1' | 'sha256', b: Buffer) => createHash(algorithm).update(b).digest('base64');
 
 export interface TusRun {
   upload: tus.Upload;
@@ -52,10 +47,7 @@ export function tusUpload(c: Caller, bytes: Buffer, o: TusOptions): TusRun {
       onBeforeRequest: (req) => {
         if (!o.checksum || req.getMethod() !== 'PATCH') return;
         const offset = Number(req.getHeader('Upload-Offset'));
-        const chunk = bytes.subarray(
-          offset,
-          Math.min(offset + chunkSize, bytes.length),
-        );
+        const chunk = bytes.subarray(offset, Math.min(offset + chunkSize, bytes.length));
         const value =
           o.checksum === 'wrong'
             ? `sha256 ${digest('sha256', Buffer.from('not the chunk'))}`
@@ -74,8 +66,7 @@ export function tusUpload(c: Caller, bytes: Buffer, o: TusOptions): TusRun {
 }
 
 /** The HTTP status tus-js-client saw when it gave up. */
-export const statusOf = (err: unknown) =>
-  (err as tus.DetailedError).originalResponse?.getStatus();
+export const statusOf = (err: unknown) => (err as tus.DetailedError).originalResponse?.getStatus();
 
 export interface AcrossInstances {
   /** Starts a records-service instance on the suite's database and storage. */
@@ -94,11 +85,7 @@ export interface AcrossInstances {
  * the first bytes (a restart, or another replica taking over). Settles like
  * `tusUpload(...).done` for the second part; both instances are closed in any case.
  */
-export async function uploadAcrossInstances(
-  c: Caller,
-  bytes: Buffer,
-  o: AcrossInstances,
-): Promise<tus.HttpResponse> {
+export async function uploadAcrossInstances(c: Caller, bytes: Buffer, o: AcrossInstances): Promise<tus.HttpResponse> {
   let first: INestApplication | undefined = await o.boot();
   let second: INestApplication | undefined;
   try {

@@ -118,7 +118,14 @@ const ROUTES: Route[] = [
     expect: vaultEditor(201),
   },
   { name: 'delete the vault', pattern: `DELETE ${V}`, method: 'DELETE', path: vaultPath, writes: true, expect: vaultOwner(200) },
-  { name: 'vault home', pattern: `GET ${V}/home`, method: 'GET', path: (w) => `${vaultPath(w)}/home`, writes: false, expect: seesVault(200) },
+  {
+    name: 'vault home',
+    pattern: `GET ${V}/home`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/home`,
+    writes: false,
+    expect: seesVault(200),
+  },
   {
     name: 'vault branding',
     pattern: `GET ${V}/branding`,
@@ -135,8 +142,22 @@ const ROUTES: Route[] = [
     writes: false,
     expect: vaultViewer(200),
   },
-  { name: 'activity log', pattern: `GET ${V}/log`, method: 'GET', path: (w) => `${vaultPath(w)}/log`, writes: false, expect: vaultViewer(200) },
-  { name: 'change feed', pattern: `GET ${V}/events`, method: 'GET', path: (w) => `${vaultPath(w)}/events`, writes: false, expect: seesVault(200) },
+  {
+    name: 'activity log',
+    pattern: `GET ${V}/log`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/log`,
+    writes: false,
+    expect: vaultViewer(200),
+  },
+  {
+    name: 'change feed',
+    pattern: `GET ${V}/events`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/events`,
+    writes: false,
+    expect: seesVault(200),
+  },
   {
     name: 'create a record',
     pattern: `POST ${V}/records`,
@@ -154,7 +175,14 @@ const ROUTES: Route[] = [
     writes: false,
     expect: seesVault(200),
   },
-  { name: 'look the record up', pattern: `GET ${R}`, method: 'GET', path: (w) => recordPath(w), writes: false, expect: recordViewer(200) },
+  {
+    name: 'look the record up',
+    pattern: `GET ${R}`,
+    method: 'GET',
+    path: (w) => recordPath(w),
+    writes: false,
+    expect: recordViewer(200),
+  },
   {
     name: 'look an unshared record up',
     pattern: `GET ${R}`,
@@ -173,7 +201,14 @@ const ROUTES: Route[] = [
     writes: true,
     expect: recordEditor(200),
   },
-  { name: 'delete the record', pattern: `DELETE ${R}`, method: 'DELETE', path: (w) => recordPath(w), writes: true, expect: recordOwner(200) },
+  {
+    name: 'delete the record',
+    pattern: `DELETE ${R}`,
+    method: 'DELETE',
+    path: (w) => recordPath(w),
+    writes: true,
+    expect: recordOwner(200),
+  },
   {
     name: 'transfer the record',
     pattern: `PUT ${R}/transfer`,
@@ -188,7 +223,10 @@ const ROUTES: Route[] = [
     pattern: `POST ${R}/record-files`,
     method: 'POST',
     path: (w) => filesPath(w.vault, w.record),
-    send: (req) => req.query(meta('260102120000_new.pdf')).attach('file', randomBytes(100), { filename: 'new.pdf', contentType: 'application/pdf' }),
+    send: (req) =>
+      req
+        .query(meta('260102120000_new.pdf'))
+        .attach('file', randomBytes(100), { filename: 'new.pdf', contentType: 'application/pdf' }),
     writes: true,
     expect: recordEditor(201),
   },
@@ -230,11 +268,22 @@ const ROUTES: Route[] = [
     pattern: `POST ${R}/uploads`,
     method: 'POST',
     path: (w) => `${recordPath(w)}/uploads`,
-    send: (req) => req.set(TUS).set('Upload-Length', String(UPLOAD_LENGTH)).set('Upload-Metadata', tusMeta(meta('260104120000_tus.pdf'))),
+    send: (req) =>
+      req
+        .set(TUS)
+        .set('Upload-Length', String(UPLOAD_LENGTH))
+        .set('Upload-Metadata', tusMeta(meta('260104120000_tus.pdf'))),
     writes: true,
     expect: recordEditor(201),
   },
-  { name: 'list collaborators', pattern: `GET ${C}`, method: 'GET', path: (w) => `${vaultPath(w)}/collaborators`, writes: false, expect: vaultMember(200) },
+  {
+    name: 'list collaborators',
+    pattern: `GET ${C}`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/collaborators`,
+    writes: false,
+    expect: vaultMember(200),
+  },
   {
     name: 'share the vault',
     pattern: `POST ${C}`,
@@ -279,7 +328,14 @@ const ROUTES: Route[] = [
     writes: false,
     expect: vaultEditor(409),
   },
-  { name: 'list record collaborators', pattern: `GET ${RC}`, method: 'GET', path: (w) => `${recordPath(w)}/collaborators`, writes: false, expect: seesRecord(200) },
+  {
+    name: 'list record collaborators',
+    pattern: `GET ${RC}`,
+    method: 'GET',
+    path: (w) => `${recordPath(w)}/collaborators`,
+    writes: false,
+    expect: seesRecord(200),
+  },
   {
     name: 'share the record',
     pattern: `POST ${RC}`,
@@ -316,7 +372,11 @@ const ROUTES: Route[] = [
       prepare: async (w, c) => `${recordPath(w)}/uploads/${await openUpload(w, c)}`,
       send: (req) =>
         method === 'PATCH'
-          ? req.set(TUS).set('Upload-Offset', '0').set('Content-Type', 'application/offset+octet-stream').send(randomBytes(UPLOAD_LENGTH))
+          ? req
+              .set(TUS)
+              .set('Upload-Offset', '0')
+              .set('Content-Type', 'application/offset+octet-stream')
+              .send(randomBytes(UPLOAD_LENGTH))
           : req.set(TUS),
       writes: method !== 'HEAD',
       expect: recordEditor(method === 'HEAD' ? 200 : 204),
@@ -403,10 +463,7 @@ async function snapshot(w: World = shared): Promise<string> {
 }
 
 function call(route: Route, c: Caller, path: string, w: World): Test {
-  const req = t
-    .http()
-    [route.method.toLowerCase() as 'get'](`/api/v1${path}`)
-    .set('Authorization', `Bearer ${c.token}`);
+  const req = t.http()[route.method.toLowerCase() as 'get'](`/api/v1${path}`).set('Authorization', `Bearer ${c.token}`);
   return route.send ? route.send(req, w) : req;
 }
 

@@ -81,7 +81,13 @@ describe('records-service metrics, scraped from the process', () => {
     const record = await fetch(`${api}/vault/vault-id/${vaultId}/records`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ name: 'Lease', description: 'Flat', recordTypeName: 'realEstate', recordSubtypeName: 'other', recordSubtypeOther: 'Lease' }),
+      body: JSON.stringify({
+        name: 'Lease',
+        description: 'Flat',
+        recordTypeName: 'realEstate',
+        recordSubtypeName: 'other',
+        recordSubtypeOther: 'Lease',
+      }),
     });
     expect(record.status).toBe(200);
     const recordId = ((await record.json()) as { id: string }).id;
@@ -89,7 +95,11 @@ describe('records-service metrics, scraped from the process', () => {
     form.append('file', new Blob([Buffer.alloc(1000, 7)], { type: 'application/pdf' }), 'lease.pdf');
     const files = `${api}/vault/vault-id/${vaultId}/records/record-id/${recordId}/record-files`;
     const meta = new URLSearchParams({ fileName: '260101120000_lease.pdf', correlationId: '260101120000', fileType: 'document' });
-    const uploaded = await fetch(`${files}?${meta}`, { method: 'POST', headers: { authorization: headers.authorization }, body: form });
+    const uploaded = await fetch(`${files}?${meta}`, {
+      method: 'POST',
+      headers: { authorization: headers.authorization },
+      body: form,
+    });
     expect(uploaded.status).toBe(201);
     const downloaded = await fetch(`${files}/260101120000_lease.pdf`, { headers: { authorization: headers.authorization } });
     expect((await downloaded.arrayBuffer()).byteLength).toBe(1000);
@@ -102,9 +112,14 @@ describe('records-service metrics, scraped from the process', () => {
       'the writer to store the events',
     );
     const after = await scrape();
-    expect(moved(after, 'http_server_request_duration_seconds_count{method="POST",route="/api/v1/vault",status_code="201"}')).toBe(1);
     expect(
-      moved(after, 'http_server_request_duration_seconds_count{method="POST",route="/api/v1/vault/vault-id/:vaultId/records",status_code="200"}'),
+      moved(after, 'http_server_request_duration_seconds_count{method="POST",route="/api/v1/vault",status_code="201"}'),
+    ).toBe(1);
+    expect(
+      moved(
+        after,
+        'http_server_request_duration_seconds_count{method="POST",route="/api/v1/vault/vault-id/:vaultId/records",status_code="200"}',
+      ),
     ).toBe(1);
     expect(moved(after, 'file_bytes_total{direction="in"}')).toBe(1000);
     expect(moved(after, 'file_bytes_total{direction="out"}')).toBe(1000);

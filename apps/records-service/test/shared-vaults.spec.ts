@@ -46,7 +46,12 @@ describe('shared vaults and records', () => {
       recordTypeName: 'transportation',
       recordSubtypeName: 'licensePlates',
     });
-    deed = await t.createRecord(cleo, cleoVault, { name: 'Deed', recordTypeName: 'realEstate', recordSubtypeName: 'other', recordSubtypeOther: 'Deed' });
+    deed = await t.createRecord(cleo, cleoVault, {
+      name: 'Deed',
+      recordTypeName: 'realEstate',
+      recordSubtypeName: 'other',
+      recordSubtypeOther: 'Deed',
+    });
     await t.grantRecordRole(passport, ana, 'rec_info');
     await t.grantRecordRole(plates, ana, 'rec_editor');
     await t.grantRecordRole(plates, dan, 'rec_viewer');
@@ -68,12 +73,12 @@ describe('shared vaults and records', () => {
       // every item is a full vault view, on the plan of its own licence
       const items = await list(ana);
       expect(items[0]).toMatchObject({ id: anaFirst, default: true, status: 'ACTIVE' });
-      expect(items.map((v) => (v as VaultItem & { subscriptionFeatures: Record<string, string> }).subscriptionFeatures['vault.maxVaultRecords'])).toEqual([
-        '100',
-        '100',
-        '1000',
-        '100',
-      ]);
+      expect(
+        items.map(
+          (v) =>
+            (v as VaultItem & { subscriptionFeatures: Record<string, string> }).subscriptionFeatures['vault.maxVaultRecords'],
+        ),
+      ).toEqual(['100', '100', '1000', '100']);
     });
 
     it('filters with shared=true (not owned) and shared=false (owned)', async () => {
@@ -132,7 +137,9 @@ describe('shared vaults and records', () => {
       const tiles = async (c: Caller) => {
         const body = (await t.get(c, `/vault/vault-id/${cleoVault}/home`).expect(200)).body;
         return Object.fromEntries(
-          (body.recordsType as { name: string; count: number }[]).filter((tile) => tile.count > 0).map((tile) => [tile.name, tile.count]),
+          (body.recordsType as { name: string; count: number }[])
+            .filter((tile) => tile.count > 0)
+            .map((tile) => [tile.name, tile.count]),
         );
       };
       expect(await tiles(cleo)).toEqual({ identityDocs: 1, transportation: 1, realEstate: 1 });
@@ -165,7 +172,10 @@ describe('shared vaults and records', () => {
 
     it('looks a record up with both roles of the caller; info roles get 403, unshared records 404', async () => {
       const path = (id: string) => `/vault/vault-id/${cleoVault}/records/record-id/${id}`;
-      expect((await t.get(ana, path(plates)).expect(200)).body).toMatchObject({ userVaultRole: [], userRecordRole: ['rec_editor'] });
+      expect((await t.get(ana, path(plates)).expect(200)).body).toMatchObject({
+        userVaultRole: [],
+        userRecordRole: ['rec_editor'],
+      });
       await t.get(ana, path(passport)).expect(403);
       await t.get(ana, path(deed)).expect(404);
       const both = await t.caller();
@@ -175,7 +185,10 @@ describe('shared vaults and records', () => {
         userVaultRole: ['vault_viewer'],
         userRecordRole: ['rec_editor'],
       });
-      expect((await t.get(both, path(plates)).expect(200)).body).toMatchObject({ userVaultRole: ['vault_viewer'], userRecordRole: [] });
+      expect((await t.get(both, path(plates)).expect(200)).body).toMatchObject({
+        userVaultRole: ['vault_viewer'],
+        userRecordRole: [],
+      });
     });
 
     it('refuses a transfer into a vault where the caller is only a record guest (403) and keeps the record', async () => {
@@ -186,7 +199,9 @@ describe('shared vaults and records', () => {
       expect(res.body.code).toBe('forbidden');
       expect((await t.sql('SELECT vault_id FROM records WHERE id = $1', [own]))[0]).toEqual({ vault_id: anaFirst });
       // into Ben's vault, where Ana is vault_editor, it moves
-      await t.put(ana, `/vault/vault-id/${anaFirst}/records/record-id/${own}/transfer`, { destinationVaultId: benVault }).expect(200);
+      await t
+        .put(ana, `/vault/vault-id/${anaFirst}/records/record-id/${own}/transfer`, { destinationVaultId: benVault })
+        .expect(200);
     });
 
     it('lists the members of each record as contributors, the owner first, named by the account directory', async () => {

@@ -76,7 +76,8 @@ export class SseClient {
         const at = line.indexOf(': ');
         if (at > 0) fields[line.slice(0, at)] = line.slice(at + 2);
       }
-      if (fields['data'] !== undefined) this.events.push({ id: fields['id'], event: fields['event'], data: JSON.parse(fields['data']) });
+      if (fields['data'] !== undefined)
+        this.events.push({ id: fields['id'], event: fields['event'], data: JSON.parse(fields['data']) });
     }
   }
 }

@@ -6,11 +6,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import type { RecordRole, VaultRole } from '@vault/contracts';
-import {
-  bootTestApp,
-  TestDatabase,
-  TestIdentityProvider,
-} from '@vault/platform/testing';
+import { bootTestApp, TestDatabase, TestIdentityProvider } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
 import defaultPlans from '../src/capabilities/plans/default-plans.json';
 import { createRecordsDatabase } from './records-database';

@@ -95,7 +95,7 @@ describe('resumable upload locks shared by every instance', () => {
     await ly.unlock();
   });
 
-  it('commits a statement and releases the lock in one go: the next holder sees the change, the request\'s own unlock does nothing', async () => {
+  it("commits a statement and releases the lock in one go: the next holder sees the change, the request's own unlock does nothing", async () => {
     const sql = new Client({ connectionString: db.url });
     await sql.connect();
     try {

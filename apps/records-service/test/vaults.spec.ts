@@ -34,7 +34,12 @@ describe('vaults', () => {
       expect(view.body.subscriptionFeatures['vault.maxVaultRecords']).toBe('100');
       const licences = await t.get(owner, `/vault/vault-id/${res.body.id}/licenses`).expect(200);
       expect(licences.body).toEqual([
-        { subscriptionId: expect.any(String), plan: { id: 'free', name: 'Free' }, sponsored: false, renewsOn: expect.any(String) },
+        {
+          subscriptionId: expect.any(String),
+          plan: { id: 'free', name: 'Free' },
+          sponsored: false,
+          renewsOn: expect.any(String),
+        },
       ]);
       expect(new Date(licences.body[0].renewsOn).getTime()).toBeGreaterThan(Date.now() + 300 * 86400_000);
     });
@@ -234,7 +239,13 @@ describe('vaults', () => {
         brandCode: 'partner',
       });
       const res = await t
-        .put(owner, `/vault/vault-id/${id}`, { emailUsername: null, firstName: null, lastName: null, profilePhoto: null, brandCode: null })
+        .put(owner, `/vault/vault-id/${id}`, {
+          emailUsername: null,
+          firstName: null,
+          lastName: null,
+          profilePhoto: null,
+          brandCode: null,
+        })
         .expect(201);
       expect(res.body).toMatchObject({ email: null, firstName: null, lastName: null, profilePhoto: null, brandCode: null });
       expect((await t.get(owner, `/vault/vault-id/${id}/branding`)).body.brandCode).toBe('default');
@@ -293,7 +304,7 @@ describe('vaults', () => {
   });
 
   describe('default flag on a shared vault', () => {
-    it('lets only the owner change it: an editor gets 403 and the owner\'s vaults keep their flags', async () => {
+    it("lets only the owner change it: an editor gets 403 and the owner's vaults keep their flags", async () => {
       const ownDefault = await t.createVault(owner);
       const shared = await t.createVault(owner, { default: false });
       const editor = await t.caller();
@@ -378,7 +389,14 @@ describe('vaults', () => {
         default: true,
         hideDefaultRecordTypes: false,
       });
-      for (const logo of ['primaryLogoExpanded', 'primaryLogoContracted', 'secondaryLogo', 'primaryIsoLogo', 'secondaryIsoLogo', 'topBanner']) {
+      for (const logo of [
+        'primaryLogoExpanded',
+        'primaryLogoContracted',
+        'secondaryLogo',
+        'primaryIsoLogo',
+        'secondaryIsoLogo',
+        'topBanner',
+      ]) {
         expect(Object.keys(res.body[logo]).sort()).toEqual(['large', 'medium', 'small']);
       }
       expect(Object.keys(res.body.styleSheet)).toHaveLength(16);

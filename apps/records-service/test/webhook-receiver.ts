@@ -106,9 +106,7 @@ export class Receiver {
     await this.beforeAnswer?.(r);
     if (res.destroyed) return;
     const headers302 = this.redirectTo ? { location: this.redirectTo } : {};
-    res
-      .writeHead(answered, { 'content-type': 'text/plain', ...headers302 })
-      .end(answered === 500 ? 'x'.repeat(5000) : 'ok');
+    res.writeHead(answered, { 'content-type': 'text/plain', ...headers302 }).end(answered === 500 ? 'x'.repeat(5000) : 'ok');
   }
 }
 

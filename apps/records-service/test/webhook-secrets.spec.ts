@@ -105,7 +105,12 @@ describe('webhook secrets at rest', () => {
   };
   /** Another instance on the same database, delivering nothing; it re-encrypts at start. */
   const instance = async (overrides: Record<string, string>) => {
-    const app = await t.bootInstance({ WEBHOOK_DISPATCHER: 'off', ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off', ...overrides });
+    const app = await t.bootInstance({
+      WEBHOOK_DISPATCHER: 'off',
+      ACTIVITY_LOG_RELAY: 'off',
+      ACTIVITY_LOG_WRITER: 'off',
+      ...overrides,
+    });
     instances.add(app);
     return app;
   };
@@ -213,7 +218,12 @@ describe('webhook secrets at rest', () => {
     // The altered one's receiver had been failing for longer than WEBHOOK_DISABLE_AFTER_MS (5 days) before.
     await t.sql(`UPDATE webhooks SET failing_since = now() - interval '6 days' WHERE id = $1`, [altered.id]);
     const streak = async (id: string) =>
-      (await t.sql<{ enabled: boolean; failing_since: Date | null }>(`SELECT enabled, failing_since FROM webhooks WHERE id = $1`, [id]))[0];
+      (
+        await t.sql<{ enabled: boolean; failing_since: Date | null }>(
+          `SELECT enabled, failing_since FROM webhooks WHERE id = $1`,
+          [id],
+        )
+      )[0];
     const alteredStreak = await streak(altered.id);
     const errors = jest.spyOn(Logger.prototype, 'error');
 
@@ -233,7 +243,9 @@ describe('webhook secrets at rest', () => {
       // The reason, with the key id, is in the service's log only.
       expect(errors.mock.calls.map(([m]) => String(m))).toContainEqual(
         expect.stringMatching(
-          new RegExp(`of webhook ${sub.id} not sent: the signing secret does not decrypt with key "k2" \\(the stored value was altered or belongs to another webhook\\)$`),
+          new RegExp(
+            `of webhook ${sub.id} not sent: the signing secret does not decrypt with key "k2" \\(the stored value was altered or belongs to another webhook\\)$`,
+          ),
         ),
       );
       const log = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/deliveries`).expect(200);
@@ -250,8 +262,14 @@ describe('webhook secrets at rest', () => {
     const rotated = (await t.post(owner, `${hooks(vaultAltered)}/webhook-id/${altered.id}/rotate-secret`).expect(200)).body;
     receiver.secretsByVault.set(vaultAltered, [rotated.secret]);
     const [failed] = await deliveries(altered.id);
-    await t.post(owner, `${hooks(vaultAltered)}/webhook-id/${altered.id}/deliveries/delivery-id/${failed.id}/redeliver`).expect(202);
-    await waitFor(async () => (await deliveries(altered.id))[0].status === 'delivered', 60_000, 'the redelivery signed with the new secret');
+    await t
+      .post(owner, `${hooks(vaultAltered)}/webhook-id/${altered.id}/deliveries/delivery-id/${failed.id}/redeliver`)
+      .expect(202);
+    await waitFor(
+      async () => (await deliveries(altered.id))[0].status === 'delivered',
+      60_000,
+      'the redelivery signed with the new secret',
+    );
     expect(verifiedWith(vaultAltered, [rotated.secret])).toEqual([failed.event_id]);
     expect(receiver.rejected).toEqual([]);
   });
@@ -262,7 +280,9 @@ describe('webhook secrets at rest', () => {
     const oldKey = new SecretBox(parseKeyring(K1));
     const plain = () => `whsec_${randomBytes(32).toString('base64')}`;
     const [expired, overlapping, lost] = await Promise.all(
-      ['Expired previous', 'Unreadable previous', 'Unreadable current'].map(async (name) => subscribe(await t.createVault(owner, { name }))),
+      ['Expired previous', 'Unreadable previous', 'Unreadable current'].map(async (name) =>
+        subscribe(await t.createVault(owner, { name })),
+      ),
     );
     const set = (id: string, secret: string, previous: string, expiresIn: string) =>
       t.sql(
@@ -279,7 +299,9 @@ describe('webhook secrets at rest', () => {
     const lostPrevious = plain();
     await set(lost.id, unreadableCurrent, lostPrevious, '1 hour');
     const expiry = (id: string) =>
-      t.sql<{ expires: Date | null }>(`SELECT previous_secret_expires_at AS expires FROM webhooks WHERE id = $1`, [id]).then((r) => r[0].expires);
+      t
+        .sql<{ expires: Date | null }>(`SELECT previous_secret_expires_at AS expires FROM webhooks WHERE id = $1`, [id])
+        .then((r) => r[0].expires);
     const overlapEnds = await expiry(overlapping.id);
 
     const errors = jest.spyOn(Logger.prototype, 'error');
@@ -348,7 +370,11 @@ describe('webhook secrets at rest', () => {
     await underOldKey();
     const updateRaced = resealAfterRead();
     const put = await t
-      .put(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`, { url: receiver.url, events: ['record.created'], description: 'Raced' })
+      .put(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`, {
+        url: receiver.url,
+        events: ['record.created'],
+        description: 'Raced',
+      })
       .expect(200);
     expect(put.body).toMatchObject({ id: sub.id, description: 'Raced', enabled: true });
     expect((await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200)).body.description).toBe('Raced');
@@ -386,7 +412,11 @@ describe('webhook secrets at rest', () => {
       const body = { url: receiver.url, events: ['record.created'] };
       const first = await t.post(owner, hooks(vaultId), body).set(KEY, key).expect(201);
       const repeat = (server = t.app.getHttpServer()) =>
-        request(server).post(`/api/v1${hooks(vaultId)}`).set('Authorization', `Bearer ${owner.token}`).set(KEY, key).send(body);
+        request(server)
+          .post(`/api/v1${hooks(vaultId)}`)
+          .set('Authorization', `Bearer ${owner.token}`)
+          .set(KEY, key)
+          .send(body);
       return { vaultId, key, first, repeat, webhook: first.body as { id: string; secret: string } };
     };
 
@@ -410,7 +440,7 @@ describe('webhook secrets at rest', () => {
       expect((await storedAnswer(key)).body).toBe(kept.body);
     });
 
-    it('a stored answer and the subscription row do not take each other\'s encrypted secret', async () => {
+    it("a stored answer and the subscription row do not take each other's encrypted secret", async () => {
       const { key, repeat, webhook } = await keyedCreation('Bound');
       const kept = JSON.parse((await storedAnswer(key)).body) as { secret: string };
       // the answer's value does not decrypt as the row's secret
@@ -449,7 +479,11 @@ describe('webhook secrets at rest', () => {
       const vaultId = await t.createVault(owner, { name: 'Rotate' });
       const sub = await subscribe(vaultId);
       const key = randomUUID();
-      const rotate = () => t.post(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/rotate-secret`).set(KEY, key).expect(200);
+      const rotate = () =>
+        t
+          .post(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/rotate-secret`)
+          .set(KEY, key)
+          .expect(200);
       const [a, b] = [await rotate(), await rotate()];
       expect(b.headers['idempotency-replayed']).toBeUndefined();
       expect(b.body.secret).not.toBe(a.body.secret);

@@ -60,7 +60,8 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
     const stream = namespace.stream(EVENT_STREAMS.accountEvents.name);
     await waitFor(
       // the consumer is declared once the transport has started it
-      async () => ((await jsm.consumers.info(stream, ACCOUNT_DIRECTORY_DURABLE).catch(() => null))?.ack_floor.stream_seq ?? 0) >= seq,
+      async () =>
+        ((await jsm.consumers.info(stream, ACCOUNT_DIRECTORY_DURABLE).catch(() => null))?.ack_floor.stream_seq ?? 0) >= seq,
       30_000,
       `account event ${seq} taken`,
     );
@@ -112,7 +113,9 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
     });
     await startJetStreamConsumers(t.app);
 
-    [alice, bob, carol, dan] = await Promise.all(['alice', 'bob', 'carol', 'dan'].map((n) => t.caller(tenantId, `${n}-${randomUUID().slice(0, 6)}`)));
+    [alice, bob, carol, dan] = await Promise.all(
+      ['alice', 'bob', 'carol', 'dan'].map((n) => t.caller(tenantId, `${n}-${randomUUID().slice(0, 6)}`)),
+    );
     let seq = 0;
     for (const c of [alice, bob, carol, dan]) {
       accountId.set(c.openId, randomUUID());
@@ -158,11 +161,18 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
     await t.createRecord(bob, given, recordBody({ name: 'While down' }));
     const whileDown = await lastEvent(given, 'vault.record.created.v1');
     await received(r3, whileDown);
-    await waitFor(async () => (await deliveries(aliceGiven.id)).some((d) => d.event_id === whileDown && d.attempts > 0), 30_000, 'a failed attempt');
+    await waitFor(
+      async () => (await deliveries(aliceGiven.id)).some((d) => d.event_id === whileDown && d.attempts > 0),
+      30_000,
+      'a failed attempt',
+    );
 
     await accountEventsTaken(await deleteAlice());
 
-    for (const [vaultId, h] of [[given, aliceGiven], [kept, aliceKept]] as const) {
+    for (const [vaultId, h] of [
+      [given, aliceGiven],
+      [kept, aliceKept],
+    ] as const) {
       const [row] = await t.sql<{ enabled: boolean; disabled_code: string; disabled_reason: string; disabled_at: Date | null }>(
         `SELECT enabled, disabled_code, disabled_reason, disabled_at FROM webhooks WHERE id = $1`,
         [h.id],
@@ -172,7 +182,11 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
       expect(row.disabled_at).not.toBeNull();
     }
     // the owner of the vault Alice gave away sees why
-    const seen = (await t.get(bob, hooks(given)).expect(200)).body as { id: string; enabled: boolean; disabledCode: string | null }[];
+    const seen = (await t.get(bob, hooks(given)).expect(200)).body as {
+      id: string;
+      enabled: boolean;
+      disabledCode: string | null;
+    }[];
     expect(seen.map((w) => [w.id, w.enabled, w.disabledCode])).toEqual([
       [aliceGiven.id, false, 'creator_account_deleted'],
       [bobs.id, true, null],
@@ -181,7 +195,9 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
     // the pending delivery is due now and the receiver is back: still nothing is sent to it
     await waitFor(async () => (await deliveries(aliceGiven.id)).every((d) => !d.leased), 30_000, 'no attempt in flight');
     const held = await deliveries(aliceGiven.id);
-    await t.sql(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND status = 'pending'`, [aliceGiven.id]);
+    await t.sql(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1 AND status = 'pending'`, [
+      aliceGiven.id,
+    ]);
     const back = new Receiver('127.0.0.1', port);
     back.secretsByVault.set(given, [aliceGiven.secret]);
     await back.listen();
@@ -193,7 +209,9 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
 
     // Bob's subscription got the change, and the ending of Alice's membership, which her own did not
     await received(r3, after);
-    const ended = (await t.outbox(SUBJECTS.collaboratorDeleted)).find((e) => e.vault_id === given && e.payload.collaborator.openId === alice.openId);
+    const ended = (await t.outbox(SUBJECTS.collaboratorDeleted)).find(
+      (e) => e.vault_id === given && e.payload.collaborator.openId === alice.openId,
+    );
     expect(r3.accepted.has(ended?.id as string)).toBe(true);
     // The delivery to Bob was claimed after the held one was due: had Alice's subscription been claimable, the
     // held delivery would have been claimed with it or before (claims take the due deliveries oldest first).
@@ -212,12 +230,13 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
     const otherTenant = await t.caller('tenant-b');
     const noToken = { ...stranger, token: '' };
     const settings = { url: r2.url, events: ['*'], enabled: true };
-    const attempts = (c: Caller) => [
-      ['GET', () => t.get(c, hooks(kept))],
-      ['GET one', () => t.get(c, hook(kept, aliceKept.id))],
-      ['PUT', () => t.put(c, hook(kept, aliceKept.id), settings)],
-      ['DELETE', () => t.delete(c, hook(kept, aliceKept.id))],
-    ] as const;
+    const attempts = (c: Caller) =>
+      [
+        ['GET', () => t.get(c, hooks(kept))],
+        ['GET one', () => t.get(c, hook(kept, aliceKept.id))],
+        ['PUT', () => t.put(c, hook(kept, aliceKept.id), settings)],
+        ['DELETE', () => t.delete(c, hook(kept, aliceKept.id))],
+      ] as const;
     const refusals = async (callers: [Caller, number][]) => {
       const rows = await webhookRows();
       for (const [c, status] of callers) {
@@ -231,13 +250,27 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
     };
 
     // nobody owns the vault Alice kept but her deleted account: its editor is refused until it claims it
-    await refusals([[bob, 403], [carol, 403], [dan, 403], [stranger, 404], [otherTenant, 404], [noToken, 401]]);
+    await refusals([
+      [bob, 403],
+      [carol, 403],
+      [dan, 403],
+      [stranger, 404],
+      [otherTenant, 404],
+      [noToken, 401],
+    ]);
     await t.post(bob, `/vault/vault-id/${kept}/claim-ownership`).expect(200);
-    await refusals([[carol, 403], [dan, 403], [stranger, 404], [otherTenant, 404], [noToken, 401]]);
+    await refusals([
+      [carol, 403],
+      [dan, 403],
+      [stranger, 404],
+      [otherTenant, 404],
+      [noToken, 401],
+    ]);
 
     // the claim reads as a claim in the vault's activity log
     await waitFor(
-      async () => (await t.get(bob, `/vault/vault-id/${kept}/log?entity=Network&eventType=Update`).expect(200)).body.data.length > 0,
+      async () =>
+        (await t.get(bob, `/vault/vault-id/${kept}/log?entity=Network&eventType=Update`).expect(200)).body.data.length > 0,
       30_000,
       'the claim logged',
     );
@@ -245,14 +278,23 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
     expect(log.map((e: { action: string; message: string }) => [e.action, e.message])).toEqual([
       ['claimed', `<b>${bob.username}</b> claimed the ownership of the vault <b>Kept</b> after its owner's account was deleted`],
     ]);
-    const es = (await t.get(bob, `/vault/vault-id/${kept}/log?entity=Network&eventType=Update&locale=es-US`).expect(200)).body.data;
-    expect(es[0].message).toBe(`<b>${bob.username}</b> reclamó la propiedad de la bóveda <b>Kept</b> tras la eliminación de la cuenta de su propietario`);
+    const es = (await t.get(bob, `/vault/vault-id/${kept}/log?entity=Network&eventType=Update&locale=es-US`).expect(200)).body
+      .data;
+    expect(es[0].message).toBe(
+      `<b>${bob.username}</b> reclamó la propiedad de la bóveda <b>Kept</b> tras la eliminación de la cuenta de su propietario`,
+    );
 
     // the claimant sees the subscription and why it stopped
     const one = (await t.get(bob, hook(kept, aliceKept.id)).expect(200)).body;
-    expect(one).toMatchObject({ enabled: false, disabledCode: 'creator_account_deleted', disabledReason: expect.stringMatching(/resume it/) });
+    expect(one).toMatchObject({
+      enabled: false,
+      disabledCode: 'creator_account_deleted',
+      disabledReason: expect.stringMatching(/resume it/),
+    });
     // changing its settings alone does not resume it
-    const edited = (await t.put(bob, hook(kept, aliceKept.id), { url: r2.url, events: ['*'], description: 'mine now?' }).expect(200)).body;
+    const edited = (
+      await t.put(bob, hook(kept, aliceKept.id), { url: r2.url, events: ['*'], description: 'mine now?' }).expect(200)
+    ).body;
     expect(edited).toMatchObject({ enabled: false, disabledCode: 'creator_account_deleted', description: 'mine now?' });
     // resuming takes it over: it answers for Bob's account from then on, and delivers again
     const resumed = (await t.put(bob, hook(kept, aliceKept.id), settings).expect(200)).body;
@@ -264,7 +306,9 @@ describe('webhooks of a deleted account (real NATS, PostgreSQL and receivers)', 
     // the owner of the vault Alice gave away deletes hers
     await t.delete(bob, hook(given, aliceGiven.id)).expect(200);
     await t.get(bob, hook(given, aliceGiven.id)).expect(404);
-    expect(await t.sql(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [aliceGiven.id])).toEqual([{ n: 0 }]);
+    expect(await t.sql(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [aliceGiven.id])).toEqual([
+      { n: 0 },
+    ]);
     expect(r2.rejected).toEqual([]);
   });
 

@@ -44,10 +44,14 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
   const subscribe = async (vaultId: string, url: string, events: string[] = ['*']) =>
     (await t.post(owner, hooks(vaultId), { url, events }).expect(201)).body as { id: string; secret: string };
   const deliveries = (webhookId: string) =>
-    t.sql<{ event_id: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null; last_response_excerpt: string | null }>(
-      `SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY stream_seq`,
-      [webhookId],
-    );
+    t.sql<{
+      event_id: string;
+      status: string;
+      attempts: number;
+      last_status_code: number | null;
+      last_error: string | null;
+      last_response_excerpt: string | null;
+    }>(`SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY stream_seq`, [webhookId]);
   const settled = (webhookId: string, n: number, ms = 60_000) =>
     waitFor(
       async () => {
@@ -155,7 +159,7 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     await receiver.close();
   });
 
-  it('sends a run of one vault\'s events back to back in order; a failure in the middle stops the run and the later events wait', async () => {
+  it("sends a run of one vault's events back to back in order; a failure in the middle stops the run and the later events wait", async () => {
     const { receiver, vaultId, sub, ids } = await pendingBehindFirst(5);
     // One more failed claim of the first event once all five are stored (and acknowledged by the fan-out).
     const tried = (await deliveries(sub.id))[0].attempts;
@@ -311,7 +315,11 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     await t.createRecord(owner, vaultId, recordBody({ name: 'One' }));
     await settled(sub.id, 1);
     const w = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
-    expect(w.body).toMatchObject({ enabled: false, disabledCode: 'receiver_gone', disabledReason: expect.stringMatching(/410 Gone/) });
+    expect(w.body).toMatchObject({
+      enabled: false,
+      disabledCode: 'receiver_gone',
+      disabledReason: expect.stringMatching(/410 Gone/),
+    });
     const [d] = await deliveries(sub.id);
     // no attempt after the 410 (an earlier attempt cut by the connect timeout on a loaded
     // machine would count without reaching the receiver: the receiver's count is the check)
@@ -356,7 +364,9 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
 
     // The owner fixes the receiver and resumes: the pending delivery goes out.
     receiver.answer = () => 200;
-    await t.put(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`, { url: receiver.url, events: ['record.created'], enabled: true }).expect(200);
+    await t
+      .put(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`, { url: receiver.url, events: ['record.created'], enabled: true })
+      .expect(200);
     await settled(sub.id, 2);
     const rows = await deliveries(sub.id);
     expect(rows.map((r) => r.status)).toEqual(['failed', 'delivered']);
@@ -517,7 +527,8 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
       );
     };
     await waitFor(
-      async () => (await pushBack(subA.id)) && (await pushBack(subB.id)) && (await waiting(subA.id, 3)) && (await waiting(subB.id, 2)),
+      async () =>
+        (await pushBack(subA.id)) && (await pushBack(subB.id)) && (await waiting(subA.id, 3)) && (await waiting(subB.id, 2)),
       30_000,
       'both heads failed, every delivery stored',
     );
@@ -596,10 +607,10 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     const sub = (await t.post(owner, hooks(vaultId), { url: receiver.url, events: ['vault.updated'] }).expect(201)).body;
     receiver.secrets = [sub.secret];
     // The createdAt the API shows is the stored creation time itself.
-    const [{ same }] = await t.sql<{ same: boolean }>(
-      `SELECT created_at = $2::timestamptz AS same FROM webhooks WHERE id = $1`,
-      [sub.id, sub.createdAt],
-    );
+    const [{ same }] = await t.sql<{ same: boolean }>(`SELECT created_at = $2::timestamptz AS same FROM webhooks WHERE id = $1`, [
+      sub.id,
+      sub.createdAt,
+    ]);
     expect(same).toBe(true);
 
     // Three changes of the vault written as the service writes them (outbox rows), stamped

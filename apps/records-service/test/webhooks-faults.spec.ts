@@ -46,8 +46,9 @@ describe('webhook delivery under faults (service processes, private NATS)', () =
   const subscribeAll = async (owner: Caller, vaults: string[], receiver: Receiver, events = RECORD_EVENTS) => {
     const ids: string[] = [];
     for (const vaultId of vaults) {
-      const sub = (await h.expect(201, service, owner, 'POST', `/vault/vault-id/${vaultId}/webhooks`, { url: receiver.url, events }))
-        .body as { id: string; secret: string };
+      const sub = (
+        await h.expect(201, service, owner, 'POST', `/vault/vault-id/${vaultId}/webhooks`, { url: receiver.url, events })
+      ).body as { id: string; secret: string };
       receiver.secretsByVault.set(vaultId, [sub.secret]);
       ids.push(sub.id);
     }
@@ -67,7 +68,8 @@ describe('webhook delivery under faults (service processes, private NATS)', () =
     for (const v of vaults) expected.set(v, await h.outboxIds(v, RECORD_SUBJECTS));
     const all = [...expected.values()].flat();
     await waitFor(
-      async () => all.every((id) => receiver.accepted.has(id)) && (await deliveryStates(webhookIds)).every((d) => d.status === 'delivered'),
+      async () =>
+        all.every((id) => receiver.accepted.has(id)) && (await deliveryStates(webhookIds)).every((d) => d.status === 'delivered'),
       60_000,
       `${all.length} events accepted by the receiver`,
     );
@@ -96,16 +98,23 @@ describe('webhook delivery under faults (service processes, private NATS)', () =
       `SELECT id, subject, payload, occurred_at FROM outbox_events WHERE vault_id = $1 ORDER BY occurred_at, id`,
       [vaultId],
     );
-    const [{ created_at: subscribedAt }] = await h.sql<{ created_at: Date }>(`SELECT created_at FROM webhooks WHERE id = $1`, [webhookId]);
+    const [{ created_at: subscribedAt }] = await h.sql<{ created_at: Date }>(`SELECT created_at FROM webhooks WHERE id = $1`, [
+      webhookId,
+    ]);
     const after = outbox.filter((e) => e.occurred_at >= subscribedAt);
     expect(after.map((e) => e.payload.record?.id)).toEqual([newer]);
     expect(outbox.length).toBeGreaterThan(2); // vault.created and the older record.created, at least
     await h.nats.restart();
 
     // The relay publishes all of them; the fan-out takes them in stream order.
-    await waitFor(async () => (await deliveryStates([webhookId])).some((d) => d.status === 'delivered'), 30_000, 'the newer event');
     await waitFor(
-      async () => (await h.sql(`SELECT 1 FROM outbox_events WHERE vault_id = $1 AND published_at IS NULL`, [vaultId])).length === 0,
+      async () => (await deliveryStates([webhookId])).some((d) => d.status === 'delivered'),
+      30_000,
+      'the newer event',
+    );
+    await waitFor(
+      async () =>
+        (await h.sql(`SELECT 1 FROM outbox_events WHERE vault_id = $1 AND published_at IS NULL`, [vaultId])).length === 0,
       30_000,
       'the outbox relayed',
     );
@@ -133,7 +142,15 @@ describe('webhook delivery under faults (service processes, private NATS)', () =
         // Counted in the phase the change started in.
         const started = phase;
         const id = await h.createRecord(service, owner, vaultId, `R${i}`);
-        if (i % 3 === 2) await h.expect(200, service, owner, 'PUT', `/vault/vault-id/${vaultId}/records/record-id/${id}`, recordBody({ name: `R${i}+` }));
+        if (i % 3 === 2)
+          await h.expect(
+            200,
+            service,
+            owner,
+            'PUT',
+            `/vault/vault-id/${vaultId}/records/record-id/${id}`,
+            recordBody({ name: `R${i}+` }),
+          );
         committed[started]++;
       }
     };

@@ -128,20 +128,28 @@ describe('webhook subscriptions', () => {
 
   it('updates, pauses, resumes and deletes a subscription', async () => {
     const w = await create({ description: 'old' });
-    const upd = await t
-      .put(owner, hook(w.id), { url: 'https://93.184.215.14/v2', events: ['*'], description: null })
-      .expect(200);
+    const upd = await t.put(owner, hook(w.id), { url: 'https://93.184.215.14/v2', events: ['*'], description: null }).expect(200);
     expect(upd.body).toMatchObject({ url: 'https://93.184.215.14/v2', events: ['*'], description: null, enabled: true });
 
     const paused = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: false }).expect(200);
-    expect(paused.body).toMatchObject({ enabled: false, disabledCode: 'disabled_by_owner', disabledReason: 'disabled by the owner' });
+    expect(paused.body).toMatchObject({
+      enabled: false,
+      disabledCode: 'disabled_by_owner',
+      disabledReason: 'disabled by the owner',
+    });
     expect(paused.body.disabledAt).not.toBeNull();
     // The same settings again change nothing: neither when it was disabled nor its updatedAt.
     const again = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: false }).expect(200);
     expect(again.body).toEqual(paused.body);
     await t.sql(`UPDATE webhooks SET failing_since = now() - interval '1 day' WHERE id = $1`, [w.id]);
     const resumed = await t.put(owner, hook(w.id), { url: PUBLIC_URL, events: ['*'], enabled: true }).expect(200);
-    expect(resumed.body).toMatchObject({ enabled: true, disabledCode: null, disabledReason: null, disabledAt: null, failingSince: null });
+    expect(resumed.body).toMatchObject({
+      enabled: true,
+      disabledCode: null,
+      disabledReason: null,
+      disabledAt: null,
+      failingSince: null,
+    });
 
     await t.delete(owner, hook(w.id)).expect(200);
     await t.get(owner, hook(w.id)).expect(404);
@@ -149,15 +157,19 @@ describe('webhook subscriptions', () => {
   });
 
   it('gives the subscriptions disabled before disabledCode existed their code, and disables those of accounts deleted before', async () => {
-    const [gone, failing, paused, live, orphan] = [await create(), await create(), await create(), await create(), await create()];
+    const [gone, failing, paused, live, orphan] = [
+      await create(),
+      await create(),
+      await create(),
+      await create(),
+      await create(),
+    ];
     // `orphan` was created by an account deleted before the migration (inactive in the account directory)
     const gone2 = `vault|${randomUUID()}`;
-    await t.sql(`INSERT INTO account_directory (tenant_id, open_id, account_id, username, active, version) VALUES ($1, $2, $3, $4, false, 2)`, [
-      owner.tenantId,
-      gone2,
-      randomUUID(),
-      `deleted:${randomUUID()}`,
-    ]);
+    await t.sql(
+      `INSERT INTO account_directory (tenant_id, open_id, account_id, username, active, version) VALUES ($1, $2, $3, $4, false, 2)`,
+      [owner.tenantId, gone2, randomUUID(), `deleted:${randomUUID()}`],
+    );
     await t.sql(`UPDATE webhooks SET created_by = $2 WHERE id = $1`, [orphan.id, gone2]);
     const migration = new WebhookDisabledCode1763900000700();
     const qr = t.app.get(DataSource).createQueryRunner();
@@ -168,13 +180,18 @@ describe('webhook subscriptions', () => {
         [failing, 'deliveries failing since 2026-11-15T10:00:00.000Z; last error: HTTP 500'],
         [paused, 'disabled by the owner'],
       ] as const) {
-        await t.sql(`UPDATE webhooks SET enabled = false, disabled_reason = $2, disabled_at = now() WHERE id = $1`, [w.id, reason]);
+        await t.sql(`UPDATE webhooks SET enabled = false, disabled_reason = $2, disabled_at = now() WHERE id = $1`, [
+          w.id,
+          reason,
+        ]);
       }
       await migration.up(qr);
     } finally {
       await qr.release();
     }
-    const views = await Promise.all([gone, failing, paused, live, orphan].map(async (w) => (await t.get(owner, hook(w.id)).expect(200)).body));
+    const views = await Promise.all(
+      [gone, failing, paused, live, orphan].map(async (w) => (await t.get(owner, hook(w.id)).expect(200)).body),
+    );
     expect(views.map((w) => [w.enabled, w.disabledCode])).toEqual([
       [false, 'receiver_gone'],
       [false, 'deliveries_failing'],
@@ -230,7 +247,10 @@ describe('webhook subscriptions', () => {
     const all = [...page1.body.items, ...page2.body.items];
     // Newest first.
     expect(all.map((d: { createdAt: string }) => d.createdAt)).toEqual(
-      all.map((d: { createdAt: string }) => d.createdAt).sort().reverse(),
+      all
+        .map((d: { createdAt: string }) => d.createdAt)
+        .sort()
+        .reverse(),
     );
     await t.get(owner, `${hook(w.id)}/deliveries?pageSize=500`).expect(400);
 
@@ -286,7 +306,11 @@ describe('webhook subscriptions', () => {
       ] as const) {
         const id = await delivery(w.id, status, lease);
         const res = await redeliver(w.id, id).expect(202);
-        expect([status, lease, res.body]).toEqual([status, lease, expect.objectContaining({ id, status: 'pending', attempts: 0 })]);
+        expect([status, lease, res.body]).toEqual([
+          status,
+          lease,
+          expect.objectContaining({ id, status: 'pending', attempts: 0 }),
+        ]);
         const [{ due }] = await t.sql<{ due: boolean }>(
           `SELECT next_attempt_at <= now() AND delivered_at IS NULL AS due FROM webhook_deliveries WHERE id = $1`,
           [id],

@@ -68,7 +68,11 @@ describe('activity-log pipeline metrics', () => {
       backlogInFlight = sample(text, 'outbox_backlog_rows{table="outbox_events"}');
       oldestInFlight = sample(text, 'outbox_oldest_unpublished_age_seconds{table="outbox_events"}');
     });
-    await waitFor(async () => sample(await metricsRegistry.metrics(), 'outbox_relay_published_total{table="outbox_events"}') === 3, 20_000, 'three rows published');
+    await waitFor(
+      async () => sample(await metricsRegistry.metrics(), 'outbox_relay_published_total{table="outbox_events"}') === 3,
+      20_000,
+      'three rows published',
+    );
     expect(backlogInFlight).toBe(3);
     // the rows were written 50 ms or more before the relay started
     expect(oldestInFlight).toBeGreaterThanOrEqual(0.05);
@@ -102,9 +106,16 @@ describe('activity-log pipeline metrics', () => {
       return res?.status === 200 ? res.text() : '';
     };
     const processed = (text: string) => sample(text, 'jetstream_consumer_processed_total{consumer="activity_log_writer"}');
-    await waitFor(async () => processed(await scrape()) === 3, 40_000, `the writer to store the three events: ${out}`).catch(async (err: Error) => {
-      throw new Error(`${err.message}\n${(await scrape()).split('\n').filter((l) => l.startsWith('jetstream')).join('\n')}`);
-    });
+    await waitFor(async () => processed(await scrape()) === 3, 40_000, `the writer to store the three events: ${out}`).catch(
+      async (err: Error) => {
+        throw new Error(
+          `${err.message}\n${(await scrape())
+            .split('\n')
+            .filter((l) => l.startsWith('jetstream'))
+            .join('\n')}`,
+        );
+      },
+    );
     await fetch(`${base}/health/ready`);
     const text = await scrape();
     expect(text).toMatch(/^process_resident_memory_bytes \d/m);
@@ -117,7 +128,9 @@ describe('activity-log pipeline metrics', () => {
     // the process's database pool: open connections, none waiting
     expect(sample(text, 'db_pool_connections{pool="records-activity-log-writer",state="total"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'db_pool_connections{pool="records-activity-log-writer",state="waiting"}')).toBe(0);
-    expect(sample(text, 'http_server_request_duration_seconds_count{method="GET",route="/health/ready",status_code="200"}')).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(text, 'http_server_request_duration_seconds_count{method="GET",route="/health/ready",status_code="200"}'),
+    ).toBeGreaterThanOrEqual(1);
     // the scrapes themselves (answered 200 outside any route) are not counted as requests
     expect(text).not.toMatch(/route="unmatched",status_code="200"/);
   });
@@ -125,9 +138,14 @@ describe('activity-log pipeline metrics', () => {
   it('counts the bytes of record files received (uploads) and sent (whole and ranged downloads)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'metered-files-'));
     // (the worker above left DB_MIGRATE_ON_START=false in the environment)
-    const t = await RecordsTestApp.start('file_bytes_metrics', { FILE_STORAGE: 'fs', FILE_STORAGE_DIR: dir, DB_MIGRATE_ON_START: 'true' });
+    const t = await RecordsTestApp.start('file_bytes_metrics', {
+      FILE_STORAGE: 'fs',
+      FILE_STORAGE_DIR: dir,
+      DB_MIGRATE_ON_START: 'true',
+    });
     try {
-      const bytesOf = async (direction: string) => sample(await metricsRegistry.metrics(), `file_bytes_total{direction="${direction}"}`) ?? 0;
+      const bytesOf = async (direction: string) =>
+        sample(await metricsRegistry.metrics(), `file_bytes_total{direction="${direction}"}`) ?? 0;
       const owner = await t.caller('tenant-a', 'mia');
       const vaultId = await t.createVault(owner);
       const recordId = await t.createRecord(owner, vaultId);

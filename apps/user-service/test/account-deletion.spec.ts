@@ -70,7 +70,12 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
 
   it('deletes the caller’s account: 200 empty body, the row inactive and erased, account.deleted.v1 with the last state', async () => {
     const h = await holder();
-    await svc.http().post(`${A}/account-id/${h.id}/mfa`).set(auth(h.token)).send({ type: 'email', notificationType: 'mfaEmail' }).expect(201);
+    await svc
+      .http()
+      .post(`${A}/account-id/${h.id}/mfa`)
+      .set(auth(h.token))
+      .send({ type: 'email', notificationType: 'mfaEmail' })
+      .expect(201);
     expect(await count('mfa_codes', h.id)).toBe(1);
     const before = await accountRow(h.id);
 
@@ -130,11 +135,19 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
     await svc.http().delete(`${A}/account-id/${h.id}`).set(auth(h.token)).expect(200);
 
     // the token used is revoked, as by logout
-    const revoked = await svc.http().get(`${A}/open-id/${encodeURIComponent(h.sub)}`).set(auth(h.token)).expect(401);
+    const revoked = await svc
+      .http()
+      .get(`${A}/open-id/${encodeURIComponent(h.sub)}`)
+      .set(auth(h.token))
+      .expect(401);
     expect(revoked.body.detail).toMatch(/revoked/);
 
     // every token of the identity is refused, a new one too (the developer module issues none any more)
-    const refused = await svc.http().get(`${A}/account-id/${h.id}`).set(auth(await h.fresh())).expect(401);
+    const refused = await svc
+      .http()
+      .get(`${A}/account-id/${h.id}`)
+      .set(auth(await h.fresh()))
+      .expect(401);
     expect(refused.body).toMatchObject({ code: 'unauthorized', detail: expect.stringMatching(/revoked/) });
 
     // once that revocation has aged out, a token of the identity still finds nothing
@@ -163,14 +176,22 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
       [`post ${A}/account-id/${h.id}/mfa`]: { type: 'email', notificationType: 'mfaEmail' },
     };
     for (const [method, path] of reads) {
-      const res = await svc.http()[method as 'get'](path).set(auth(t)).send(bodies[`${method} ${path}`] ?? {});
+      const res = await svc
+        .http()
+        [method as 'get'](path)
+        .set(auth(t))
+        .send(bodies[`${method} ${path}`] ?? {});
       expect({ route: `${method} ${path}`, status: res.status, code: res.body.code }).toEqual({
         route: `${method} ${path}`,
         status: 404,
         code: 'not_found',
       });
     }
-    const check = await svc.http().get(`${A}/username/${encodeURIComponent(h.username)}/check`).set(auth(t)).expect(200);
+    const check = await svc
+      .http()
+      .get(`${A}/username/${encodeURIComponent(h.username)}/check`)
+      .set(auth(t))
+      .expect(200);
     expect(check.body.exists).toBe(false);
     // nothing of those attempts changed the row or wrote an event
     expect((await accountRow(h.id))['version']).toBe(2);
@@ -180,8 +201,18 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
   it('keeps the identity bound: a new account for it is 409 account_exists; its username is free for others', async () => {
     const h = await holder();
     await svc.http().delete(`${A}/account-id/${h.id}`).set(auth(h.token)).expect(200);
-    await svc.http().post(A).set(auth(await h.fresh())).send(fullAccount()).expect(401);
-    const again = await svc.http().post(A).set(auth(await revocationAgedOut(h))).send(fullAccount()).expect(409);
+    await svc
+      .http()
+      .post(A)
+      .set(auth(await h.fresh()))
+      .send(fullAccount())
+      .expect(401);
+    const again = await svc
+      .http()
+      .post(A)
+      .set(auth(await revocationAgedOut(h)))
+      .send(fullAccount())
+      .expect(409);
     expect(again.body.code).toBe('account_exists');
 
     const other = await svc.token({ tid: h.tid });
@@ -208,7 +239,12 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
 
   it('takes If-Match: a stale version is 412 and changes nothing (token kept); the current one deletes', async () => {
     const h = await holder();
-    await svc.http().put(`${A}/account-id/${h.id}`).set(auth(h.token)).send({ username: h.username, firstName: 'Ann', lastName: 'Lee' }).expect(200);
+    await svc
+      .http()
+      .put(`${A}/account-id/${h.id}`)
+      .set(auth(h.token))
+      .send({ username: h.username, firstName: 'Ann', lastName: 'Lee' })
+      .expect(200);
     const before = await accountRow(h.id);
     for (const stale of [`"${h.id}.1"`, 'not-a-tag', `W/"${h.id}.2"`]) {
       const res = await svc.http().delete(`${A}/account-id/${h.id}`).set(auth(h.token)).set('If-Match', stale).expect(412);
@@ -232,9 +268,7 @@ describe('user-service account deletion (DELETE /accounts/account-id/{id})', () 
   it('two deletes racing: one 200, the other 404 (or 401 once its token is revoked); one deleted event', async () => {
     const h = await holder();
     const second = await h.fresh();
-    const answers = await Promise.all(
-      [h.token, second].map((t) => svc.http().delete(`${A}/account-id/${h.id}`).set(auth(t))),
-    );
+    const answers = await Promise.all([h.token, second].map((t) => svc.http().delete(`${A}/account-id/${h.id}`).set(auth(t))));
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses[0]).toBe(200);
     expect([401, 404]).toContain(statuses[1]);
@@ -276,7 +310,11 @@ describe('user-service account deletion with REQUIRE_IF_MATCH=true', () => {
     expect(res.body).toMatchObject({ status: 428, code: 'precondition_required' });
     const etag = (await svc.http().get(`${A}/account-id/${id}`).set(auth(token)).expect(200)).headers.etag;
     await svc.http().delete(`${A}/account-id/${id}`).set(auth(token)).set('If-Match', etag).expect(200);
-    await svc.http().get(`${A}/account-id/${id}`).set(auth(await svc.token({ sub }))).expect(401);
+    await svc
+      .http()
+      .get(`${A}/account-id/${id}`)
+      .set(auth(await svc.token({ sub })))
+      .expect(401);
   });
 });
 
@@ -303,7 +341,9 @@ describe('user-service account deletion while NATS is down', () => {
     expect(res.headers['retry-after']).toBeDefined();
     const kept = await svc.http().get(`${A}/account-id/${id}`).set(auth(token)).expect(200);
     expect(kept.headers.etag).toBe(`"${id}.1"`);
-    const pending = await svc.app.get(DataSource).query(`SELECT subject FROM account_outbox_events WHERE payload->>'accountId' = $1`, [id]);
+    const pending = await svc.app
+      .get(DataSource)
+      .query(`SELECT subject FROM account_outbox_events WHERE payload->>'accountId' = $1`, [id]);
     expect(pending.map((r: { subject: string }) => r.subject)).toEqual([SUBJECTS.accountCreated]);
 
     await nats.restart();
@@ -313,6 +353,10 @@ describe('user-service account deletion while NATS is down', () => {
       'deletion once NATS is back',
     );
     // every token of the identity is revoked with the deletion
-    await svc.http().get(`${A}/account-id/${id}`).set(auth(await svc.token({ sub }))).expect(401);
+    await svc
+      .http()
+      .get(`${A}/account-id/${id}`)
+      .set(auth(await svc.token({ sub })))
+      .expect(401);
   });
 });

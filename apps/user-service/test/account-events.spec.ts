@@ -101,11 +101,31 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
       const put = { ...profile, username: renamed, firstName: 'Janet', lastName: 'Roe' };
       await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).send(put).expect(200);
       // outside the projected state: a phone, settings, a consent, a PUT that keeps names and username
-      await svc.http().post(`${A}/account-id/${id}/phone`).set(auth(token)).send({ number: 5, ext: 0, mobile: false }).expect(201);
-      await svc.http().post(`${A}/account-id/${id}/agreements`).set(auth(token)).send({ locale: 'en-CA', type: 'privacy_policies', version: 2, consent: true }).expect(200);
-      await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).send({ ...put, gender: 'male' }).expect(200);
+      await svc
+        .http()
+        .post(`${A}/account-id/${id}/phone`)
+        .set(auth(token))
+        .send({ number: 5, ext: 0, mobile: false })
+        .expect(201);
+      await svc
+        .http()
+        .post(`${A}/account-id/${id}/agreements`)
+        .set(auth(token))
+        .send({ locale: 'en-CA', type: 'privacy_policies', version: 2, consent: true })
+        .expect(200);
+      await svc
+        .http()
+        .put(`${A}/account-id/${id}`)
+        .set(auth(token))
+        .send({ ...put, gender: 'male' })
+        .expect(200);
       // then the names again
-      const last = await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).send({ ...put, firstName: 'Jo' }).expect(200);
+      const last = await svc
+        .http()
+        .put(`${A}/account-id/${id}`)
+        .set(auth(token))
+        .send({ ...put, firstName: 'Jo' })
+        .expect(200);
 
       // the version of the last event is the account's (its ETag), above those of the changes between
       const version = Number(/\.(\d+)"$/.exec(last.headers['etag'])?.[1]);
@@ -115,9 +135,25 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
       const events = eventsOf(await streamEvents(jsm, svc), id);
       const state = { accountId: id, tenantId: 'tenant-events', openId, active: true };
       expect(events.map((e) => [e.subject, e.data])).toEqual([
-        [SUBJECTS.accountCreated, { ...state, username: body['username'], firstName: 'Jane', lastName: 'Doe', version: 1, occurredAt: expect.any(String) }],
-        [SUBJECTS.accountUpdated, { ...state, username: renamed, firstName: 'Janet', lastName: 'Roe', version: 2, occurredAt: expect.any(String) }],
-        [SUBJECTS.accountUpdated, { ...state, username: renamed, firstName: 'Jo', lastName: 'Roe', version, occurredAt: expect.any(String) }],
+        [
+          SUBJECTS.accountCreated,
+          {
+            ...state,
+            username: body['username'],
+            firstName: 'Jane',
+            lastName: 'Doe',
+            version: 1,
+            occurredAt: expect.any(String),
+          },
+        ],
+        [
+          SUBJECTS.accountUpdated,
+          { ...state, username: renamed, firstName: 'Janet', lastName: 'Roe', version: 2, occurredAt: expect.any(String) },
+        ],
+        [
+          SUBJECTS.accountUpdated,
+          { ...state, username: renamed, firstName: 'Jo', lastName: 'Roe', version, occurredAt: expect.any(String) },
+        ],
       ]);
       for (const e of events) expect(await contractErrors(e.subject, e.data)).toEqual([]);
 
@@ -142,7 +178,17 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
         [SUBJECTS.accountCreated, expect.objectContaining({ active: true, version: 1 })],
         [
           SUBJECTS.accountDeleted,
-          { accountId: id, tenantId: 'tenant-events', openId, username: body['username'], firstName: 'Jane', lastName: 'Doe', active: false, version: 2, occurredAt: expect.any(String) },
+          {
+            accountId: id,
+            tenantId: 'tenant-events',
+            openId,
+            username: body['username'],
+            firstName: 'Jane',
+            lastName: 'Doe',
+            active: false,
+            version: 2,
+            occurredAt: expect.any(String),
+          },
         ],
       ]);
       for (const e of events) expect(await contractErrors(e.subject, e.data)).toEqual([]);
@@ -194,7 +240,9 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
       const sent = relay.published;
 
       // as after a crash between JetStream's ack and the mark: the row is relayed again
-      await svc.app.get(DataSource).query(`UPDATE account_outbox_events SET published_at = NULL WHERE payload->>'accountId' = $1`, [id]);
+      await svc.app
+        .get(DataSource)
+        .query(`UPDATE account_outbox_events SET published_at = NULL WHERE payload->>'accountId' = $1`, [id]);
       await until(async () => (await outboxRows(svc, id)).every((r) => r.published_at !== null), 10_000, 'published again');
       expect(relay.published).toBeGreaterThan(sent);
       expect(eventsOf(await streamEvents(jsm, svc), id)).toEqual(before);
@@ -218,12 +266,21 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
     it('commits creates and changes, keeps their events in the outbox and publishes them once NATS is back', async () => {
       const token = await svc.token();
       const before = await createAccount(svc, token);
-      await until(async () => (await outboxRows(svc, before)).every((r) => r.published_at !== null), 10_000, 'published before the outage');
+      await until(
+        async () => (await outboxRows(svc, before)).every((r) => r.published_at !== null),
+        10_000,
+        'published before the outage',
+      );
 
       await nats.stop();
       const other = await svc.token();
       const id = await createAccount(svc, other, fullAccount({ firstName: 'During' }));
-      await svc.http().put(`${A}/account-id/${before}`).set(auth(token)).send({ username: `outage.${randomUUID()}@example.com`, firstName: 'Out', lastName: 'Age' }).expect(200);
+      await svc
+        .http()
+        .put(`${A}/account-id/${before}`)
+        .set(auth(token))
+        .send({ username: `outage.${randomUUID()}@example.com`, firstName: 'Out', lastName: 'Age' })
+        .expect(200);
       await svc.http().get(`${A}/account-id/${id}`).set(auth(other)).expect(200);
       await new Promise((r) => setTimeout(r, 1500));
       const waiting = [...(await outboxRows(svc, id)), ...(await outboxRows(svc, before))].filter((r) => r.published_at === null);
@@ -264,7 +321,12 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
       for (let i = 0; i < 5; i++) ids.push(await createAccount(svc, await svc.token(), fullAccount({ firstName: `N${i}` })));
       const renamedToken = await svc.token();
       const renamed = await createAccount(svc, renamedToken);
-      await svc.http().put(`${A}/account-id/${renamed}`).set(auth(renamedToken)).send({ username: `b.${randomUUID()}@example.com`, firstName: 'B', lastName: 'F' }).expect(200);
+      await svc
+        .http()
+        .put(`${A}/account-id/${renamed}`)
+        .set(auth(renamedToken))
+        .send({ username: `b.${randomUUID()}@example.com`, firstName: 'B', lastName: 'F' })
+        .expect(200);
       ids.push(renamed);
       const goneToken = await svc.token();
       const gone = await createAccount(svc, goneToken);
@@ -282,7 +344,12 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
 
       await until(async () => (await streamEvents(jsm, svc)).length === 7, 10_000, 'seven backfilled events');
       const events = await streamEvents(jsm, svc);
-      expect(events.filter((e) => e.subject === SUBJECTS.accountUpdated).map((e) => e.data['accountId']).sort()).toEqual([...ids].sort());
+      expect(
+        events
+          .filter((e) => e.subject === SUBJECTS.accountUpdated)
+          .map((e) => e.data['accountId'])
+          .sort(),
+      ).toEqual([...ids].sort());
       const stored: { id: string; username: string; first_name: string; version: number; active: boolean }[] = await ds.query(
         `SELECT id, username, first_name, version, active FROM accounts`,
       );

@@ -32,8 +32,12 @@ describe('user-service emails, phones, settings and agreements', () => {
 
   describe('emails', () => {
     it('POST adds an address (201, full account); a new primary demotes the previous one', async () => {
-      const res = await svc.http().post(`${A}/account-id/${id}/email`).set(auth(token))
-        .send({ address: 'second@example.com', primary: true, verified: false }).expect(201);
+      const res = await svc
+        .http()
+        .post(`${A}/account-id/${id}/email`)
+        .set(auth(token))
+        .send({ address: 'second@example.com', primary: true, verified: false })
+        .expect(201);
       expect(res.body.id).toBe(id);
       expect(res.body.emails).toEqual([
         { _id: expect.any(String), address: 'first@example.com', primary: false, verified: false },
@@ -43,7 +47,12 @@ describe('user-service emails, phones, settings and agreements', () => {
     });
 
     it('POST answers 409 for an address the account has (case-insensitive)', async () => {
-      const res = await svc.http().post(`${A}/account-id/${id}/email`).set(auth(token)).send({ address: 'FIRST@example.com' }).expect(409);
+      const res = await svc
+        .http()
+        .post(`${A}/account-id/${id}/email`)
+        .set(auth(token))
+        .send({ address: 'FIRST@example.com' })
+        .expect(409);
       expect(res.body.code).toBe('email_exists');
     });
 
@@ -63,9 +72,17 @@ describe('user-service emails, phones, settings and agreements', () => {
 
     it('DELETE removes an address by URL-encoded value (200, full account); 404 when absent', async () => {
       await svc.http().post(`${A}/account-id/${id}/email`).set(auth(token)).send({ address: 'x+y@example.com' }).expect(201);
-      const res = await svc.http().delete(`${A}/account-id/${id}/email/email-address/${encodeURIComponent('x+y@example.com')}`).set(auth(token)).expect(200);
+      const res = await svc
+        .http()
+        .delete(`${A}/account-id/${id}/email/email-address/${encodeURIComponent('x+y@example.com')}`)
+        .set(auth(token))
+        .expect(200);
       expect(res.body.emails.map((e: { address: string }) => e.address)).toEqual(['first@example.com']);
-      const again = await svc.http().delete(`${A}/account-id/${id}/email/email-address/${encodeURIComponent('x+y@example.com')}`).set(auth(token)).expect(404);
+      const again = await svc
+        .http()
+        .delete(`${A}/account-id/${id}/email/email-address/${encodeURIComponent('x+y@example.com')}`)
+        .set(auth(token))
+        .expect(404);
       expect(again.body.code).toBe('not_found');
     });
 
@@ -89,8 +106,12 @@ describe('user-service emails, phones, settings and agreements', () => {
 
   describe('phones', () => {
     it('POST adds a number (201, full account); DELETE removes it (200); 404 when absent', async () => {
-      const added = await svc.http().post(`${A}/account-id/${id}/phone`).set(auth(token))
-        .send({ number: 5145550199, ext: 22, mobile: false, primary: true }).expect(201);
+      const added = await svc
+        .http()
+        .post(`${A}/account-id/${id}/phone`)
+        .set(auth(token))
+        .send({ number: 5145550199, ext: 22, mobile: false, primary: true })
+        .expect(201);
       expect(added.body.phones).toEqual([
         { _id: expect.any(String), number: 6135550100, ext: 1, mobile: true, primary: false, verified: false },
         { _id: expect.any(String), number: 5145550199, ext: 22, mobile: false, primary: true, verified: false },
@@ -101,7 +122,12 @@ describe('user-service emails, phones, settings and agreements', () => {
     });
 
     it('POST answers 409 for a number the account has', async () => {
-      const res = await svc.http().post(`${A}/account-id/${id}/phone`).set(auth(token)).send({ number: 6135550100, ext: 9, mobile: true }).expect(409);
+      const res = await svc
+        .http()
+        .post(`${A}/account-id/${id}/phone`)
+        .set(auth(token))
+        .send({ number: 6135550100, ext: 9, mobile: true })
+        .expect(409);
       expect(res.body.code).toBe('phone_exists');
     });
 
@@ -126,7 +152,12 @@ describe('user-service emails, phones, settings and agreements', () => {
     });
 
     it('answers 404 for another identity’s account', async () => {
-      await svc.http().post(`${A}/account-id/${id}/phone`).set(auth(stranger)).send({ number: 1, ext: 1, mobile: true }).expect(404);
+      await svc
+        .http()
+        .post(`${A}/account-id/${id}/phone`)
+        .set(auth(stranger))
+        .send({ number: 1, ext: 1, mobile: true })
+        .expect(404);
       await svc.http().delete(`${A}/account-id/${id}/phone/phone-number/6135550100`).set(auth(stranger)).expect(404);
     });
   });
@@ -147,8 +178,12 @@ describe('user-service emails, phones, settings and agreements', () => {
 
     it('PUT replaces the six fields (echoes ignored) and answers the settings', async () => {
       const before = (await svc.http().get(`${A}/account-id/${id}/settings`).set(auth(token))).body;
-      const res = await svc.http().put(`${A}/account-id/${id}/settings`).set(auth(token))
-        .send({ ...before, ...SETTINGS, account: 'forged', id: 'forged' }).expect(200);
+      const res = await svc
+        .http()
+        .put(`${A}/account-id/${id}/settings`)
+        .set(auth(token))
+        .send({ ...before, ...SETTINGS, account: 'forged', id: 'forged' })
+        .expect(200);
       expect(res.body).toMatchObject({ ...SETTINGS, id: before.id, account: id, createdAt: before.createdAt, __v: 2 });
       const after = (await svc.http().get(`${A}/account-id/${id}/settings`).set(auth(token))).body;
       expect(after).toEqual(res.body);
@@ -181,13 +216,25 @@ describe('user-service emails, phones, settings and agreements', () => {
 
   describe('agreements', () => {
     it('POST appends (200 {id}); GET reports the newest per type, version as a string', async () => {
-      const first = await svc.http().post(`${A}/account-id/${id}/agreements`).set(auth(token))
-        .send({ locale: 'en-CA', type: 'privacy_policies', version: 1, consent: true }).expect(200);
+      const first = await svc
+        .http()
+        .post(`${A}/account-id/${id}/agreements`)
+        .set(auth(token))
+        .send({ locale: 'en-CA', type: 'privacy_policies', version: 1, consent: true })
+        .expect(200);
       expect(Object.keys(first.body)).toEqual(['id']);
-      const second = await svc.http().post(`${A}/account-id/${id}/agreements`).set(auth(token))
-        .send({ locale: 'fr-CA', type: 'privacy_policies', version: 2.1, consent: false }).expect(200);
-      await svc.http().post(`${A}/account-id/${id}/agreements`).set(auth(token))
-        .send({ locale: 'en-US', type: 'anti_spam', version: 3, consent: true }).expect(200);
+      const second = await svc
+        .http()
+        .post(`${A}/account-id/${id}/agreements`)
+        .set(auth(token))
+        .send({ locale: 'fr-CA', type: 'privacy_policies', version: 2.1, consent: false })
+        .expect(200);
+      await svc
+        .http()
+        .post(`${A}/account-id/${id}/agreements`)
+        .set(auth(token))
+        .send({ locale: 'en-US', type: 'anti_spam', version: 3, consent: true })
+        .expect(200);
       const list = (await svc.http().get(`${A}/account-id/${id}/agreements`).set(auth(token)).expect(200)).body;
       expect(list).toHaveLength(3);
       const byType = Object.fromEntries(list.map((g: { type: string }) => [g.type, g]));
@@ -228,8 +275,12 @@ describe('user-service emails, phones, settings and agreements', () => {
 
     it('answers 404 for another identity’s account', async () => {
       await svc.http().get(`${A}/account-id/${id}/agreements`).set(auth(stranger)).expect(404);
-      await svc.http().post(`${A}/account-id/${id}/agreements`).set(auth(stranger))
-        .send({ locale: 'en-CA', type: 'tos', version: 2, consent: true }).expect(404);
+      await svc
+        .http()
+        .post(`${A}/account-id/${id}/agreements`)
+        .set(auth(stranger))
+        .send({ locale: 'en-CA', type: 'tos', version: 2, consent: true })
+        .expect(404);
     });
   });
 });

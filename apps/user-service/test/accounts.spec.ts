@@ -67,24 +67,39 @@ describe('user-service accounts', () => {
       const schemas = res.body.components.schemas;
       expect(schemas.CreateAccountDto.properties.dateOfBirth).toBeDefined();
       expect(schemas.AccountSettingsDto.required).toEqual(
-        expect.arrayContaining(['notificationMethod', 'communicationLanguage', 'preferredLanguage', 'country', 'mfaDisabled', 'mfaMode']),
+        expect.arrayContaining([
+          'notificationMethod',
+          'communicationLanguage',
+          'preferredLanguage',
+          'country',
+          'mfaDisabled',
+          'mfaMode',
+        ]),
       );
       expect(schemas.AccountSettingsDto.properties.country.enum).toEqual([...COUNTRY_CODES]);
     });
 
-    it.each(['none', 'junk', 'algNone', 'tampered', 'expired', 'wrongAudience', 'wrongIssuer', 'wrongAlgorithm', 'tooOld', 'unknownKey'])(
-      'answers 401 on every route with token %s',
-      async (kind) => {
-        const bad = await badTokens(svc.idp);
-        for (const [method, path] of allRoutes(randomUUID())) {
-          const req = svc.http()[method as 'get'](path);
-          if (kind !== 'none') req.set(auth(bad[kind]));
-          const res = await req.send({});
-          expect({ route: `${method} ${path}`, status: res.status }).toEqual({ route: `${method} ${path}`, status: 401 });
-          expect(res.body.code).toBe('unauthorized');
-        }
-      },
-    );
+    it.each([
+      'none',
+      'junk',
+      'algNone',
+      'tampered',
+      'expired',
+      'wrongAudience',
+      'wrongIssuer',
+      'wrongAlgorithm',
+      'tooOld',
+      'unknownKey',
+    ])('answers 401 on every route with token %s', async (kind) => {
+      const bad = await badTokens(svc.idp);
+      for (const [method, path] of allRoutes(randomUUID())) {
+        const req = svc.http()[method as 'get'](path);
+        if (kind !== 'none') req.set(auth(bad[kind]));
+        const res = await req.send({});
+        expect({ route: `${method} ${path}`, status: res.status }).toEqual({ route: `${method} ${path}`, status: 401 });
+        expect(res.body.code).toBe('unauthorized');
+      }
+    });
   });
 
   describe('POST /accounts', () => {
@@ -107,7 +122,14 @@ describe('user-service accounts', () => {
         gender: 'female',
         customerId: null,
         primaryResidence: { city: 'Ottawa', country: 'CA', id: expect.any(String) },
-        emails: [{ address: (body['emails'] as Array<{ address: string }>)[0].address, primary: true, verified: false, _id: expect.any(String) }],
+        emails: [
+          {
+            address: (body['emails'] as Array<{ address: string }>)[0].address,
+            primary: true,
+            verified: false,
+            _id: expect.any(String),
+          },
+        ],
         phones: [{ number: 6135550100, ext: 1, mobile: true, primary: true, verified: false, _id: expect.any(String) }],
       });
       expect(new Date(account.createdAt).toISOString()).toBe(account.createdAt);
@@ -143,7 +165,16 @@ describe('user-service accounts', () => {
       const id = await createAccount(
         svc,
         token,
-        fullAccount({ id: 'forged', _id: 'x', openId: 'vault|forged', customerId: 'cus_1', active: false, createdAt: '2000-01-01T00:00:00Z', updatedAt: null, __v: 3 }),
+        fullAccount({
+          id: 'forged',
+          _id: 'x',
+          openId: 'vault|forged',
+          customerId: 'cus_1',
+          active: false,
+          createdAt: '2000-01-01T00:00:00Z',
+          updatedAt: null,
+          __v: 3,
+        }),
       );
       const account = (await svc.http().get(`${A}/account-id/${id}`).set(auth(token)).expect(200)).body;
       expect(account.id).toBe(id);
@@ -163,8 +194,12 @@ describe('user-service accounts', () => {
     it('answers 409 for a username already used in the tenant (case-insensitive), not in another tenant', async () => {
       const username = `taken.${randomUUID()}@example.com`;
       await createAccount(svc, await svc.token({ tid: 'tenant-u' }), fullAccount({ username }));
-      const res = await svc.http().post(A).set(auth(await svc.token({ tid: 'tenant-u' })))
-        .send(fullAccount({ username: username.toUpperCase() })).expect(409);
+      const res = await svc
+        .http()
+        .post(A)
+        .set(auth(await svc.token({ tid: 'tenant-u' })))
+        .send(fullAccount({ username: username.toUpperCase() }))
+        .expect(409);
       expect(res.body.code).toBe('username_taken');
       await createAccount(svc, await svc.token({ tid: 'tenant-other' }), fullAccount({ username }));
     });
@@ -192,23 +227,57 @@ describe('user-service accounts', () => {
       ['email format', { emails: [{ address: 'not-an-email' }] }, 'emails.0.address'],
       ['email primary not boolean', { emails: [{ address: 'a@example.com', primary: 'yes' }] }, 'emails.0.primary'],
       ['emails repeated', { emails: [{ address: 'a@example.com' }, { address: 'A@example.com' }] }, 'emails'],
-      ['two primary emails', { emails: [{ address: 'a@example.com', primary: true }, { address: 'b@example.com', primary: true }] }, 'emails'],
+      [
+        'two primary emails',
+        {
+          emails: [
+            { address: 'a@example.com', primary: true },
+            { address: 'b@example.com', primary: true },
+          ],
+        },
+        'emails',
+      ],
       ['phone number missing', { phones: [{ ext: 1, mobile: true }] }, 'phones.0.number'],
       ['phone number a string', { phones: [{ number: '613', ext: 1, mobile: true }] }, 'phones.0.number'],
       ['phone ext missing', { phones: [{ number: 613, mobile: true }] }, 'phones.0.ext'],
       ['phone ext not a number', { phones: [{ number: 613, ext: 'x', mobile: true }] }, 'phones.0.ext'],
       ['phone mobile missing', { phones: [{ number: 613, ext: 1 }] }, 'phones.0.mobile'],
       ['phone mobile not boolean', { phones: [{ number: 613, ext: 1, mobile: 'true' }] }, 'phones.0.mobile'],
-      ['phones repeated', { phones: [{ number: 613, ext: 1, mobile: true }, { number: 613, ext: 2, mobile: false }] }, 'phones'],
+      [
+        'phones repeated',
+        {
+          phones: [
+            { number: 613, ext: 1, mobile: true },
+            { number: 613, ext: 2, mobile: false },
+          ],
+        },
+        'phones',
+      ],
       ['settings field missing', { settings: { notificationMethod: 'email' } }, 'settings.communicationLanguage'],
-      ['settings notificationMethod', { settings: { ...(fullAccount()['settings'] as object), notificationMethod: 'pigeon' } }, 'settings.notificationMethod'],
-      ['settings locale', { settings: { ...(fullAccount()['settings'] as object), preferredLanguage: 'de-DE' } }, 'settings.preferredLanguage'],
+      [
+        'settings notificationMethod',
+        { settings: { ...(fullAccount()['settings'] as object), notificationMethod: 'pigeon' } },
+        'settings.notificationMethod',
+      ],
+      [
+        'settings locale',
+        { settings: { ...(fullAccount()['settings'] as object), preferredLanguage: 'de-DE' } },
+        'settings.preferredLanguage',
+      ],
       ['settings country', { settings: { ...(fullAccount()['settings'] as object), country: 'ZZ' } }, 'settings.country'],
       ['settings mfaMode', { settings: { ...(fullAccount()['settings'] as object), mfaMode: 'always' } }, 'settings.mfaMode'],
-      ['settings mfaDisabled', { settings: { ...(fullAccount()['settings'] as object), mfaDisabled: 'no' } }, 'settings.mfaDisabled'],
+      [
+        'settings mfaDisabled',
+        { settings: { ...(fullAccount()['settings'] as object), mfaDisabled: 'no' } },
+        'settings.mfaDisabled',
+      ],
       ['agreement type', { agreements: [{ locale: 'en-CA', type: 'eula', version: 1, consent: true }] }, 'agreements.0.type'],
       ['agreement locale', { agreements: [{ locale: 'en-GB', type: 'tos', version: 1, consent: true }] }, 'agreements.0.locale'],
-      ['agreement version a string', { agreements: [{ locale: 'en-CA', type: 'tos', version: '1', consent: true }] }, 'agreements.0.version'],
+      [
+        'agreement version a string',
+        { agreements: [{ locale: 'en-CA', type: 'tos', version: '1', consent: true }] },
+        'agreements.0.version',
+      ],
       ['agreement consent missing', { agreements: [{ locale: 'en-CA', type: 'tos', version: 1 }] }, 'agreements.0.consent'],
       ['unknown field', { nickname: 'JD' }, 'nickname'],
     ];
@@ -239,18 +308,47 @@ describe('user-service accounts', () => {
 
     it('reads the own account by id, by URL-encoded username and by openId', async () => {
       const byId = (await svc.http().get(`${A}/account-id/${id}`).set(auth(token)).expect(200)).body;
-      const byName = (await svc.http().get(`${A}/username/${encodeURIComponent(username)}`).set(auth(token)).expect(200)).body;
-      const byOpenId = (await svc.http().get(`${A}/open-id/${encodeURIComponent(sub)}`).set(auth(token)).expect(200)).body;
+      const byName = (
+        await svc
+          .http()
+          .get(`${A}/username/${encodeURIComponent(username)}`)
+          .set(auth(token))
+          .expect(200)
+      ).body;
+      const byOpenId = (
+        await svc
+          .http()
+          .get(`${A}/open-id/${encodeURIComponent(sub)}`)
+          .set(auth(token))
+          .expect(200)
+      ).body;
       expect(byName).toEqual(byId);
       expect(byOpenId).toEqual(byId);
     });
 
     it('answers 404 for another identity’s account, in the same or another tenant', async () => {
-      for (const other of [await svc.token({ tid: 'tenant-look' }), await svc.token({ tid: 'tenant-else' }), await svc.token({ sub, tid: 'tenant-else' })]) {
+      for (const other of [
+        await svc.token({ tid: 'tenant-look' }),
+        await svc.token({ tid: 'tenant-else' }),
+        await svc.token({ sub, tid: 'tenant-else' }),
+      ]) {
         await svc.http().get(`${A}/account-id/${id}`).set(auth(other)).expect(404);
-        await svc.http().get(`${A}/username/${encodeURIComponent(username)}`).set(auth(other)).expect(404);
-        await svc.http().get(`${A}/open-id/${encodeURIComponent(sub)}`).set(auth(other)).expect(404);
-        await svc.http().put(`${A}/account-id/${id}`).set(auth(other)).send({ username, firstName: 'X', lastName: 'Y' }).expect(404);
+        await svc
+          .http()
+          .get(`${A}/username/${encodeURIComponent(username)}`)
+          .set(auth(other))
+          .expect(404);
+        await svc
+          .http()
+          .get(`${A}/open-id/${encodeURIComponent(sub)}`)
+          .set(auth(other))
+          .expect(404);
+        await svc
+          .http()
+          .put(`${A}/account-id/${id}`)
+          .set(auth(other))
+          .send({ username, firstName: 'X', lastName: 'Y' })
+          .expect(404);
       }
     });
 
@@ -264,11 +362,19 @@ describe('user-service accounts', () => {
 
     it('check tells an existing username (any account of the tenant) from a missing one', async () => {
       const other = await svc.token({ tid: 'tenant-look' });
-      const yes = await svc.http().get(`${A}/username/${encodeURIComponent(username.toUpperCase())}/check`).set(auth(other)).expect(200);
+      const yes = await svc
+        .http()
+        .get(`${A}/username/${encodeURIComponent(username.toUpperCase())}/check`)
+        .set(auth(other))
+        .expect(200);
       expect(yes.body).toEqual({ username: username.toUpperCase(), exists: true });
       const no = await svc.http().get(`${A}/username/free.name%40example.com/check`).set(auth(other)).expect(200);
       expect(no.body).toEqual({ username: 'free.name@example.com', exists: false });
-      const elsewhere = await svc.http().get(`${A}/username/${encodeURIComponent(username)}/check`).set(auth(await svc.token({ tid: 'tenant-x' }))).expect(200);
+      const elsewhere = await svc
+        .http()
+        .get(`${A}/username/${encodeURIComponent(username)}/check`)
+        .set(auth(await svc.token({ tid: 'tenant-x' })))
+        .expect(200);
       expect(elsewhere.body.exists).toBe(false);
     });
   });
@@ -280,19 +386,24 @@ describe('user-service accounts', () => {
       const before = (await svc.http().get(`${A}/account-id/${id}`).set(auth(token)).expect(200)).body;
       const settingsBefore = (await svc.http().get(`${A}/account-id/${id}/settings`).set(auth(token))).body;
       const username = `renamed.${randomUUID()}@example.com`;
-      const res = await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).send({
-        ...before,
-        username,
-        firsName: 'Janet',
-        firstName: undefined,
-        dateOfBirth: '29/02/2000',
-        gender: 'other',
-        maritalStatus: undefined,
-        emails: [...before.emails, { address: 'second@example.com', primary: false }],
-        phones: [],
-        settings: { mfaMode: 'never' },
-        agreements: [],
-      }).expect(200);
+      const res = await svc
+        .http()
+        .put(`${A}/account-id/${id}`)
+        .set(auth(token))
+        .send({
+          ...before,
+          username,
+          firsName: 'Janet',
+          firstName: undefined,
+          dateOfBirth: '29/02/2000',
+          gender: 'other',
+          maritalStatus: undefined,
+          emails: [...before.emails, { address: 'second@example.com', primary: false }],
+          phones: [],
+          settings: { mfaMode: 'never' },
+          agreements: [],
+        })
+        .expect(200);
       expect(res.body).toMatchObject({
         id,
         username,
@@ -313,7 +424,15 @@ describe('user-service accounts', () => {
       expect(new Date(res.body.updatedAt).getTime()).toBeGreaterThan(new Date(before.updatedAt).getTime());
       const settingsAfter = (await svc.http().get(`${A}/account-id/${id}/settings`).set(auth(token))).body;
       expect(settingsAfter).toEqual(settingsBefore);
-      expect((await svc.http().get(`${A}/username/${encodeURIComponent(username)}`).set(auth(token)).expect(200)).body.id).toBe(id);
+      expect(
+        (
+          await svc
+            .http()
+            .get(`${A}/username/${encodeURIComponent(username)}`)
+            .set(auth(token))
+            .expect(200)
+        ).body.id,
+      ).toBe(id);
     });
 
     it('answers 400 per rule: required username, names, email addresses, phone fields; unknown fields', async () => {
@@ -345,7 +464,12 @@ describe('user-service accounts', () => {
       await createAccount(svc, await svc.token(), fullAccount({ username: taken }));
       const token = await svc.token();
       const id = await createAccount(svc, token);
-      const res = await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).send({ username: taken, firstName: 'A', lastName: 'B' }).expect(409);
+      const res = await svc
+        .http()
+        .put(`${A}/account-id/${id}`)
+        .set(auth(token))
+        .send({ username: taken, firstName: 'A', lastName: 'B' })
+        .expect(409);
       expect(res.body.code).toBe('username_taken');
     });
   });

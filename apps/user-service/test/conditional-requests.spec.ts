@@ -37,8 +37,16 @@ describe('user-service conditional requests (accounts and settings)', () => {
     it('every account read answers the same strong ETag, and 304 to a matching If-None-Match', async () => {
       const byId = await svc.http().get(`${A}/account-id/${id}`).set(auth(token)).expect(200);
       expect(byId.headers.etag).toBe(`"${id}.1"`);
-      const byName = await svc.http().get(`${A}/username/${encodeURIComponent(byId.body.username)}`).set(auth(token)).expect(200);
-      const byOpenId = await svc.http().get(`${A}/open-id/${encodeURIComponent(byId.body.openId)}`).set(auth(token)).expect(200);
+      const byName = await svc
+        .http()
+        .get(`${A}/username/${encodeURIComponent(byId.body.username)}`)
+        .set(auth(token))
+        .expect(200);
+      const byOpenId = await svc
+        .http()
+        .get(`${A}/open-id/${encodeURIComponent(byId.body.openId)}`)
+        .set(auth(token))
+        .expect(200);
       expect([byName.headers.etag, byOpenId.headers.etag]).toEqual([byId.headers.etag, byId.headers.etag]);
 
       for (const header of [byId.headers.etag, `W/${byId.headers.etag}`, `"a", ${byId.headers.etag}`, '*']) {
@@ -51,11 +59,22 @@ describe('user-service conditional requests (accounts and settings)', () => {
 
     it('PUT answers the new ETag a following GET shows; email and phone changes are new versions too', async () => {
       const etag = (await svc.http().get(`${A}/account-id/${id}`).set(auth(token))).headers.etag;
-      const put = await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).set('If-Match', etag).send(profile('Ann')).expect(200);
+      const put = await svc
+        .http()
+        .put(`${A}/account-id/${id}`)
+        .set(auth(token))
+        .set('If-Match', etag)
+        .send(profile('Ann'))
+        .expect(200);
       expect(put.headers.etag).toBe(`"${id}.2"`);
       expect((await svc.http().get(`${A}/account-id/${id}`).set(auth(token))).headers.etag).toBe(put.headers.etag);
 
-      await svc.http().post(`${A}/account-id/${id}/email`).set(auth(token)).send({ address: `x.${randomUUID()}@example.com` }).expect(201);
+      await svc
+        .http()
+        .post(`${A}/account-id/${id}/email`)
+        .set(auth(token))
+        .send({ address: `x.${randomUUID()}@example.com` })
+        .expect(201);
       expect((await svc.http().get(`${A}/account-id/${id}`).set(auth(token))).headers.etag).toBe(`"${id}.3"`);
       // settings are their own resource: the account's version stays
       await svc.http().put(`${A}/account-id/${id}/settings`).set(auth(token)).send(SETTINGS).expect(200);
@@ -65,21 +84,38 @@ describe('user-service conditional requests (accounts and settings)', () => {
     it('a stale If-Match on PUT is 412 precondition_failed and changes nothing', async () => {
       await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).send(profile('Second')).expect(200);
       const before = await accountRow();
-      const res = await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).set('If-Match', `"${id}.1"`).send(profile('Third')).expect(412);
+      const res = await svc
+        .http()
+        .put(`${A}/account-id/${id}`)
+        .set(auth(token))
+        .set('If-Match', `"${id}.1"`)
+        .send(profile('Third'))
+        .expect(412);
       expect(res.body).toMatchObject({ status: 412, code: 'precondition_failed' });
-      await svc.http().put(`${A}/account-id/${id}`).set(auth(token)).set('If-Match', 'not-a-tag').send(profile('Third')).expect(412);
+      await svc
+        .http()
+        .put(`${A}/account-id/${id}`)
+        .set(auth(token))
+        .set('If-Match', 'not-a-tag')
+        .send(profile('Third'))
+        .expect(412);
       expect(await accountRow()).toEqual(before);
     });
 
     it('two writers racing with the same ETag: exactly one wins, the other gets 412', async () => {
       const etag = (await svc.http().get(`${A}/account-id/${id}`).set(auth(token))).headers.etag;
       const answers = await Promise.all(
-        ['A', 'B', 'C'].map((name) => svc.http().put(`${A}/account-id/${id}`).set(auth(token)).set('If-Match', etag).send(profile(name))),
+        ['A', 'B', 'C'].map((name) =>
+          svc.http().put(`${A}/account-id/${id}`).set(auth(token)).set('If-Match', etag).send(profile(name)),
+        ),
       );
       expect(answers.map((a) => a.status).sort()).toEqual([200, 412, 412]);
       const winner = answers.find((a) => a.status === 200);
       const [stored] = await accountRow();
-      expect({ firstName: stored.first_name, version: stored.version }).toEqual({ firstName: winner?.body.firstName, version: 2 });
+      expect({ firstName: stored.first_name, version: stored.version }).toEqual({
+        firstName: winner?.body.firstName,
+        version: 2,
+      });
     });
   });
 
@@ -99,11 +135,22 @@ describe('user-service conditional requests (accounts and settings)', () => {
       const etag = (await svc.http().get(path).set(auth(token))).headers.etag;
       const [a, b] = await Promise.all([
         svc.http().put(path).set(auth(token)).set('If-Match', etag).send(SETTINGS),
-        svc.http().put(path).set(auth(token)).set('If-Match', etag).send({ ...SETTINGS, country: 'CA' }),
+        svc
+          .http()
+          .put(path)
+          .set(auth(token))
+          .set('If-Match', etag)
+          .send({ ...SETTINGS, country: 'CA' }),
       ]);
       expect([a.status, b.status].sort()).toEqual([200, 412]);
       const before = await settingsRow();
-      const stale = await svc.http().put(path).set(auth(token)).set('If-Match', etag).send({ ...SETTINGS, country: 'US' }).expect(412);
+      const stale = await svc
+        .http()
+        .put(path)
+        .set(auth(token))
+        .set('If-Match', etag)
+        .send({ ...SETTINGS, country: 'US' })
+        .expect(412);
       expect(stale.body.code).toBe('precondition_failed');
       expect(await settingsRow()).toEqual(before);
       expect(before[0].country).toBe(a.status === 200 ? 'MX' : 'CA');

@@ -55,7 +55,13 @@ describe('user-service Idempotency-Key', () => {
   it('POST /accounts runs once per key and replays its 200', async () => {
     const token = await svc.token();
     const body = fullAccount();
-    const first = await runsOnce(token, '', body, () => count(`SELECT count(*) AS n FROM accounts WHERE username = $1`, [body['username']]), 200);
+    const first = await runsOnce(
+      token,
+      '',
+      body,
+      () => count(`SELECT count(*) AS n FROM accounts WHERE username = $1`, [body['username']]),
+      200,
+    );
     expect(first.body.id).toEqual(expect.any(String));
   });
 
@@ -63,14 +69,26 @@ describe('user-service Idempotency-Key', () => {
     const { token } = await account();
     const email = `friend.${randomUUID()}@example.com`;
     const mailsBefore = mails();
-    await runsOnce(token, '/invitations', { email }, () => count(`SELECT count(*) AS n FROM invitations WHERE email = $1`, [email]), 201);
+    await runsOnce(
+      token,
+      '/invitations',
+      { email },
+      () => count(`SELECT count(*) AS n FROM invitations WHERE email = $1`, [email]),
+      201,
+    );
     expect(mails()).toBe(mailsBefore + 1);
   });
 
   it('POST …/agreements runs once', async () => {
     const { token, id } = await account();
     const body = { locale: 'en-CA', type: 'tos', version: 2, consent: true };
-    await runsOnce(token, `/account-id/${id}/agreements`, body, () => count(`SELECT count(*) AS n FROM agreements WHERE account_id = $1`, [id]), 200);
+    await runsOnce(
+      token,
+      `/account-id/${id}/agreements`,
+      body,
+      () => count(`SELECT count(*) AS n FROM agreements WHERE account_id = $1`, [id]),
+      200,
+    );
   });
 
   it('POST …/email and …/phone run once', async () => {
@@ -78,16 +96,33 @@ describe('user-service Idempotency-Key', () => {
     const entries = (column: string) => async () =>
       count(`SELECT jsonb_array_length(${column}) AS n FROM accounts WHERE id = $1`, [id]);
     await runsOnce(token, `/account-id/${id}/email`, { address: `second.${randomUUID()}@example.com` }, entries('emails'), 201);
-    await runsOnce(token, `/account-id/${id}/phone`, { number: 6135550199, ext: 2, mobile: true, primary: false, verified: false }, entries('phones'), 201);
+    await runsOnce(
+      token,
+      `/account-id/${id}/phone`,
+      { number: 6135550199, ext: 2, mobile: true, primary: false, verified: false },
+      entries('phones'),
+      201,
+    );
   });
 
   it('POST …/mfa runs once: one code, one mail, and the retry is not throttled', async () => {
     const { token, id } = await account();
     const mailsBefore = mails();
-    await runsOnce(token, `/account-id/${id}/mfa`, { type: 'email', notificationType: 'mfaEmail' }, () => count(`SELECT count(*) AS n FROM mfa_codes WHERE account_id = $1`, [id]), 201);
+    await runsOnce(
+      token,
+      `/account-id/${id}/mfa`,
+      { type: 'email', notificationType: 'mfaEmail' },
+      () => count(`SELECT count(*) AS n FROM mfa_codes WHERE account_id = $1`, [id]),
+      201,
+    );
     expect(mails()).toBe(mailsBefore + 1);
     // without the key a second send is a new request: throttled
-    await svc.http().post(`${A}/account-id/${id}/mfa`).set(auth(token)).send({ type: 'email', notificationType: 'mfaEmail' }).expect(429);
+    await svc
+      .http()
+      .post(`${A}/account-id/${id}/mfa`)
+      .set(auth(token))
+      .send({ type: 'email', notificationType: 'mfaEmail' })
+      .expect(429);
   });
 
   it('a repeat while the first still runs is 409 idempotency_key_in_flight', async () => {

@@ -54,7 +54,11 @@ describe('user-service messages in local mode (no SMTP_URL)', () => {
       const token = await svc.token();
       const id = await createAccount(svc, token);
       for (let i = 0; i < 2; i++) {
-        const res = await request(broken.getHttpServer()).post(`${A}/account-id/${id}/mfa`).set(auth(token)).send(SEND).expect(503);
+        const res = await request(broken.getHttpServer())
+          .post(`${A}/account-id/${id}/mfa`)
+          .set(auth(token))
+          .send(SEND)
+          .expect(503);
         expect(res.body.code).toBe('service_unavailable');
       }
     });
@@ -62,7 +66,9 @@ describe('user-service messages in local mode (no SMTP_URL)', () => {
     it('answers 503 for an undelivered invitation and removes it (no stray code, not counted)', async () => {
       const token = await svc.token();
       for (let i = 0; i < 2; i++) {
-        const res = await request(broken.getHttpServer()).post(`${A}/invitations`).set(auth(token))
+        const res = await request(broken.getHttpServer())
+          .post(`${A}/invitations`)
+          .set(auth(token))
           .send({ email: 'lost.friend@example.com' });
         expect({ status: res.status, code: res.body.code }).toEqual({ status: 503, code: 'service_unavailable' });
         expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);

@@ -47,7 +47,11 @@ describe('user-service metrics', () => {
     expect(before).toMatch(/^outbox_oldest_unpublished_age_seconds\{table="account_outbox_events"\} /m);
 
     for (let i = 0; i < 2; i++) {
-      await request(base).post('/api/v1/accounts').set(auth(await svc.token())).send(fullAccount()).expect(200);
+      await request(base)
+        .post('/api/v1/accounts')
+        .set(auth(await svc.token()))
+        .send(fullAccount())
+        .expect(200);
     }
     const deadline = Date.now() + 15_000;
     let after = await scrape();

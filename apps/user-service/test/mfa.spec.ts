@@ -131,8 +131,18 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
   });
 
   it('sends by SMS to the mobile phone through the provider port (local adapter files)', async () => {
-    const a = await account({ phones: [{ number: 6135550000, ext: 0, mobile: false }, { number: 6135550123, ext: 7, mobile: true }] });
-    await svc.http().post(`${A}/account-id/${a.id}/mfa`).set(auth(a.token)).send({ ...SEND, type: 'sms', locale: 'fr-CA' }).expect(201);
+    const a = await account({
+      phones: [
+        { number: 6135550000, ext: 0, mobile: false },
+        { number: 6135550123, ext: 7, mobile: true },
+      ],
+    });
+    await svc
+      .http()
+      .post(`${A}/account-id/${a.id}/mfa`)
+      .set(auth(a.token))
+      .send({ ...SEND, type: 'sms', locale: 'fr-CA' })
+      .expect(201);
     const files = readdirSync(svc.smsDir).map((f) => JSON.parse(readFileSync(join(svc.smsDir, f), 'utf8')));
     const sms = files.find((f) => f.to === '6135550123');
     expect(sms).toMatchObject({ to: '6135550123', ext: '7', sentAt: expect.any(String) });
@@ -154,31 +164,44 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
     };
     const created = (await svc.http().get(`${A}/account-id/${a.id}`).set(auth(a.token))).body;
     expect([created.emails[0].verified, created.phones[0].verified]).toEqual([false, false]);
-    const email = await svc.http().post(`${A}/account-id/${a.id}/email`).set(auth(a.token))
-      .send({ address: `added.${a.email}`, ...forged }).expect(201);
+    const email = await svc
+      .http()
+      .post(`${A}/account-id/${a.id}/email`)
+      .set(auth(a.token))
+      .send({ address: `added.${a.email}`, ...forged })
+      .expect(201);
     expect(email.body.emails[1]).toMatchObject({ address: `added.${a.email}`, verified: false });
-    const phone = await svc.http().post(`${A}/account-id/${a.id}/phone`).set(auth(a.token))
-      .send({ number: 6135550124, ext: 0, mobile: false, ...forged }).expect(201);
+    const phone = await svc
+      .http()
+      .post(`${A}/account-id/${a.id}/phone`)
+      .set(auth(a.token))
+      .send({ number: 6135550124, ext: 0, mobile: false, ...forged })
+      .expect(201);
     expect(phone.body.phones[1]).toMatchObject({ number: 6135550124, verified: false });
 
     const { code } = await sendAndReceive(a);
     await verify(a, code).expect(200);
     const before = (await svc.http().get(`${A}/account-id/${a.id}`).set(auth(a.token))).body;
     expect(before.emails.map((e: { verified: boolean }) => e.verified)).toEqual([true, false]);
-    const put = await svc.http().put(`${A}/account-id/${a.id}`).set(auth(a.token)).send({
-      username: before.username,
-      firstName: before.firstName,
-      lastName: before.lastName,
-      emails: [
-        { address: a.email.toUpperCase(), primary: true },
-        { address: `added.${a.email}`, verified: true },
-        { address: `new.${a.email}`, verified: true },
-      ],
-      phones: [
-        { number: 6135550123, ext: 0, mobile: true, verified: true },
-        { number: 6135550125, ext: 0, mobile: true, verified: true },
-      ],
-    }).expect(200);
+    const put = await svc
+      .http()
+      .put(`${A}/account-id/${a.id}`)
+      .set(auth(a.token))
+      .send({
+        username: before.username,
+        firstName: before.firstName,
+        lastName: before.lastName,
+        emails: [
+          { address: a.email.toUpperCase(), primary: true },
+          { address: `added.${a.email}`, verified: true },
+          { address: `new.${a.email}`, verified: true },
+        ],
+        phones: [
+          { number: 6135550123, ext: 0, mobile: true, verified: true },
+          { number: 6135550125, ext: 0, mobile: true, verified: true },
+        ],
+      })
+      .expect(200);
     expect(put.body.emails.map((e: { verified: boolean }) => e.verified)).toEqual([true, false, false]);
     expect(put.body.emails[0]._id).toBe(before.emails[0]._id);
     expect(put.body.phones.map((p: { verified: boolean }) => p.verified)).toEqual([false, false]);
@@ -186,7 +209,12 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
 
   it('answers 409 when the account has no destination of that type', async () => {
     const a = await account({ phones: [{ number: 6135550000, ext: 0, mobile: false }] });
-    const res = await svc.http().post(`${A}/account-id/${a.id}/mfa`).set(auth(a.token)).send({ ...SEND, type: 'sms' }).expect(409);
+    const res = await svc
+      .http()
+      .post(`${A}/account-id/${a.id}/mfa`)
+      .set(auth(a.token))
+      .send({ ...SEND, type: 'sms' })
+      .expect(409);
     expect(res.body.code).toBe('no_mfa_destination');
     const b = await account({ emails: [] });
     await svc.http().post(`${A}/account-id/${b.id}/mfa`).set(auth(b.token)).send(SEND).expect(409);
@@ -228,8 +256,12 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
       const inviter = await account();
       const invitee = `guest.${randomUUID()}@example.com`;
       const since = smtp.mails.length;
-      const res = await svc.http().post(`${A}/invitations`).set(auth(inviter.token))
-        .send({ firsName: 'Guest', LastName: 'User', email: invitee, phone: '+1 613 555 0100' }).expect(201);
+      const res = await svc
+        .http()
+        .post(`${A}/invitations`)
+        .set(auth(inviter.token))
+        .send({ firsName: 'Guest', LastName: 'User', email: invitee, phone: '+1 613 555 0100' })
+        .expect(201);
       expect(res.headers['content-type']).toMatch(/application\/json/);
       expect(res.body).toBe(true);
       const mail = await smtp.next(invitee, since);
@@ -242,7 +274,12 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
 
       const guest = await svc.token({ username: invitee });
       await createAccount(svc, guest, { firstName: 'Guest', lastName: 'User', invitationCode: code });
-      const used = await svc.http().post(A).set(auth(await svc.token())).send(fullAccount({ invitationCode: code })).expect(400);
+      const used = await svc
+        .http()
+        .post(A)
+        .set(auth(await svc.token()))
+        .send(fullAccount({ invitationCode: code }))
+        .expect(400);
       expect(used.body).toMatchObject({ code: 'invalid_invitation_code', errors: [{ field: 'invitationCode' }] });
     });
 
@@ -253,30 +290,70 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
       await svc.http().post(`${A}/invitations`).set(auth(inviter.token)).send({ email: invitee }).expect(201);
       const code = /invitation code: ([A-Za-z0-9_-]{24})/.exec((await smtp.next(invitee, since)).text)?.[1] as string;
 
-      await svc.http().post(A).set(auth(await svc.token())).send(fullAccount({ invitationCode: 'unknown-code' })).expect(400);
-      await svc.http().post(A).set(auth(await svc.token({ tid: 'tenant-other' }))).send(fullAccount({ invitationCode: code })).expect(400);
+      await svc
+        .http()
+        .post(A)
+        .set(auth(await svc.token()))
+        .send(fullAccount({ invitationCode: 'unknown-code' }))
+        .expect(400);
+      await svc
+        .http()
+        .post(A)
+        .set(auth(await svc.token({ tid: 'tenant-other' })))
+        .send(fullAccount({ invitationCode: code }))
+        .expect(400);
       // a creation refused for a taken username does not consume the code
       const taken = `taken.${randomUUID()}@example.com`;
       await createAccount(svc, await svc.token(), fullAccount({ username: taken }));
       const guest = await svc.token();
-      await svc.http().post(A).set(auth(guest)).send(fullAccount({ username: taken, invitationCode: code })).expect(409);
+      await svc
+        .http()
+        .post(A)
+        .set(auth(guest))
+        .send(fullAccount({ username: taken, invitationCode: code }))
+        .expect(409);
       await createAccount(svc, guest, fullAccount({ invitationCode: code }));
 
-      await svc.http().post(`${A}/invitations`).set(auth(inviter.token)).send({ email: `late.${invitee}` }).expect(201);
+      await svc
+        .http()
+        .post(`${A}/invitations`)
+        .set(auth(inviter.token))
+        .send({ email: `late.${invitee}` })
+        .expect(201);
       const late = /invitation code: ([A-Za-z0-9_-]{24})/.exec((await smtp.next(`late.${invitee}`, since)).text)?.[1] as string;
       await pg.query(`UPDATE invitations SET expires_at = now() - interval '1 second' WHERE email = $1`, [`late.${invitee}`]);
-      await svc.http().post(A).set(auth(await svc.token())).send(fullAccount({ invitationCode: late })).expect(400);
+      await svc
+        .http()
+        .post(A)
+        .set(auth(await svc.token()))
+        .send(fullAccount({ invitationCode: late }))
+        .expect(400);
     });
 
     it('throttles invitations per identity (429 with Retry-After)', async () => {
       const inviter = await account();
       for (let i = 0; i < 3; i++) {
-        await svc.http().post(`${A}/invitations`).set(auth(inviter.token)).send({ email: `t${i}.${inviter.email}` }).expect(201);
+        await svc
+          .http()
+          .post(`${A}/invitations`)
+          .set(auth(inviter.token))
+          .send({ email: `t${i}.${inviter.email}` })
+          .expect(201);
       }
-      const res = await svc.http().post(`${A}/invitations`).set(auth(inviter.token)).send({ email: `t4.${inviter.email}` }).expect(429);
+      const res = await svc
+        .http()
+        .post(`${A}/invitations`)
+        .set(auth(inviter.token))
+        .send({ email: `t4.${inviter.email}` })
+        .expect(429);
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(3500);
       const since = smtp.mails.length;
-      await svc.http().post(`${A}/invitations`).set(auth((await account()).token)).send({ email: `t5.${inviter.email}` }).expect(201);
+      await svc
+        .http()
+        .post(`${A}/invitations`)
+        .set(auth((await account()).token))
+        .send({ email: `t5.${inviter.email}` })
+        .expect(201);
       await smtp.next(`t5.${inviter.email}`, since);
       expect(smtp.mails.some((m) => m.to.includes(`t4.${inviter.email}`))).toBe(false);
     });
@@ -285,7 +362,12 @@ describe('user-service MFA codes (real SMTP server on loopback)', () => {
       const inviter = await account();
       const statuses = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          svc.http().post(`${A}/invitations`).set(auth(inviter.token)).send({ email: `p${i}.${inviter.email}` }).then((r) => r.status),
+          svc
+            .http()
+            .post(`${A}/invitations`)
+            .set(auth(inviter.token))
+            .send({ email: `p${i}.${inviter.email}` })
+            .then((r) => r.status),
         ),
       );
       expect(statuses.filter((s) => s === 201)).toHaveLength(3);

@@ -1,12 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import {
-  badTokens,
-  bootTestApp,
-  createTestDatabase,
-  TestDatabase,
-  TestIdentityProvider,
-} from '@vault/platform/testing';
+import { badTokens, bootTestApp, createTestDatabase, TestDatabase, TestIdentityProvider } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
 import { deleteAccountStream, uniqueNamespace } from './support';
 
@@ -18,7 +12,11 @@ describe('user-service platform wiring', () => {
   beforeAll(async () => {
     db = await createTestDatabase('user_platform');
     idp = await TestIdentityProvider.start();
-    app = await bootTestApp(AppModule, { DATABASE_URL: db.url, ...idp.env(), EVENTS_NAMESPACE: uniqueNamespace('user_platform') });
+    app = await bootTestApp(AppModule, {
+      DATABASE_URL: db.url,
+      ...idp.env(),
+      EVENTS_NAMESPACE: uniqueNamespace('user_platform'),
+    });
   });
   afterAll(async () => {
     if (app) await deleteAccountStream(app);
@@ -58,7 +56,9 @@ describe('user-service platform wiring', () => {
     const flood = await Promise.all(Array.from({ length: 300 }, () => idp.unpublishedToken()));
     for (let i = 0; i < flood.length; i += 50) {
       const statuses = await Promise.all(
-        flood.slice(i, i + 50).map(async (t) => (await request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${t}`)).status),
+        flood
+          .slice(i, i + 50)
+          .map(async (t) => (await request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${t}`)).status),
       );
       expect(new Set(statuses)).toEqual(new Set([401]));
       await request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${valid}`).expect(404);

@@ -51,7 +51,11 @@ describe('user-service request bodies', () => {
     const token = await svc.token();
     const res = await createWith(form, 'application/x-www-form-urlencoded', token);
     expect(res.status).toBe(200);
-    const stored = await svc.http().get(`/api/v1/accounts/account-id/${res.json()['id'] as string}`).set(auth(token)).expect(200);
+    const stored = await svc
+      .http()
+      .get(`/api/v1/accounts/account-id/${res.json()['id'] as string}`)
+      .set(auth(token))
+      .expect(200);
     expect(stored.body).toMatchObject({ firstName: 'Form', lastName: 'Filled', primaryResidence: { city: 'Ottawa' } });
   });
 
@@ -63,7 +67,10 @@ describe('user-service request bodies', () => {
       .send(fullAccount({ profilePhoto: 'javascript:alert(1)' }))
       .expect(400);
     expect(res.body.errors).toEqual([
-      { field: 'profilePhoto', message: 'profilePhoto must be an https URL of at most 2048 characters (http only for localhost)' },
+      {
+        field: 'profilePhoto',
+        message: 'profilePhoto must be an https URL of at most 2048 characters (http only for localhost)',
+      },
     ]);
   });
 });

@@ -7,13 +7,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 import request from 'supertest';
 import { deleteStreams, NATS_CONNECTION } from '@vault/platform/events';
-import {
-  bootTestApp,
-  createTestDatabase,
-  TestDatabase,
-  TestIdentityProvider,
-  TokenOptions,
-} from '@vault/platform/testing';
+import { bootTestApp, createTestDatabase, TestDatabase, TestIdentityProvider, TokenOptions } from '@vault/platform/testing';
 import { AppModule } from '../src/app/app.module';
 import { AccountEventsRelay } from '../src/capabilities/account-events/account-events.relay';
 

@@ -1,11 +1,4 @@
-import {
-  ACCOUNT_LOCALES,
-  COUNTRY_CODES,
-  FILTER_LOCALES,
-  GENDERS,
-  MARITAL_STATUSES,
-  RECORD_STATUSES,
-} from './enums';
+import { ACCOUNT_LOCALES, COUNTRY_CODES, FILTER_LOCALES, GENDERS, MARITAL_STATUSES, RECORD_STATUSES } from './enums';
 import { ROLE_RANK, RECORD_ROLES, VAULT_ROLES } from './roles';
 
 describe('contract enumerations', () => {

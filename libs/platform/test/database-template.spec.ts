@@ -3,7 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestDatabase, TestDatabase, TEMPLATE_PREFIX, templateVariable, withAdminClient } from '../src/testing/database';
-import { createDatabaseTemplate, DatabaseTemplate, migrationsDigest, TEMPLATE_LOCK_CLASS } from '../src/testing/database-template';
+import {
+  createDatabaseTemplate,
+  DatabaseTemplate,
+  migrationsDigest,
+  TEMPLATE_LOCK_CLASS,
+} from '../src/testing/database-template';
 import {
   cleanUpAsAnotherRun,
   connectTo,

@@ -80,29 +80,37 @@ describe('graceful shutdown of a service process (runService)', () => {
 
   it('turns not-ready on SIGTERM, finishes the in-flight request and its NATS publish, then exits 0', async () => {
     const port = await freePort();
-    child = spawn(process.execPath, ['-r', 'tsconfig-paths/register', '-r', '@swc-node/register', path.join(__dirname, 'fixtures/shutdown-app.ts')], {
-      cwd: REPO,
-      env: {
-        ...process.env,
-        SWC_NODE_PROJECT: path.join(__dirname, 'fixtures/tsconfig.json'),
-        TS_NODE_PROJECT: path.join(REPO, 'tsconfig.base.json'),
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'log',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        DATABASE_URL: db.url,
-        NATS_URL,
-        SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
+    child = spawn(
+      process.execPath,
+      ['-r', 'tsconfig-paths/register', '-r', '@swc-node/register', path.join(__dirname, 'fixtures/shutdown-app.ts')],
+      {
+        cwd: REPO,
+        env: {
+          ...process.env,
+          SWC_NODE_PROJECT: path.join(__dirname, 'fixtures/tsconfig.json'),
+          TS_NODE_PROJECT: path.join(REPO, 'tsconfig.base.json'),
+          NODE_ENV: 'test',
+          LOG_LEVEL: 'log',
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          DATABASE_URL: db.url,
+          NATS_URL,
+          SHUTDOWN_DELAY_MS: String(SHUTDOWN_DELAY_MS),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    );
     child.stdout?.on('data', (d) => (output += d));
     child.stderr?.on('data', (d) => (output += d));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
       child?.on('exit', (code, signal) => resolve({ code, signal })),
     );
 
-    await waitUntil('the app to be ready', async () => ((await get(port, '/health/ready')).status === 200 ? true : undefined), 60_000).catch((e) => {
+    await waitUntil(
+      'the app to be ready',
+      async () => ((await get(port, '/health/ready')).status === 200 ? true : undefined),
+      60_000,
+    ).catch((e) => {
       throw new Error(`${e.message}\n${output}`);
     });
 
@@ -121,10 +129,14 @@ describe('graceful shutdown of a service process (runService)', () => {
     child.kill('SIGTERM');
 
     // Not ready while draining (the server still answers during SHUTDOWN_DELAY_MS).
-    const notReady = await waitUntil('readiness to turn 503', async () => {
-      const r = await get(port, '/health/ready');
-      return r.status === 503 ? r : undefined;
-    }, SHUTDOWN_DELAY_MS);
+    const notReady = await waitUntil(
+      'readiness to turn 503',
+      async () => {
+        const r = await get(port, '/health/ready');
+        return r.status === 503 ? r : undefined;
+      },
+      SHUTDOWN_DELAY_MS,
+    );
     expect(JSON.parse(notReady.body)).toMatchObject({ status: 503, code: 'service_unavailable' });
     expect((await get(port, '/health/live')).status).toBe(200);
 

@@ -173,7 +173,10 @@ describe('JetStreamServer (Nest transport, real NATS and PostgreSQL)', () => {
     const good = [order(), order()];
     await publish('orders.placed', poison, poison.orderId);
     for (const o of good) await publish('orders.placed', o, o.orderId);
-    await expectExactlyOnce('orders', good.map((o) => o.orderId));
+    await expectExactlyOnce(
+      'orders',
+      good.map((o) => o.orderId),
+    );
     await until(() => server.stats('orders').deadLettered === 1, 'the dead letter');
     expect(store.calls.get(poison.orderId)).toBe(3);
     const [dead, ...more] = await deadLetters();

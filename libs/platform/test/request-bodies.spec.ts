@@ -200,7 +200,9 @@ describe('request bodies of a service (booted as services boot)', () => {
         const socket = connect(Number(url.port), url.hostname, () => {
           // the whole request, then gone before the answer (a load generator ending its run)
           for (let i = 0; i < 20; i++) {
-            socket.write('POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"a"}');
+            socket.write(
+              'POST /api/v1/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"a"}',
+            );
           }
           socket.destroy();
         });
@@ -228,10 +230,14 @@ describe('request bodies of a service (booted as services boot)', () => {
 
     it('a charset other than UTF-8: 415', async () => {
       for (const charset of ['latin1', 'utf-16', 'klingon']) {
-        const res = await send('POST', '/api/v1/echo', '{"name":"n"}', { 'content-type': `application/json; charset=${charset}` });
+        const res = await send('POST', '/api/v1/echo', '{"name":"n"}', {
+          'content-type': `application/json; charset=${charset}`,
+        });
         expectProblemReply(res, 415, 'unsupported_media_type');
       }
-      const form = await send('POST', '/api/v1/echo', 'name=n', { 'content-type': 'application/x-www-form-urlencoded; charset=klingon' });
+      const form = await send('POST', '/api/v1/echo', 'name=n', {
+        'content-type': 'application/x-www-form-urlencoded; charset=klingon',
+      });
       expectProblemReply(form, 415, 'unsupported_media_type');
     });
 
@@ -243,10 +249,13 @@ describe('request bodies of a service (booted as services boot)', () => {
       expectProblemReply(unknown, 415, 'unsupported_media_type');
     });
 
-    it.each(['/api/v2/echo', '/echo', '/nothing/at/all'])('a path outside the API (%s): 404 with the request id', async (path) => {
-      expectProblemReply(await send('GET', path), 404, 'not_found');
-      expectProblemReply(await send('POST', path, '{}', JSON_TYPE), 404, 'not_found');
-    });
+    it.each(['/api/v2/echo', '/echo', '/nothing/at/all'])(
+      'a path outside the API (%s): 404 with the request id',
+      async (path) => {
+        expectProblemReply(await send('GET', path), 404, 'not_found');
+        expectProblemReply(await send('POST', path, '{}', JSON_TYPE), 404, 'not_found');
+      },
+    );
   });
 
   describe('prototype keys are unknown fields', () => {

@@ -22,10 +22,14 @@ describe('TokenVerifier with JwksKeyStore', () => {
     const store = new JwksKeyStore(idp.jwksUrl, options);
     stores.push(store);
     store.start();
-    return new TokenVerifier(store, { isRevoked: (jti) => revoked.has(jti) }, {
-      issuer: TEST_ISSUER,
-      audience: DEFAULT_TOKEN_AUDIENCE,
-    });
+    return new TokenVerifier(
+      store,
+      { isRevoked: (jti) => revoked.has(jti) },
+      {
+        issuer: TEST_ISSUER,
+        audience: DEFAULT_TOKEN_AUDIENCE,
+      },
+    );
   }
 
   beforeAll(() => Logger.overrideLogger(false));
@@ -46,9 +50,7 @@ describe('TokenVerifier with JwksKeyStore', () => {
     expect(Object.keys(bad).sort()).toEqual(
       ['algNone', 'expired', 'junk', 'tampered', 'tooOld', 'unknownKey', 'wrongAlgorithm', 'wrongAudience', 'wrongIssuer'].sort(),
     );
-    const outcomes = Object.fromEntries(
-      await Promise.all(Object.entries(bad).map(async ([k, t]) => [k, await outcome(v, t)])),
-    );
+    const outcomes = Object.fromEntries(await Promise.all(Object.entries(bad).map(async ([k, t]) => [k, await outcome(v, t)])));
     expect(outcomes).toEqual({
       junk: '401: A valid access token is required.',
       algNone: '401: A valid access token is required.',
@@ -78,7 +80,11 @@ describe('TokenVerifier with JwksKeyStore', () => {
     await expect(v.authenticate(undefined)).rejects.toMatchObject({ headers: { 'WWW-Authenticate': 'Bearer realm="vault"' } });
     for (const t of [bad['expired'], bad['tampered'], token]) {
       await expect(v.authenticate(`Bearer ${t}`)).rejects.toMatchObject({
-        headers: { 'WWW-Authenticate': expect.stringMatching(/^Bearer realm="vault", error="invalid_token", error_description="(The access token has expired|A valid access token is required|The access token has been revoked)\."$/) },
+        headers: {
+          'WWW-Authenticate': expect.stringMatching(
+            /^Bearer realm="vault", error="invalid_token", error_description="(The access token has expired|A valid access token is required|The access token has been revoked)\."$/,
+          ),
+        },
       });
     }
     // the first fetch at start only: nothing above fetched again (cooldown of a minute)

@@ -32,7 +32,8 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
 
   const oneShot = (s: Dict | undefined) => !!s && (s['restart'] === 'no' || s['restart'] === false);
   const awaitedToComplete = new Set(
-    Object.values(services).flatMap((s) => (isDict(s) && isDict(s['depends_on']) ? Object.entries(s['depends_on']) : []))
+    Object.values(services)
+      .flatMap((s) => (isDict(s) && isDict(s['depends_on']) ? Object.entries(s['depends_on']) : []))
       .filter(([, spec]) => isDict(spec) && spec['condition'] === 'service_completed_successfully')
       .map(([target]) => target),
   );
@@ -43,7 +44,10 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
 
   for (const [name, svc] of Object.entries(services)) {
     const at = `services.${name}`;
-    if (!isDict(svc)) { fail(at, 'compose-services', 'not a mapping'); continue; }
+    if (!isDict(svc)) {
+      fail(at, 'compose-services', 'not a mapping');
+      continue;
+    }
     const image = svc['image'];
     if (typeof image === 'string') {
       const tag = /:([^/:]+)$/.exec(image)?.[1];
@@ -55,7 +59,8 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
     if (svc['build'] !== undefined && !isDict(svc['build'])) fail(at, 'compose-build', 'build must name context and dockerfile');
 
     if (oneShot(svc)) {
-      if (hasHealthcheck(svc)) fail(at, 'one-shot', 'a one-shot step has no healthcheck to wait for: others depend on its completion');
+      if (hasHealthcheck(svc))
+        fail(at, 'one-shot', 'a one-shot step has no healthcheck to wait for: others depend on its completion');
     } else if (!hasHealthcheck(svc)) {
       fail(at, 'healthcheck', 'a long-running service needs a healthcheck');
     }
@@ -82,7 +87,11 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
       const text = isDict(p) ? `${p['host_ip'] ?? ''}:${p['published'] ?? ''}` : String(p);
       const loopbackOnly = /^127\.0\.0\.1:|^\[?::1\]?:/.test(text);
       if (!PUBLISHED_SERVICES.includes(name) && !loopbackOnly) {
-        fail(at, 'published-ports', `publishes ${JSON.stringify(p)} on every interface: only the gateway may (bind others to 127.0.0.1)`);
+        fail(
+          at,
+          'published-ports',
+          `publishes ${JSON.stringify(p)} on every interface: only the gateway may (bind others to 127.0.0.1)`,
+        );
       }
     }
 
@@ -116,7 +125,8 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
       fail(at, 'migration-order', `must wait for ${migrateName(app.name)} with service_completed_successfully`);
     }
     for (const backend of ['postgres', 'nats']) {
-      if (deps[backend]?.['condition'] !== 'service_healthy') fail(at, 'migration-order', `must wait for ${backend} to be healthy`);
+      if (deps[backend]?.['condition'] !== 'service_healthy')
+        fail(at, 'migration-order', `must wait for ${backend} to be healthy`);
     }
     if (String(environment(svc['environment'])['DB_MIGRATE_ON_START']) !== 'false') {
       fail(at, 'migration-order', 'must set DB_MIGRATE_ON_START: "false" (its migration step runs them)');
@@ -126,7 +136,8 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
     const command = Array.isArray(migrate['command']) ? migrate['command'].join(' ') : String(migrate['command'] ?? '');
     if (!/\bmigrate\b/.test(command)) fail(mAt, 'one-shot', 'command must run "node main.js migrate"');
     const mDeps = isDict(migrate['depends_on']) ? (migrate['depends_on'] as Record<string, Dict>) : {};
-    if (mDeps['postgres']?.['condition'] !== 'service_healthy') fail(mAt, 'migration-order', 'must wait for postgres to be healthy');
+    if (mDeps['postgres']?.['condition'] !== 'service_healthy')
+      fail(mAt, 'migration-order', 'must wait for postgres to be healthy');
     const url = String(environment(migrate['environment'])['DATABASE_URL'] ?? '');
     if (!url.endsWith(`/${app.database}`)) fail(mAt, 'database-per-service', `DATABASE_URL must name ${app.database}`);
     if (String(environment(svc['environment'])['DATABASE_URL'] ?? '') !== url) {
@@ -138,9 +149,11 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
   if (gateway) {
     const deps = isDict(gateway['depends_on']) ? (gateway['depends_on'] as Record<string, Dict>) : {};
     for (const app of DATABASE_APPS) {
-      if (deps[app.name]?.['condition'] !== 'service_healthy') fail('services.gateway', 'depends-on-condition', `must wait for ${app.name} to be healthy`);
+      if (deps[app.name]?.['condition'] !== 'service_healthy')
+        fail('services.gateway', 'depends-on-condition', `must wait for ${app.name} to be healthy`);
     }
-    if (!Array.isArray(gateway['ports']) || gateway['ports'].length === 0) fail('services.gateway', 'published-ports', 'the gateway must publish its ports');
+    if (!Array.isArray(gateway['ports']) || gateway['ports'].length === 0)
+      fail('services.gateway', 'published-ports', 'the gateway must publish its ports');
   }
 
   out.push(...checkFixedAddresses(doc, services, where));
@@ -150,8 +163,11 @@ export function checkCompose(doc: unknown, where: string): Violation[] {
     const command = Array.isArray(nats['command']) ? nats['command'].join(' ') : String(nats['command'] ?? '');
     if (!/(^|\s)(-js|--jetstream)(\s|$)/.test(command)) fail('services.nats', 'nats-jetstream', 'NATS must run with --jetstream');
     const storeDir = /(?:-sd|--store_dir)\s+(\S+)/.exec(command)?.[1];
-    const mounts = (Array.isArray(nats['volumes']) ? nats['volumes'] : []).map((v) => (isDict(v) ? String(v['target']) : String(v).split(':')[1]));
-    if (!storeDir || !mounts.includes(storeDir)) fail('services.nats', 'nats-jetstream', 'the JetStream store_dir must be on a volume');
+    const mounts = (Array.isArray(nats['volumes']) ? nats['volumes'] : []).map((v) =>
+      isDict(v) ? String(v['target']) : String(v).split(':')[1],
+    );
+    if (!storeDir || !mounts.includes(storeDir))
+      fail('services.nats', 'nats-jetstream', 'the JetStream store_dir must be on a volume');
   }
   return out;
 }
@@ -169,11 +185,15 @@ function checkRestartPolicy(svc: Dict, oneShot: boolean, awaited: boolean, fail:
   const restart = svc['restart'];
   if (restart === undefined || restart === null) {
     const deployOnly = isDict(svc['deploy']) && svc['deploy']['restart_policy'] !== undefined;
-    fail(`no restart policy${deployOnly ? ' (deploy.restart_policy is ignored by docker-compose 1.x)' : ''}: set restart: unless-stopped, or "no" for a one-shot step`);
+    fail(
+      `no restart policy${deployOnly ? ' (deploy.restart_policy is ignored by docker-compose 1.x)' : ''}: set restart: unless-stopped, or "no" for a one-shot step`,
+    );
   } else if (restart !== false && (typeof restart !== 'string' || !RESTART_POLICY.test(restart))) {
     fail(`restart: ${JSON.stringify(restart)} is not a restart policy (no, always, unless-stopped, on-failure[:N])`);
   } else if (oneShot && !awaited) {
-    fail('restart: "no", but no service waits for it to complete (service_completed_successfully): a long-running service would stay down after a crash; only a one-shot step others wait for may use it');
+    fail(
+      'restart: "no", but no service waits for it to complete (service_completed_successfully): a long-running service would stay down after a crash; only a one-shot step others wait for may use it',
+    );
   }
 }
 
@@ -208,7 +228,10 @@ function checkFixedAddresses(doc: Dict, services: Record<string, Dict>, where: s
   const poolsOf = (network: string) => {
     const ipam = isDict(networks[network]) ? (networks[network] as Dict)['ipam'] : undefined;
     const config = isDict(ipam) && Array.isArray(ipam['config']) ? ipam['config'] : [];
-    return config.filter(isDict).map((c) => ({ subnet: String(c['subnet'] ?? ''), ipRange: c['ip_range'] === undefined ? undefined : String(c['ip_range']) }));
+    return config.filter(isDict).map((c) => ({
+      subnet: String(c['subnet'] ?? ''),
+      ipRange: c['ip_range'] === undefined ? undefined : String(c['ip_range']),
+    }));
   };
   const fixed = new Map<string, string>();
   for (const [name, svc] of Object.entries(services)) {
@@ -219,11 +242,26 @@ function checkFixedAddresses(doc: Dict, services: Record<string, Dict>, where: s
       fixed.set(name, address);
       const at = `${where} services.${name}`;
       const pool = poolsOf(network).find((p) => inCidr(address, p.subnet));
-      if (!pool) out.push(violation(at, 'compose-fixed-address', `ipv4_address ${address} is in no subnet of network "${network}" (ipam.config)`));
+      if (!pool)
+        out.push(
+          violation(at, 'compose-fixed-address', `ipv4_address ${address} is in no subnet of network "${network}" (ipam.config)`),
+        );
       else if (!pool.ipRange) {
-        out.push(violation(at, 'compose-fixed-address', `network "${network}" has no ip_range: another container may be given ${address} before ${name} starts; set ip_range to a part of ${pool.subnet} without it`));
+        out.push(
+          violation(
+            at,
+            'compose-fixed-address',
+            `network "${network}" has no ip_range: another container may be given ${address} before ${name} starts; set ip_range to a part of ${pool.subnet} without it`,
+          ),
+        );
       } else if (inCidr(address, pool.ipRange) !== false) {
-        out.push(violation(at, 'compose-fixed-address', `ipv4_address ${address} is inside ip_range ${pool.ipRange}, from which other containers get their addresses`));
+        out.push(
+          violation(
+            at,
+            'compose-fixed-address',
+            `ipv4_address ${address} is inside ip_range ${pool.ipRange}, from which other containers get their addresses`,
+          ),
+        );
       }
     }
   }
@@ -232,9 +270,17 @@ function checkFixedAddresses(doc: Dict, services: Record<string, Dict>, where: s
     for (const [name, svc] of Object.entries(services)) {
       const proxies = isDict(svc) ? environment(svc['environment'])['TRUSTED_PROXIES'] : undefined;
       if (proxies === undefined || proxies === null) continue;
-      const trusted = String(proxies).split(',').map((p) => p.trim());
+      const trusted = String(proxies)
+        .split(',')
+        .map((p) => p.trim());
       if (!trusted.some((p) => p === gateway || (p.includes('/') && inCidr(gateway, p)))) {
-        out.push(violation(`${where} services.${name}`, 'compose-fixed-address', `TRUSTED_PROXIES (${String(proxies)}) does not name the gateway's address ${gateway}`));
+        out.push(
+          violation(
+            `${where} services.${name}`,
+            'compose-fixed-address',
+            `TRUSTED_PROXIES (${String(proxies)}) does not name the gateway's address ${gateway}`,
+          ),
+        );
       }
     }
   }
@@ -244,7 +290,9 @@ function checkFixedAddresses(doc: Dict, services: Record<string, Dict>, where: s
 /** Compose environment as a map (it may be written as a list of KEY=value). */
 function environment(env: unknown): Record<string, unknown> {
   if (Array.isArray(env)) {
-    return Object.fromEntries(env.map((e) => String(e)).map((e) => [e.split('=')[0], e.includes('=') ? e.slice(e.indexOf('=') + 1) : undefined]));
+    return Object.fromEntries(
+      env.map((e) => String(e)).map((e) => [e.split('=')[0], e.includes('=') ? e.slice(e.indexOf('=') + 1) : undefined]),
+    );
   }
   return isDict(env) ? env : {};
 }
@@ -257,5 +305,11 @@ function environment(env: unknown): Record<string, unknown> {
  */
 export function checkComposeVersion(doc: unknown, where: string): Violation[] {
   if (!isDict(doc) || doc['name'] === undefined) return [];
-  return [violation(`${where} name`, 'compose-version', 'docker-compose 1.x refuses a top-level name: drop it and name the project with COMPOSE_PROJECT_NAME in .env or -p')];
+  return [
+    violation(
+      `${where} name`,
+      'compose-version',
+      'docker-compose 1.x refuses a top-level name: drop it and name the project with COMPOSE_PROJECT_NAME in .env or -p',
+    ),
+  ];
 }

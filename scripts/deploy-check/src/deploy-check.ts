@@ -7,7 +7,17 @@ import { checkCompose, checkComposeVersion } from './compose-rules';
 import { contextReader, lintDockerfile } from './dockerfile-rules';
 import { APPS, DATABASE_APPS } from './expectations';
 import { isK8sObject, K8sObject } from './k8s-object';
-import { appSpec, checkApp, checkDomain, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads, objectKey } from './k8s-rules';
+import {
+  appSpec,
+  checkApp,
+  checkDomain,
+  checkIngress,
+  checkModuleScope,
+  checkNats,
+  checkReferences,
+  checkWorkloads,
+  objectKey,
+} from './k8s-rules';
 import { checkUnknownFields, Located, validateSchemas } from './k8s-schema';
 import { checkNetworkPolicies } from './network-policy-rules';
 import { checkMetrics } from './metrics-rules';
@@ -46,13 +56,17 @@ export function runDeployCheck(root: string): CheckResult {
   };
 
   // Dockerfiles: the shared one and any per-app ones.
-  const dockerfiles = [path.join(root, 'deploy/docker/Dockerfile'), ...APPS.map((a) => path.join(root, 'apps', a.name, 'Dockerfile'))].filter((f) => fs.existsSync(f));
+  const dockerfiles = [
+    path.join(root, 'deploy/docker/Dockerfile'),
+    ...APPS.map((a) => path.join(root, 'apps', a.name, 'Dockerfile')),
+  ].filter((f) => fs.existsSync(f));
   if (dockerfiles.length === 0) violations.push(violation('deploy/docker/Dockerfile', 'dockerfile', 'no Dockerfile found'));
   for (const file of dockerfiles) {
     violations.push(...lintDockerfile(fs.readFileSync(file, 'utf8'), rel(file), contextReader(root)));
     checked.push(`Dockerfile ${rel(file)}`);
   }
-  if (!fs.existsSync(path.join(root, '.dockerignore'))) violations.push(violation('.dockerignore', 'dockerfile', 'missing: the build context would carry node_modules and .git'));
+  if (!fs.existsSync(path.join(root, '.dockerignore')))
+    violations.push(violation('.dockerignore', 'dockerfile', 'missing: the build context would carry node_modules and .git'));
 
   // docker-compose.yml
   const composeFile = path.join(root, 'docker-compose.yml');
@@ -64,7 +78,10 @@ export function runDeployCheck(root: string): CheckResult {
     for (const [name, svc] of Object.entries(services)) {
       if (!svc.build) continue;
       const file = path.join(root, svc.build.context ?? '.', svc.build.dockerfile ?? 'Dockerfile');
-      if (!fs.existsSync(file)) violations.push(violation(`${rel(composeFile)} services.${name}`, 'compose-build', `build file ${rel(file)} does not exist`));
+      if (!fs.existsSync(file))
+        violations.push(
+          violation(`${rel(composeFile)} services.${name}`, 'compose-build', `build file ${rel(file)} does not exist`),
+        );
     }
     checked.push(`compose ${rel(composeFile)} (${Object.keys(services).length} services)`);
   });
@@ -72,7 +89,8 @@ export function runDeployCheck(root: string): CheckResult {
   guard(rel(initSql), () => {
     const sql = fs.readFileSync(initSql, 'utf8');
     for (const app of DATABASE_APPS) {
-      if (!new RegExp(`CREATE DATABASE\\s+"?${app.database}\\b`, 'i').test(sql)) violations.push(violation(rel(initSql), 'database-per-service', `does not create ${app.database}`));
+      if (!new RegExp(`CREATE DATABASE\\s+"?${app.database}\\b`, 'i').test(sql))
+        violations.push(violation(rel(initSql), 'database-per-service', `does not create ${app.database}`));
     }
   });
 
@@ -103,7 +121,9 @@ export function runDeployCheck(root: string): CheckResult {
   checked.push(`${renders.size} kustomizations rendered (${rendered.length} objects)`);
 
   const overlaysRoot = path.join(k8sRoot, 'overlays');
-  const overlays = fs.existsSync(overlaysRoot) ? fs.readdirSync(overlaysRoot).filter((d) => renders.has(path.join(overlaysRoot, d))) : [];
+  const overlays = fs.existsSync(overlaysRoot)
+    ? fs.readdirSync(overlaysRoot).filter((d) => renders.has(path.join(overlaysRoot, d)))
+    : [];
   if (overlays.length === 0) violations.push(violation(rel(overlaysRoot), 'overlays', 'no overlay renders'));
   for (const env of overlays) violations.push(...checkOverlay(env, path.join(overlaysRoot, env), renders, rel));
 
@@ -116,7 +136,11 @@ export function runDeployCheck(root: string): CheckResult {
         const variant = renderWithComponent(k8sRoot, env, option.component, option.modules, renders);
         violations.push(...validateSchemas(variant.located), ...checkUnknownFields(variant.located));
         for (const objs of variant.changed) violations.push(...checkWorkloads(objs, label));
-        violations.push(...checkOverlay(env, variant.dir, variant.renders, (p) => (p === variant.dir ? label : `${label} ${path.relative(variant.dir, p)}`)));
+        violations.push(
+          ...checkOverlay(env, variant.dir, variant.renders, (p) =>
+            p === variant.dir ? label : `${label} ${path.relative(variant.dir, p)}`,
+          ),
+        );
       });
     }
     checked.push(`components/${option.component} enabled in ${overlays.join(', ')}`);
@@ -133,7 +157,13 @@ export function runDeployCheck(root: string): CheckResult {
  * the whole environment and in `modules`, on a temporary copy of deploy/k8s; the other
  * modules' renders are reused. Returns the renders keyed like the real ones.
  */
-function renderWithComponent(k8sRoot: string, env: string, component: string, modules: string[], renders: Map<string, K8sObject[]>) {
+function renderWithComponent(
+  k8sRoot: string,
+  env: string,
+  component: string,
+  modules: string[],
+  renders: Map<string, K8sObject[]>,
+) {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'deploy-check-variant-'));
   try {
     fs.cpSync(k8sRoot, tmp, { recursive: true });
@@ -172,7 +202,8 @@ function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]
   const modules = [...renders.keys()].filter((d) => path.dirname(d) === dir).map((d) => path.basename(d));
 
   for (const app of APPS) {
-    if (!modules.includes(app.name)) out.push(violation(`${where}/${app.name}`, 'module-alone', `no kustomization to apply ${app.name} alone`));
+    if (!modules.includes(app.name))
+      out.push(violation(`${where}/${app.name}`, 'module-alone', `no kustomization to apply ${app.name} alone`));
   }
   if (!modules.includes('nats')) out.push(violation(`${where}/nats`, 'module-alone', 'no kustomization for NATS'));
 
@@ -180,34 +211,68 @@ function checkOverlay(env: string, dir: string, renders: Map<string, K8sObject[]
     const objs = renders.get(path.join(dir, module)) ?? [];
     const at = `${where}/${module}`;
     const app = appSpec(module);
-    if (app) out.push(...checkApp(objs, app, at), ...checkNetworkPolicies(objs, at), ...checkFileStorageReplicas(objs, at), ...checkWorkers(objs, at), ...checkMetrics(objs, at));
+    if (app)
+      out.push(
+        ...checkApp(objs, app, at),
+        ...checkNetworkPolicies(objs, at),
+        ...checkFileStorageReplicas(objs, at),
+        ...checkWorkers(objs, at),
+        ...checkMetrics(objs, at),
+      );
     if (module === 'gateway') out.push(...checkIngress(objs, at));
     if (module === 'nats') out.push(...checkNats(objs, at));
     out.push(...checkReferences(objs, at));
-    out.push(...checkModuleScope(objs, module, at, objs.filter((o) => o.metadata?.name?.startsWith(SHARED_CONFIG)).map((o) => o.metadata?.name ?? '')));
-    for (const o of objs) if (!o.metadata?.namespace && o.kind !== 'Namespace') out.push(violation(`${at} ${o.kind}/${o.metadata?.name}`, 'namespace', 'has no namespace'));
+    out.push(
+      ...checkModuleScope(
+        objs,
+        module,
+        at,
+        objs.filter((o) => o.metadata?.name?.startsWith(SHARED_CONFIG)).map((o) => o.metadata?.name ?? ''),
+      ),
+    );
+    for (const o of objs)
+      if (!o.metadata?.namespace && o.kind !== 'Namespace')
+        out.push(violation(`${at} ${o.kind}/${o.metadata?.name}`, 'namespace', 'has no namespace'));
   }
 
   for (const app of APPS) out.push(...checkApp(whole, app, where));
-  out.push(...checkIngress(whole, where), ...checkNats(whole, where), ...checkReferences(whole, where), ...checkDomain(whole, where));
+  out.push(
+    ...checkIngress(whole, where),
+    ...checkNats(whole, where),
+    ...checkReferences(whole, where),
+    ...checkDomain(whole, where),
+  );
   out.push(...checkNetworkPolicies(whole, where));
-  out.push(...checkStreamReplicas(whole, where), ...checkFileStorageReplicas(whole, where), ...checkWorkers(whole, where), ...checkMetrics(whole, where));
-  if (!whole.some((o) => o.kind === 'Namespace')) out.push(violation(where, 'namespace', 'the environment render has no Namespace'));
+  out.push(
+    ...checkStreamReplicas(whole, where),
+    ...checkFileStorageReplicas(whole, where),
+    ...checkWorkers(whole, where),
+    ...checkMetrics(whole, where),
+  );
+  if (!whole.some((o) => o.kind === 'Namespace'))
+    out.push(violation(where, 'namespace', 'the environment render has no Namespace'));
 
   const hasDatabase = whole.some((o) => o.kind === 'StatefulSet' && o.metadata?.name === 'postgres');
-  if (hasDatabase && !IN_CLUSTER_DATABASE_OVERLAYS.includes(env)) out.push(violation(where, 'external-database', 'only the dev overlay runs PostgreSQL in the cluster'));
-  if (!hasDatabase && IN_CLUSTER_DATABASE_OVERLAYS.includes(env)) out.push(violation(where, 'external-database', 'the dev overlay needs its in-cluster PostgreSQL StatefulSet'));
+  if (hasDatabase && !IN_CLUSTER_DATABASE_OVERLAYS.includes(env))
+    out.push(violation(where, 'external-database', 'only the dev overlay runs PostgreSQL in the cluster'));
+  if (!hasDatabase && IN_CLUSTER_DATABASE_OVERLAYS.includes(env))
+    out.push(violation(where, 'external-database', 'the dev overlay needs its in-cluster PostgreSQL StatefulSet'));
 
   // The whole environment must be exactly what applying each module alone gives.
   const union = new Map<string, string>();
-  for (const module of modules) for (const o of renders.get(path.join(dir, module)) ?? []) union.set(objectKey(o), JSON.stringify(o));
+  for (const module of modules)
+    for (const o of renders.get(path.join(dir, module)) ?? []) union.set(objectKey(o), JSON.stringify(o));
   const wholeKeys = new Map(whole.map((o) => [objectKey(o), JSON.stringify(o)]));
   for (const [key, json] of wholeKeys) {
     if (key.includes(' Namespace ')) continue;
-    if (!union.has(key)) out.push(violation(where, 'module-alone', `${key} is in the environment but in no module's kustomization`));
-    else if (union.get(key) !== json) out.push(violation(where, 'module-alone', `${key} differs between the environment and its module's render`));
+    if (!union.has(key))
+      out.push(violation(where, 'module-alone', `${key} is in the environment but in no module's kustomization`));
+    else if (union.get(key) !== json)
+      out.push(violation(where, 'module-alone', `${key} differs between the environment and its module's render`));
   }
-  for (const key of union.keys()) if (!wholeKeys.has(key)) out.push(violation(where, 'module-alone', `${key} is in a module's render but not in the environment`));
+  for (const key of union.keys())
+    if (!wholeKeys.has(key))
+      out.push(violation(where, 'module-alone', `${key} is in a module's render but not in the environment`));
   return out;
 }
 
@@ -223,7 +288,13 @@ function validateComposeSchema(doc: unknown, where: string): Violation[] {
   const ajv = new Ajv2019({ allErrors: true, strict: false, validateFormats: false });
   const validate = ajv.compile(schema);
   if (validate(doc)) return [];
-  return (validate.errors ?? []).map((e) => violation(`${where} ${e.instancePath || '/'}`, 'compose-schema', `${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params['additionalProperty'])}` : ''}`));
+  return (validate.errors ?? []).map((e) =>
+    violation(
+      `${where} ${e.instancePath || '/'}`,
+      'compose-schema',
+      `${e.message}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params['additionalProperty'])}` : ''}`,
+    ),
+  );
 }
 
 function stripIds(node: unknown): void {
@@ -235,5 +306,7 @@ function stripIds(node: unknown): void {
 
 function listFiles(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }

@@ -24,7 +24,11 @@ export function contextReader(root: string): (file: string) => string | undefine
  * deploy/docker/x.sh /usr/local/bin/x`, then `RUN ... x`) is checked with that script's
  * commands, so an install moved into a script is held to the same rules.
  */
-export function lintDockerfile(text: string, where: string, readContextFile: (file: string) => string | undefined = () => undefined): Violation[] {
+export function lintDockerfile(
+  text: string,
+  where: string,
+  readContextFile: (file: string) => string | undefined = () => undefined,
+): Violation[] {
   const out: Violation[] = [];
   const fail = (rule: string, message: string, line?: number) =>
     out.push(violation(line === undefined ? where : `${where}:${line + 1}`, rule, message));
@@ -55,13 +59,21 @@ export function lintDockerfile(text: string, where: string, readContextFile: (fi
   // Arguments with flags (--from=..., --mount=...), continuation lines joined.
   const args = (i: Instruction) => {
     const { start, end } = i.getRange();
-    const full = lines.slice(start.line, end.line + 1).join('\n').replace(/\\\n/g, ' ');
+    const full = lines
+      .slice(start.line, end.line + 1)
+      .join('\n')
+      .replace(/\\\n/g, ' ');
     return full.replace(/^\s*\S+\s*/, '');
   };
   // Scripts copied from the build context: [destination in the image, text].
   const scripts = instructions
     .filter((i) => i.getKeyword() === 'COPY' && !/--from=/.test(args(i)))
-    .map((i) => args(i).replace(/--\S+\s+/g, '').trim().split(/\s+/))
+    .map((i) =>
+      args(i)
+        .replace(/--\S+\s+/g, '')
+        .trim()
+        .split(/\s+/),
+    )
     .filter((words) => words.length === 2)
     .map(([src, dest]) => [dest, readContextFile(src)] as const)
     .filter((pair): pair is readonly [string, string] => pair[1] !== undefined);
@@ -93,7 +105,11 @@ export function lintDockerfile(text: string, where: string, readContextFile: (fi
   for (const i of final) {
     const line = i.getRange().start.line;
     const args = raw(i);
-    if (i.getKeyword() === 'RUN' && /\bnpm\s+(install|i|ci)\b/.test(args) && !/--omit[= ]dev|--production\b|--only[= ]prod/.test(args)) {
+    if (
+      i.getKeyword() === 'RUN' &&
+      /\bnpm\s+(install|i|ci)\b/.test(args) &&
+      !/--omit[= ]dev|--production\b|--only[= ]prod/.test(args)
+    ) {
       fail('prod-deps-only', `the final stage installs dev dependencies: "${args.trim()}" needs --omit=dev`, line);
     }
     if ((i.getKeyword() === 'COPY' || i.getKeyword() === 'ADD') && !/--from=/.test(args) && /(^|\s)\.\s+\S+\s*$/.test(args)) {
@@ -104,13 +120,20 @@ export function lintDockerfile(text: string, where: string, readContextFile: (fi
   if (copiesModules) {
     const from = final.find((i) => i.getKeyword() === 'COPY' && /node_modules/.test(raw(i)));
     const stage = /--from=(\S+)/.exec(from ? raw(from) : '')?.[1];
-    const installs = stage ? stageInstructions(froms, instructions, stage).filter((i) => i.getKeyword() === 'RUN' && /\bnpm\s+(install|i|ci)\b/.test(raw(i))) : [];
+    const installs = stage
+      ? stageInstructions(froms, instructions, stage).filter(
+          (i) => i.getKeyword() === 'RUN' && /\bnpm\s+(install|i|ci)\b/.test(raw(i)),
+        )
+      : [];
     if (!stage || installs.length === 0 || installs.some((i) => !/--omit[= ]dev|--production\b/.test(raw(i)))) {
       fail('prod-deps-only', `node_modules copied from stage "${stage ?? '?'}", which does not install with --omit=dev only`);
     }
   }
 
-  const envs = final.filter((i) => i.getKeyword() === 'ENV').map(raw).join(' ');
+  const envs = final
+    .filter((i) => i.getKeyword() === 'ENV')
+    .map(raw)
+    .join(' ');
   if (!/\bNODE_ENV=production\b/.test(envs)) fail('node-env', 'the final stage does not set NODE_ENV=production');
   if (!final.some((i) => i.getKeyword() === 'HEALTHCHECK' && !/^\s*NONE\b/i.test(raw(i)))) {
     fail('healthcheck', 'the final stage has no HEALTHCHECK (Kubernetes probes are declared in deploy/k8s)');
@@ -120,7 +143,11 @@ export function lintDockerfile(text: string, where: string, readContextFile: (fi
   if (cmds.length === 0) fail('exec-form-cmd', 'the final stage has no CMD');
   for (const c of cmds) {
     if (!raw(c).trim().startsWith('[')) {
-      fail('exec-form-cmd', `${c.getKeyword()} in shell form: a shell as PID 1 does not pass SIGTERM on`, c.getRange().start.line);
+      fail(
+        'exec-form-cmd',
+        `${c.getKeyword()} in shell form: a shell as PID 1 does not pass SIGTERM on`,
+        c.getRange().start.line,
+      );
     }
   }
   return out;
@@ -145,9 +172,16 @@ const installsToolchain = (run: string) =>
  * - the workspace install does not depend on `ARG APP` (not declared or used before it
  *   in its stage or the stages it builds on), so every app image reuses it.
  */
-function checkBuildInstall(froms: From[], all: Instruction[], raw: (i: Instruction) => string, args: Map<string, string>, where: string): Violation[] {
+function checkBuildInstall(
+  froms: From[],
+  all: Instruction[],
+  raw: (i: Instruction) => string,
+  args: Map<string, string>,
+  where: string,
+): Violation[] {
   const out: Violation[] = [];
-  const fail = (message: string, line?: number) => out.push(violation(line === undefined ? where : `${where}:${line + 1}`, 'build-install', message));
+  const fail = (message: string, line?: number) =>
+    out.push(violation(line === undefined ? where : `${where}:${line + 1}`, 'build-install', message));
   const stages = froms.map((f, index) => {
     const start = f.getRange().start.line;
     const end = index + 1 < froms.length ? froms[index + 1].getRange().start.line : Infinity;
@@ -165,26 +199,48 @@ function checkBuildInstall(froms: From[], all: Instruction[], raw: (i: Instructi
     const p = parent(s);
     return p ? [...chain(p), s] : [s];
   };
-  const hasToolchain = (s: Stage) => chain(s).some((c) => c.body.some((i) => i.getKeyword() === 'RUN' && installsToolchain(raw(i))));
+  const hasToolchain = (s: Stage) =>
+    chain(s).some((c) => c.body.some((i) => i.getKeyword() === 'RUN' && installsToolchain(raw(i))));
 
   for (const stage of stages) {
     for (const run of stage.body.filter((i) => i.getKeyword() === 'RUN' && NPM_INSTALL.test(raw(i)))) {
       const text = raw(run);
       const line = run.getRange().start.line;
-      const secret = [...text.matchAll(/--mount=(\S+)/g)].map((m) => m[1]).find((m) => /(^|,)type=secret(,|$)/.test(m) && /(^|,)id=npmrc(,|$)/.test(m));
+      const secret = [...text.matchAll(/--mount=(\S+)/g)]
+        .map((m) => m[1])
+        .find((m) => /(^|,)type=secret(,|$)/.test(m) && /(^|,)id=npmrc(,|$)/.test(m));
       if (!secret || !/(^|,)(target|dst|destination)=(\/root\/|~\/)\.npmrc(,|$)/.test(secret)) {
-        fail('npm install step without the npmrc secret (--mount=type=secret,id=npmrc,target=/root/.npmrc): no registry, CA or token can be given', line);
+        fail(
+          'npm install step without the npmrc secret (--mount=type=secret,id=npmrc,target=/root/.npmrc): no registry, CA or token can be given',
+          line,
+        );
       }
-      if (!hasToolchain(stage)) fail(`stage "${stage.name}" installs npm packages without a toolchain (python3, make, g++) for native modules without a usable prebuild`, line);
+      if (!hasToolchain(stage))
+        fail(
+          `stage "${stage.name}" installs npm packages without a toolchain (python3, make, g++) for native modules without a usable prebuild`,
+          line,
+        );
       if (PROD_ONLY.test(text) || !/\bnpm\s+(install|i|ci)\b/.test(text)) continue;
       if (!/\bnpm\s+ci\b/.test(text)) fail('the workspace install must be `npm ci` (exactly the lockfile)', line);
-      const before = chain(stage).flatMap((s) => s.body).filter((i) => i.getRange().start.line < line);
-      const appArg = before.find((i) => (i.getKeyword() === 'ARG' && /^\s*APP(=|\s|$)/.test(raw(i))) || /\$\{?APP\b/.test(raw(i)));
-      if (appArg) fail(`ARG APP (line ${appArg.getRange().start.line + 1}) comes before the workspace install: every app image would install again; declare it after`, line);
+      const before = chain(stage)
+        .flatMap((s) => s.body)
+        .filter((i) => i.getRange().start.line < line);
+      const appArg = before.find(
+        (i) => (i.getKeyword() === 'ARG' && /^\s*APP(=|\s|$)/.test(raw(i))) || /\$\{?APP\b/.test(raw(i)),
+      );
+      if (appArg)
+        fail(
+          `ARG APP (line ${appArg.getRange().start.line + 1}) comes before the workspace install: every app image would install again; declare it after`,
+          line,
+        );
     }
   }
   const final = stages[stages.length - 1];
-  if (final && hasToolchain(final)) fail(`the final stage "${final.name}" carries the build toolchain: base it on the runtime image, not on a toolchain stage`, final.line);
+  if (final && hasToolchain(final))
+    fail(
+      `the final stage "${final.name}" carries the build toolchain: base it on the runtime image, not on a toolchain stage`,
+      final.line,
+    );
   return out;
 }
 

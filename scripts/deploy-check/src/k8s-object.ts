@@ -12,7 +12,10 @@ export interface K8sObject {
 }
 
 export const isK8sObject = (v: unknown): v is K8sObject =>
-  typeof v === 'object' && v !== null && typeof (v as K8sObject).apiVersion === 'string' && typeof (v as K8sObject).kind === 'string';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as K8sObject).apiVersion === 'string' &&
+  typeof (v as K8sObject).kind === 'string';
 
 export const describe = (o: K8sObject) => `${o.kind}/${o.metadata?.name ?? '?'}`;
 

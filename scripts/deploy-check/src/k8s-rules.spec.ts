@@ -3,7 +3,16 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { APPS } from './expectations';
 import { K8sObject } from './k8s-object';
-import { appSpec, checkApp, checkDomain, checkIngress, checkModuleScope, checkNats, checkReferences, checkWorkloads } from './k8s-rules';
+import {
+  appSpec,
+  checkApp,
+  checkDomain,
+  checkIngress,
+  checkModuleScope,
+  checkNats,
+  checkReferences,
+  checkWorkloads,
+} from './k8s-rules';
 import { renderKustomization } from './kustomize';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
@@ -38,39 +47,91 @@ describe('Kubernetes rules on the rendered overlays', () => {
     expect(checkReferences(PROD, 'prod')).toEqual([]);
     expect(checkDomain(PROD, 'prod')).toEqual([]);
     expect(checkApp(USER_SERVICE, userService, 'dev/user-service')).toEqual([]);
-    expect(checkModuleScope(USER_SERVICE, 'user-service', 'dev/user-service', USER_SERVICE.filter((o) => o.metadata?.name?.startsWith('vault-platform')).map((o) => o.metadata?.name ?? ''))).toEqual([]);
+    expect(
+      checkModuleScope(
+        USER_SERVICE,
+        'user-service',
+        'dev/user-service',
+        USER_SERVICE.filter((o) => o.metadata?.name?.startsWith('vault-platform')).map((o) => o.metadata?.name ?? ''),
+      ),
+    ).toEqual([]);
   });
 
   it('require the three probes on the health endpoints and the app port', () => {
-    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => delete container(d).readinessProbe))).toEqual(['probes']);
-    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).livenessProbe.httpGet.path = '/')))).toEqual(['probes']);
-    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).startupProbe.httpGet.port = 9999)))).toEqual(['probes']);
-    const gateway = checkApp(edit(PROD, 'Deployment', 'gateway', (d) => delete container(d).readinessProbe.httpGet.scheme), app('gateway'), 'prod');
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => delete container(d).readinessProbe))).toEqual([
+      'probes',
+    ]);
+    expect(
+      appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).livenessProbe.httpGet.path = '/'))),
+    ).toEqual(['probes']);
+    expect(
+      appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).startupProbe.httpGet.port = 9999))),
+    ).toEqual(['probes']);
+    const gateway = checkApp(
+      edit(PROD, 'Deployment', 'gateway', (d) => delete container(d).readinessProbe.httpGet.scheme),
+      app('gateway'),
+      'prod',
+    );
     expect(gateway.map((v) => v.message)).toEqual(['readinessProbe must use scheme HTTPS']);
   });
 
   it('require a termination grace period longer than preStop + shutdown delay + drain', () => {
-    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (d.spec.template.spec.terminationGracePeriodSeconds = 20)))).toEqual(['graceful-shutdown']);
-    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => delete container(d).lifecycle))).toEqual(['graceful-shutdown']);
-    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).env.find((e: any) => e.name === 'SHUTDOWN_DELAY_MS').value = '30000')))).toEqual(['graceful-shutdown']);
+    expect(
+      appRules(
+        edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (d.spec.template.spec.terminationGracePeriodSeconds = 20)),
+      ),
+    ).toEqual(['graceful-shutdown']);
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => delete container(d).lifecycle))).toEqual([
+      'graceful-shutdown',
+    ]);
+    expect(
+      appRules(
+        edit(
+          USER_SERVICE,
+          'Deployment',
+          'user-service',
+          (d) => (container(d).env.find((e: any) => e.name === 'SHUTDOWN_DELAY_MS').value = '30000'),
+        ),
+      ),
+    ).toEqual(['graceful-shutdown']);
   });
 
   it('require the Service, HPA, PDB and migration Job of the module', () => {
     expect(appRules(without(USER_SERVICE, 'Service'))).toEqual(['module-complete']);
     expect(appRules(without(USER_SERVICE, 'HorizontalPodAutoscaler'))).toEqual(['module-complete']);
-    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (d.spec.replicas = 2)))).toEqual(['hpa-owns-replicas']);
+    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (d.spec.replicas = 2)))).toEqual([
+      'hpa-owns-replicas',
+    ]);
     expect(appRules(without(USER_SERVICE, 'PodDisruptionBudget'))).toEqual(['module-complete']);
     expect(appRules(without(USER_SERVICE, 'Job'))).toEqual(['migration-order']);
-    expect(appRules(edit(USER_SERVICE, 'Job', 'user-service-migrate', (j) => (container(j).image = 'other/image:1')))).toEqual(['migration-order']);
-    expect(appRules(edit(USER_SERVICE, 'Deployment', 'user-service', (d) => (container(d).env.find((e: any) => e.name === 'DB_MIGRATE_ON_START').value = 'true')))).toEqual(['migration-order']);
+    expect(appRules(edit(USER_SERVICE, 'Job', 'user-service-migrate', (j) => (container(j).image = 'other/image:1')))).toEqual([
+      'migration-order',
+    ]);
+    expect(
+      appRules(
+        edit(
+          USER_SERVICE,
+          'Deployment',
+          'user-service',
+          (d) => (container(d).env.find((e: any) => e.name === 'DB_MIGRATE_ON_START').value = 'true'),
+        ),
+      ),
+    ).toEqual(['migration-order']);
   });
 
   it('require the variables an app cannot start without in production from a Secret', () => {
     const records = app('records-service');
     const rules = (change: (env: any[]) => void) =>
-      checkApp(edit(PROD, 'Deployment', 'records-service', (d) => change(container(d).env)), records, 'prod').map((v) => [v.rule, v.message]);
+      checkApp(
+        edit(PROD, 'Deployment', 'records-service', (d) => change(container(d).env)),
+        records,
+        'prod',
+      ).map((v) => [v.rule, v.message]);
     const keys = (env: any[]) => env.find((e) => e.name === 'WEBHOOK_SECRET_KEYS');
-    const problem = ['required-secrets', 'WEBHOOK_SECRET_KEYS must come from a Secret (not optional): the app refuses to start without it in production'];
+    const problem = [
+      'required-secrets',
+      'WEBHOOK_SECRET_KEYS must come from a Secret (not optional): the app refuses to start without it in production',
+    ];
     expect(rules((env) => env.splice(env.indexOf(keys(env)), 1))).toEqual([problem]);
     expect(rules((env) => (keys(env).valueFrom.secretKeyRef.optional = true))).toEqual([problem]);
     expect(rules(() => undefined)).toEqual([]);
@@ -88,38 +149,67 @@ describe('Kubernetes rules on the rendered overlays', () => {
   });
 
   it('reject Secret objects in a render', () => {
-    const withSecret = [...USER_SERVICE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'user-service-database' }, stringData: { DATABASE_URL: 'x' } }];
+    const withSecret = [
+      ...USER_SERVICE,
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'user-service-database' }, stringData: { DATABASE_URL: 'x' } },
+    ];
     expect(workloadRules(withSecret)).toEqual(['no-secret-values']);
   });
 
   it('require ConfigMaps a workload needs to be rendered with it', () => {
-    const out = checkReferences(USER_SERVICE.filter((o) => !o.metadata?.name?.startsWith('vault-platform')), 'dev/user-service');
+    const out = checkReferences(
+      USER_SERVICE.filter((o) => !o.metadata?.name?.startsWith('vault-platform')),
+      'dev/user-service',
+    );
     expect(out.map((v) => `${v.where}: ${v.message}`)).toEqual([
-      expect.stringMatching(/^dev\/user-service Deployment\/user-service: ConfigMap vault-platform-\w+ is not part of this render$/),
+      expect.stringMatching(
+        /^dev\/user-service Deployment\/user-service: ConfigMap vault-platform-\w+ is not part of this render$/,
+      ),
     ]);
   });
 
   it('require the Ingress to route every module host to the gateway over TLS', () => {
     expect(checkIngress(without(PROD, 'Ingress'), 'prod').map((v) => v.rule)).toEqual(['ingress']);
     const noTls = edit(PROD, 'Ingress', 'gateway', (i) => (i.spec.tls[0].hosts = i.spec.tls[0].hosts.slice(1)));
-    expect(checkIngress(noTls, 'prod').map((v) => v.message)).toEqual(['host developer-api.vault.example.com is not covered by a tls entry with a secretName']);
-    const elsewhere = edit(PROD, 'Ingress', 'gateway', (i) => (i.spec.rules[2].http.paths[0].backend.service.name = 'records-service'));
-    expect(checkIngress(elsewhere, 'prod').map((v) => v.message)).toEqual(['host records-api.vault.example.com must route to the gateway Service']);
+    expect(checkIngress(noTls, 'prod').map((v) => v.message)).toEqual([
+      'host developer-api.vault.example.com is not covered by a tls entry with a secretName',
+    ]);
+    const elsewhere = edit(
+      PROD,
+      'Ingress',
+      'gateway',
+      (i) => (i.spec.rules[2].http.paths[0].backend.service.name = 'records-service'),
+    );
+    expect(checkIngress(elsewhere, 'prod').map((v) => v.message)).toEqual([
+      'host records-api.vault.example.com must route to the gateway Service',
+    ]);
   });
 
   it('require NATS JetStream on a persistent volume', () => {
-    expect(checkNats(edit(PROD, 'StatefulSet', 'nats', (s) => delete s.spec.volumeClaimTemplates), 'prod').map((v) => v.rule)).toEqual(['nats-jetstream']);
+    expect(
+      checkNats(
+        edit(PROD, 'StatefulSet', 'nats', (s) => delete s.spec.volumeClaimTemplates),
+        'prod',
+      ).map((v) => v.rule),
+    ).toEqual(['nats-jetstream']);
     expect(checkNats(without(PROD, 'StatefulSet'), 'prod').map((v) => v.rule)).toEqual(['nats-jetstream']);
   });
 
   it('flag objects of another module in a module render', () => {
     const mixed = [...USER_SERVICE, ...PROD.filter((o) => o.kind === 'Deployment' && o.metadata?.name === 'gateway')];
-    expect(checkModuleScope(mixed, 'user-service', 'dev/user-service', []).map((v) => v.where)).toContain('dev/user-service Deployment/gateway');
+    expect(checkModuleScope(mixed, 'user-service', 'dev/user-service', []).map((v) => v.where)).toContain(
+      'dev/user-service Deployment/gateway',
+    );
   });
 
   it('require one domain for the Ingress hosts, GATEWAY_DOMAIN and AUTH_ISSUER', () => {
     const platform = PROD.find((o) => o.metadata?.name?.startsWith('vault-platform'));
-    const otherDomain = edit(PROD, 'ConfigMap', platform?.metadata?.name ?? '', (c) => (c.data.GATEWAY_DOMAIN = 'other.example.com'));
+    const otherDomain = edit(
+      PROD,
+      'ConfigMap',
+      platform?.metadata?.name ?? '',
+      (c) => (c.data.GATEWAY_DOMAIN = 'other.example.com'),
+    );
     expect(checkDomain(otherDomain, 'prod').map((v) => v.message)).toEqual([
       'AUTH_ISSUER must be https://developer-api.other.example.com/api/v1',
       'host developer-api.vault.example.com is not a module host of GATEWAY_DOMAIN other.example.com',
@@ -141,8 +231,15 @@ describe('Kubernetes rules on the rendered overlays', () => {
       expect(checkIngress(objs, 'lb')).toEqual([]);
       expect(checkApp(objs, app('gateway'), 'lb')).toEqual([]);
       const noHttp = edit(objs, 'Service', 'gateway', (s) => (s.spec.ports = s.spec.ports.filter((p: any) => p.port !== 80)));
-      expect(checkIngress(noHttp, 'lb').map((v) => v.message)).toEqual(['a LoadBalancer gateway must publish 443 -> https and 80 -> http']);
-      expect(checkIngress(edit(objs, 'Service', 'gateway', (s) => (s.spec.type = 'ClusterIP')), 'lb').map((v) => v.rule)).toEqual(['ingress']);
+      expect(checkIngress(noHttp, 'lb').map((v) => v.message)).toEqual([
+        'a LoadBalancer gateway must publish 443 -> https and 80 -> http',
+      ]);
+      expect(
+        checkIngress(
+          edit(objs, 'Service', 'gateway', (s) => (s.spec.type = 'ClusterIP')),
+          'lb',
+        ).map((v) => v.rule),
+      ).toEqual(['ingress']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

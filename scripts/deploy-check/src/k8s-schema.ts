@@ -34,7 +34,9 @@ export function validateSchemas(items: Located[]): Violation[] {
   for (const { object, where } of items) {
     const file = path.join(dir, `${modelModule(object)}.js`);
     if (!/^[\w.-]+(\/[\w.-]+)?$/.test(object.apiVersion) || !fs.existsSync(file)) {
-      out.push(violation(`${where} ${describe(object)}`, 'k8s-schema', `unknown apiVersion/kind ${object.apiVersion} ${object.kind}`));
+      out.push(
+        violation(`${where} ${describe(object)}`, 'k8s-schema', `unknown apiVersion/kind ${object.apiVersion} ${object.kind}`),
+      );
       continue;
     }
     const model = require(file) as Record<string, new (data: unknown) => { validate(): void }>;

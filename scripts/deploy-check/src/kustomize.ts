@@ -49,7 +49,8 @@ export function renderKustomization(dir: string): K8sObject[] {
     text = execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new Error(`${bin} not found: install kubectl (kustomize is built in) or set KUSTOMIZE=/path/to/kustomize`);
+    if (e.code === 'ENOENT')
+      throw new Error(`${bin} not found: install kubectl (kustomize is built in) or set KUSTOMIZE=/path/to/kustomize`);
     throw new Error(`${bin} ${args.join(' ')} failed: ${(e.stderr ?? e.message).trim()}`);
   }
   return parseYamlDocuments(text, dir).filter(isK8sObject);

@@ -36,25 +36,54 @@ describe('metrics', () => {
   });
 
   it('refuses a module without the metrics port, with another METRICS_PORT, or without the annotations', () => {
-    const noPort = edit(PROD, 'Deployment', 'user-service', (d) => (container(d).ports = container(d).ports.filter((p: any) => p.name !== 'metrics')));
-    expect(messages(noPort)).toEqual(['prod Deployment/user-service: no container port named "metrics" (the /metrics server, METRICS_PORT)']);
-    const otherPort = edit(PROD, 'Deployment', 'gateway', (d) => (container(d).env.find((e: any) => e.name === 'METRICS_PORT').value = '9100'));
-    expect(messages(otherPort)).toEqual(['prod Deployment/gateway: METRICS_PORT is 9100 but the "metrics" container port is 9464']);
-    const noAnnotation = edit(PROD, 'Deployment', 'records-service', (d) => delete d.spec.template.metadata.annotations['prometheus.io/scrape']);
-    expect(messages(noAnnotation)).toEqual(['prod Deployment/records-service: pod annotation prometheus.io/scrape must be "true" (got nothing)']);
+    const noPort = edit(
+      PROD,
+      'Deployment',
+      'user-service',
+      (d) => (container(d).ports = container(d).ports.filter((p: any) => p.name !== 'metrics')),
+    );
+    expect(messages(noPort)).toEqual([
+      'prod Deployment/user-service: no container port named "metrics" (the /metrics server, METRICS_PORT)',
+    ]);
+    const otherPort = edit(
+      PROD,
+      'Deployment',
+      'gateway',
+      (d) => (container(d).env.find((e: any) => e.name === 'METRICS_PORT').value = '9100'),
+    );
+    expect(messages(otherPort)).toEqual([
+      'prod Deployment/gateway: METRICS_PORT is 9100 but the "metrics" container port is 9464',
+    ]);
+    const noAnnotation = edit(
+      PROD,
+      'Deployment',
+      'records-service',
+      (d) => delete d.spec.template.metadata.annotations['prometheus.io/scrape'],
+    );
+    expect(messages(noAnnotation)).toEqual([
+      'prod Deployment/records-service: pod annotation prometheus.io/scrape must be "true" (got nothing)',
+    ]);
   });
 
   it('refuses a Service that exposes the metrics port', () => {
-    const exposed = edit(PROD, 'Service', 'records-service', (s) => s.spec.ports.push({ name: 'metrics', port: 9464, targetPort: 'metrics' }));
-    expect(messages(exposed)).toEqual(['prod Deployment/records-service: Service/records-service exposes the metrics port: /metrics must stay off every routable address']);
+    const exposed = edit(PROD, 'Service', 'records-service', (s) =>
+      s.spec.ports.push({ name: 'metrics', port: 9464, targetPort: 'metrics' }),
+    );
+    expect(messages(exposed)).toEqual([
+      'prod Deployment/records-service: Service/records-service exposes the metrics port: /metrics must stay off every routable address',
+    ]);
   });
 
   it('needs the scrape policy under the default deny, and lets it reach the metrics port only', () => {
     const without = PROD.filter((o) => o.metadata?.name !== 'vault-platform-allow-metrics-scrape');
     expect(checkMetrics(without, 'prod').map((v) => v.rule)).toEqual(['metrics', 'metrics', 'metrics', 'metrics']);
     // the same namespace admitted to the API port is refused by the network-policy rule
-    const wider = edit(PROD, 'NetworkPolicy', 'vault-platform-allow-metrics-scrape', (p) => p.spec.ingress[0].ports.push({ port: 'http', protocol: 'TCP' }));
-    expect(checkNetworkPolicies(wider, 'prod').map((v) => v.message)).toContain('admits another namespace to records-service; only gateway may call it');
+    const wider = edit(PROD, 'NetworkPolicy', 'vault-platform-allow-metrics-scrape', (p) =>
+      p.spec.ingress[0].ports.push({ port: 'http', protocol: 'TCP' }),
+    );
+    expect(checkNetworkPolicies(wider, 'prod').map((v) => v.message)).toContain(
+      'admits another namespace to records-service; only gateway may call it',
+    );
     expect(checkMetrics(wider, 'prod').map((v) => v.rule)).toEqual(['metrics', 'metrics', 'metrics', 'metrics']);
   });
 });

@@ -52,7 +52,8 @@ export function checkMetrics(objs: K8sObject[], where: string): Violation[] {
       fail(`no container port named "${METRICS_PORT_NAME}" (the /metrics server, METRICS_PORT)`);
       continue;
     }
-    if (configured !== String(port.containerPort)) fail(`METRICS_PORT is ${configured ?? 'unset'} but the "${METRICS_PORT_NAME}" container port is ${port.containerPort}`);
+    if (configured !== String(port.containerPort))
+      fail(`METRICS_PORT is ${configured ?? 'unset'} but the "${METRICS_PORT_NAME}" container port is ${port.containerPort}`);
     const annotations = (dep.spec?.template?.metadata?.annotations ?? {}) as Record<string, string>;
     const wanted: Record<string, string> = {
       'prometheus.io/scrape': 'true',
@@ -60,7 +61,10 @@ export function checkMetrics(objs: K8sObject[], where: string): Violation[] {
       'prometheus.io/path': '/metrics',
     };
     for (const [key, value] of Object.entries(wanted)) {
-      if (annotations[key] !== value) fail(`pod annotation ${key} must be "${value}" (got ${annotations[key] === undefined ? 'nothing' : `"${annotations[key]}"`})`);
+      if (annotations[key] !== value)
+        fail(
+          `pod annotation ${key} must be "${value}" (got ${annotations[key] === undefined ? 'nothing' : `"${annotations[key]}"`})`,
+        );
     }
     for (const svc of services) {
       if (!matchesSelector({ matchLabels: svc.spec?.selector ?? { '-': '-' } }, labels)) continue;
@@ -70,9 +74,16 @@ export function checkMetrics(objs: K8sObject[], where: string): Violation[] {
         }
       }
     }
-    const denied = policies.some((p) => Object.keys(p.spec?.podSelector ?? { x: 1 }).length === 0 && (p.spec?.ingress ?? []).length === 0);
-    const admitted = policies.some((p) => matchesSelector(p.spec?.podSelector, labels) && ((p.spec?.ingress ?? []) as Any[]).some(isMetricsScrapeRule));
-    if (denied && !admitted) fail(`no NetworkPolicy admits the metrics scraper (namespace labelled ${METRICS_SCRAPER_LABEL}=true) to its "${METRICS_PORT_NAME}" port`);
+    const denied = policies.some(
+      (p) => Object.keys(p.spec?.podSelector ?? { x: 1 }).length === 0 && (p.spec?.ingress ?? []).length === 0,
+    );
+    const admitted = policies.some(
+      (p) => matchesSelector(p.spec?.podSelector, labels) && ((p.spec?.ingress ?? []) as Any[]).some(isMetricsScrapeRule),
+    );
+    if (denied && !admitted)
+      fail(
+        `no NetworkPolicy admits the metrics scraper (namespace labelled ${METRICS_SCRAPER_LABEL}=true) to its "${METRICS_PORT_NAME}" port`,
+      );
   }
   return out;
 }

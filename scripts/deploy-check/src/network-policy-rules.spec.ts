@@ -10,7 +10,8 @@ const PROD = renderKustomization(path.join(OVERLAYS, 'prod'));
 const DEV = renderKustomization(path.join(OVERLAYS, 'dev'));
 const USER_SERVICE = renderKustomization(path.join(OVERLAYS, 'dev/user-service'));
 
-const policy = (objs: K8sObject[], name: string): any => objs.find((o) => o.kind === 'NetworkPolicy' && o.metadata?.name === name);
+const policy = (objs: K8sObject[], name: string): any =>
+  objs.find((o) => o.kind === 'NetworkPolicy' && o.metadata?.name === name);
 const edit = (objs: K8sObject[], name: string, change: (p: any) => void) => {
   const copy = structuredClone(objs);
   const target = policy(copy, name);
@@ -51,7 +52,9 @@ describe('NetworkPolicy rules', () => {
     const orphan = PROD.filter((o) => !(o.kind === 'NetworkPolicy' && o.metadata?.name === 'gateway'));
     expect(messages(orphan)).toEqual(['env Deployment/gateway: no NetworkPolicy selects its pods to admit its callers']);
     const mislabelled = edit(PROD, 'user-service', (p) => (p.spec.podSelector.matchLabels['app.kubernetes.io/name'] = 'users'));
-    expect(messages(mislabelled)).toEqual(['env Deployment/user-service: no NetworkPolicy selects its pods to admit its callers']);
+    expect(messages(mislabelled)).toEqual([
+      'env Deployment/user-service: no NetworkPolicy selects its pods to admit its callers',
+    ]);
   });
 
   it('refuse a service admitting anything but the gateway', () => {
@@ -59,17 +62,33 @@ describe('NetworkPolicy rules', () => {
       'env NetworkPolicy/user-service: admits every source to user-service; only gateway may call it',
     ]);
     expect(messages(edit(PROD, 'records-service', (p) => (p.spec.ingress[0].from = [{ podSelector: {} }])))).toEqual([
-      expect.stringMatching(/^env NetworkPolicy\/records-service: admits .*developer-service \(api\).*nats \(messaging\).*; only gateway may call it$/),
+      expect.stringMatching(
+        /^env NetworkPolicy\/records-service: admits .*developer-service \(api\).*nats \(messaging\).*; only gateway may call it$/,
+      ),
     ]);
-    expect(messages(edit(PROD, 'user-service', (p) => p.spec.ingress[0].from.push({ ipBlock: { cidr: '10.0.0.0/8' } })))).toEqual([
-      'env NetworkPolicy/user-service: admits an ipBlock to user-service; only gateway may call it',
-    ]);
-    expect(messages(edit(PROD, 'developer-service', (p) => (p.spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/component'] = 'migration')))).toEqual([
+    expect(messages(edit(PROD, 'user-service', (p) => p.spec.ingress[0].from.push({ ipBlock: { cidr: '10.0.0.0/8' } })))).toEqual(
+      ['env NetworkPolicy/user-service: admits an ipBlock to user-service; only gateway may call it'],
+    );
+    expect(
+      messages(
+        edit(
+          PROD,
+          'developer-service',
+          (p) => (p.spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/component'] = 'migration'),
+        ),
+      ),
+    ).toEqual([
       'env NetworkPolicy/developer-service: admits gateway (migration) to developer-service; only gateway, user-service, records-service may call it',
     ]);
     // developer-service serves the signing keys to the other services; they may not call each other.
-    expect(messages(edit(PROD, 'user-service', (p) => (p.spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/name'] = 'records-service')))).toEqual([
-      'env NetworkPolicy/user-service: admits records-service (api) to user-service; only gateway may call it',
-    ]);
+    expect(
+      messages(
+        edit(
+          PROD,
+          'user-service',
+          (p) => (p.spec.ingress[0].from[0].podSelector.matchLabels['app.kubernetes.io/name'] = 'records-service'),
+        ),
+      ),
+    ).toEqual(['env NetworkPolicy/user-service: admits records-service (api) to user-service; only gateway may call it']);
   });
 });

@@ -54,7 +54,13 @@ export function checkNetworkPolicies(objs: K8sObject[], where: string): Violatio
   const out: Violation[] = [];
   const all = policies(objs);
   if (!all.some(deniesByDefault)) {
-    out.push(violation(where, 'network-policy', 'no default-deny ingress NetworkPolicy (podSelector {}, policyTypes [Ingress], no rules)'));
+    out.push(
+      violation(
+        where,
+        'network-policy',
+        'no default-deny ingress NetworkPolicy (podSelector {}, policyTypes [Ingress], no rules)',
+      ),
+    );
   }
   const allowing = all.filter((p) => !deniesByDefault(p));
   const pods = [
@@ -67,7 +73,8 @@ export function checkNetworkPolicies(objs: K8sObject[], where: string): Violatio
     if ((labels[COMPONENT] ?? 'api') !== 'api') continue;
     // A policy that only lets the metrics scraper in admits none of the module's callers.
     const selecting = allowing.filter(
-      (p) => matchesSelector(p.spec?.podSelector, labels) && ((p.spec?.ingress ?? []) as Any[]).some((r) => !isMetricsScrapeRule(r)),
+      (p) =>
+        matchesSelector(p.spec?.podSelector, labels) && ((p.spec?.ingress ?? []) as Any[]).some((r) => !isMetricsScrapeRule(r)),
     );
     const at = `${where} ${describe(deployment)}`;
     if (selecting.length === 0) {
@@ -89,7 +96,13 @@ export function checkNetworkPolicies(objs: K8sObject[], where: string): Violatio
         }
         for (const peer of from) {
           if (peer.ipBlock || peer.namespaceSelector || !peer.podSelector) {
-            out.push(violation(pat, 'network-policy', `admits ${peer.ipBlock ? 'an ipBlock' : 'another namespace'} to ${app}; only ${allowed.join(', ')} may call it`));
+            out.push(
+              violation(
+                pat,
+                'network-policy',
+                `admits ${peer.ipBlock ? 'an ipBlock' : 'another namespace'} to ${app}; only ${allowed.join(', ')} may call it`,
+              ),
+            );
             continue;
           }
           const intruders = pods
@@ -97,7 +110,13 @@ export function checkNetworkPolicies(objs: K8sObject[], where: string): Violatio
             .filter((l) => !(allowed.includes(l[NAME]) && l[COMPONENT] === 'api'))
             .map((l) => `${l[NAME] ?? '?'}${l[COMPONENT] ? ` (${l[COMPONENT]})` : ''}`);
           if (intruders.length > 0) {
-            out.push(violation(pat, 'network-policy', `admits ${[...new Set(intruders)].join(', ')} to ${app}; only ${allowed.join(', ')} may call it`));
+            out.push(
+              violation(
+                pat,
+                'network-policy',
+                `admits ${[...new Set(intruders)].join(', ')} to ${app}; only ${allowed.join(', ')} may call it`,
+              ),
+            );
           }
         }
       }

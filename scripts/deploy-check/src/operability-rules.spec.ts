@@ -21,7 +21,10 @@ function withWorkers(env: string): K8sObject[] {
   try {
     fs.cpSync(K8S, dir, { recursive: true });
     const file = path.join(dir, 'overlays', env, 'kustomization.yaml');
-    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('components:\n', 'components:\n  - ../../components/activity-log-workers\n'));
+    fs.writeFileSync(
+      file,
+      fs.readFileSync(file, 'utf8').replace('components:\n', 'components:\n  - ../../components/activity-log-workers\n'),
+    );
     return renderKustomization(path.dirname(file));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -50,13 +53,19 @@ describe('stream-replicas', () => {
 
   it('refuses streams with fewer replicas than a NATS cluster has servers, or more than servers', () => {
     const unset = edit(PROD, 'ConfigMap', 'vault-platform', (c) => delete c.data.EVENTS_STREAM_REPLICAS);
-    expect(messages(checkStreamReplicas(unset, 'prod'))).toEqual(['prod Deployment/records-service: EVENTS_STREAM_REPLICAS is unset (1) but NATS runs 3 server(s): set it to 3 (platform.env)']);
+    expect(messages(checkStreamReplicas(unset, 'prod'))).toEqual([
+      'prod Deployment/records-service: EVENTS_STREAM_REPLICAS is unset (1) but NATS runs 3 server(s): set it to 3 (platform.env)',
+    ]);
     const one = edit(PROD, 'ConfigMap', 'vault-platform', (c) => (c.data.EVENTS_STREAM_REPLICAS = '1'));
     expect(checkStreamReplicas(one, 'prod').map((v) => v.rule)).toEqual(['stream-replicas']);
     const tooMany = edit(DEV, 'ConfigMap', 'vault-platform', (c) => (c.data.EVENTS_STREAM_REPLICAS = '3'));
-    expect(messages(checkStreamReplicas(tooMany, 'dev'))).toEqual(['dev Deployment/records-service: EVENTS_STREAM_REPLICAS is 3 but NATS runs 1 server(s): set it to 1 (platform.env)']);
+    expect(messages(checkStreamReplicas(tooMany, 'dev'))).toEqual([
+      'dev Deployment/records-service: EVENTS_STREAM_REPLICAS is 3 but NATS runs 1 server(s): set it to 1 (platform.env)',
+    ]);
     // A Deployment env literal wins over the ConfigMap.
-    const literal = edit(PROD, 'Deployment', 'records-service', (d) => container(d).env.push({ name: 'EVENTS_STREAM_REPLICAS', value: '2' }));
+    const literal = edit(PROD, 'Deployment', 'records-service', (d) =>
+      container(d).env.push({ name: 'EVENTS_STREAM_REPLICAS', value: '2' }),
+    );
     expect(checkStreamReplicas(literal, 'prod').map((v) => v.rule)).toEqual(['stream-replicas']);
   });
 
@@ -103,7 +112,12 @@ describe('file-storage-replicas', () => {
     const two = edit(DEV_RECORDS, 'HorizontalPodAutoscaler', 'records-service', (h) => (h.spec.maxReplicas = 4));
     const s3 = edit(two, 'ConfigMap', 'records-service-config', (c) => (c.data.FILE_STORAGE = 's3'));
     expect(checkFileStorageReplicas(s3, 'dev')).toEqual([]);
-    const noVolume = edit(DEV_RECORDS, 'Deployment', 'records-service', (d) => (container(d).volumeMounts = container(d).volumeMounts.filter((m: any) => m.name !== 'files')));
+    const noVolume = edit(
+      DEV_RECORDS,
+      'Deployment',
+      'records-service',
+      (d) => (container(d).volumeMounts = container(d).volumeMounts.filter((m: any) => m.name !== 'files')),
+    );
     expect(checkFileStorageReplicas(noVolume, 'dev').map((v) => v.message)).toEqual([expect.stringContaining('is on no volume')]);
   });
 });
@@ -113,8 +127,16 @@ describe('worker-deployments (components/activity-log-workers)', () => {
   const writer = 'records-service-activity-log-writer';
 
   it('accepts the Component in both environments, policies included', () => {
-    for (const [env, objs] of [['prod', PROD_WORKERS], ['dev', DEV_WORKERS]] as const) {
-      expect(objs.filter((o) => o.kind === 'Deployment' && o.metadata?.name?.includes('activity-log')).map((o) => o.metadata?.name).sort()).toEqual([relay, writer]);
+    for (const [env, objs] of [
+      ['prod', PROD_WORKERS],
+      ['dev', DEV_WORKERS],
+    ] as const) {
+      expect(
+        objs
+          .filter((o) => o.kind === 'Deployment' && o.metadata?.name?.includes('activity-log'))
+          .map((o) => o.metadata?.name)
+          .sort(),
+      ).toEqual([relay, writer]);
       expect(checkWorkers(objs, env)).toEqual([]);
       expect(checkNetworkPolicies(objs, env)).toEqual([]);
       const records = objs.find((o) => o.kind === 'Deployment' && o.metadata?.name === 'records-service');
@@ -128,21 +150,53 @@ describe('worker-deployments (components/activity-log-workers)', () => {
   });
 
   it('requires WORKER_HEALTH_PORT on a container port and the three probes there', () => {
-    const noPort = edit(PROD_WORKERS, 'Deployment', relay, (d) => (container(d).env = container(d).env.filter((e: any) => e.name !== 'WORKER_HEALTH_PORT')));
-    expect(messages(checkWorkers(noPort, 'prod'))).toEqual([`prod Deployment/${relay}: WORKER_HEALTH_PORT must be set to one of its container ports (unset)`]);
+    const noPort = edit(
+      PROD_WORKERS,
+      'Deployment',
+      relay,
+      (d) => (container(d).env = container(d).env.filter((e: any) => e.name !== 'WORKER_HEALTH_PORT')),
+    );
+    expect(messages(checkWorkers(noPort, 'prod'))).toEqual([
+      `prod Deployment/${relay}: WORKER_HEALTH_PORT must be set to one of its container ports (unset)`,
+    ]);
     const noReadiness = edit(PROD_WORKERS, 'Deployment', writer, (d) => delete container(d).readinessProbe);
-    expect(messages(checkWorkers(noReadiness, 'prod'))).toEqual([`prod Deployment/${writer}: readinessProbe (httpGet) is missing`]);
-    const wrongPath = edit(PROD_WORKERS, 'Deployment', writer, (d) => (container(d).livenessProbe.httpGet.path = '/health/ready'));
-    expect(messages(checkWorkers(wrongPath, 'prod'))).toEqual([`prod Deployment/${writer}: livenessProbe must probe /health/live`]);
+    expect(messages(checkWorkers(noReadiness, 'prod'))).toEqual([
+      `prod Deployment/${writer}: readinessProbe (httpGet) is missing`,
+    ]);
+    const wrongPath = edit(
+      PROD_WORKERS,
+      'Deployment',
+      writer,
+      (d) => (container(d).livenessProbe.httpGet.path = '/health/ready'),
+    );
+    expect(messages(checkWorkers(wrongPath, 'prod'))).toEqual([
+      `prod Deployment/${writer}: livenessProbe must probe /health/live`,
+    ]);
     const otherPort = edit(PROD_WORKERS, 'Deployment', writer, (d) => (container(d).startupProbe.httpGet.port = 3003));
-    expect(messages(checkWorkers(otherPort, 'prod'))).toEqual([`prod Deployment/${writer}: startupProbe must target WORKER_HEALTH_PORT (8081)`]);
+    expect(messages(checkWorkers(otherPort, 'prod'))).toEqual([
+      `prod Deployment/${writer}: startupProbe must target WORKER_HEALTH_PORT (8081)`,
+    ]);
   });
 
   it('requires records-service to leave the worker part off and the same image', () => {
-    const inline = edit(PROD_WORKERS, 'Deployment', 'records-service', (d) => (container(d).env = container(d).env.filter((e: any) => e.name !== 'ACTIVITY_LOG_WRITER')));
-    expect(messages(checkWorkers(inline, 'prod'))).toEqual([`prod Deployment/records-service: ACTIVITY_LOG_WRITER must be "off": Deployment/${writer} runs the activity-log-writer (it would run twice)`]);
-    const image = edit(PROD_WORKERS, 'Deployment', relay, (d) => (container(d).image = 'registry.example.com/vault/records-service:0.9.0'));
-    expect(checkWorkers(image, 'prod').map((v) => v.message)).toEqual([expect.stringMatching(/^image .*0\.9\.0 differs from records-service's/)]);
+    const inline = edit(
+      PROD_WORKERS,
+      'Deployment',
+      'records-service',
+      (d) => (container(d).env = container(d).env.filter((e: any) => e.name !== 'ACTIVITY_LOG_WRITER')),
+    );
+    expect(messages(checkWorkers(inline, 'prod'))).toEqual([
+      `prod Deployment/records-service: ACTIVITY_LOG_WRITER must be "off": Deployment/${writer} runs the activity-log-writer (it would run twice)`,
+    ]);
+    const image = edit(
+      PROD_WORKERS,
+      'Deployment',
+      relay,
+      (d) => (container(d).image = 'registry.example.com/vault/records-service:0.9.0'),
+    );
+    expect(checkWorkers(image, 'prod').map((v) => v.message)).toEqual([
+      expect.stringMatching(/^image .*0\.9\.0 differs from records-service's/),
+    ]);
   });
 
   it('requires the NATS and PostgreSQL policies to admit the workers', () => {
@@ -151,8 +205,15 @@ describe('worker-deployments (components/activity-log-workers)', () => {
       `dev Deployment/${relay}: no NetworkPolicy of nats admits its pods (records-service, activity-log-relay)`,
       `dev Deployment/${writer}: no NetworkPolicy of nats admits its pods (records-service, activity-log-writer)`,
     ]);
-    const postgres = edit(DEV_WORKERS, 'NetworkPolicy', 'postgres', (p) => (p.spec.ingress[0].from[1].podSelector.matchExpressions[0].values = ['activity-log-relay']));
-    expect(messages(checkWorkers(postgres, 'dev'))).toEqual([`dev Deployment/${writer}: no NetworkPolicy of postgres admits its pods (records-service, activity-log-writer)`]);
+    const postgres = edit(
+      DEV_WORKERS,
+      'NetworkPolicy',
+      'postgres',
+      (p) => (p.spec.ingress[0].from[1].podSelector.matchExpressions[0].values = ['activity-log-relay']),
+    );
+    expect(messages(checkWorkers(postgres, 'dev'))).toEqual([
+      `dev Deployment/${writer}: no NetworkPolicy of postgres admits its pods (records-service, activity-log-writer)`,
+    ]);
   });
 });
 
@@ -162,7 +223,8 @@ describe('rollout-watch', () => {
 
   it('accepts the repository rollout.sh and refuses a wait for completion alone', () => {
     expect(checkRolloutScript(text, 'rollout.sh')).toEqual([]);
-    const waitOnly = 'kubectl apply -k "$dir" -l app.kubernetes.io/component=migration\nkubectl -n "$ns" wait --for=condition=complete "job/$m-migrate" --timeout=10m\n# Failed conditions are not watched\n';
+    const waitOnly =
+      'kubectl apply -k "$dir" -l app.kubernetes.io/component=migration\nkubectl -n "$ns" wait --for=condition=complete "job/$m-migrate" --timeout=10m\n# Failed conditions are not watched\n';
     expect(checkRolloutScript(waitOnly, 'rollout.sh').map((v) => v.rule)).toEqual(['rollout-watch']);
     expect(checkRolloutScript(waitOnly + 'kubectl wait --for=condition=failed "job/$m-migrate"\n', 'rollout.sh')).toEqual([]);
   });
@@ -235,8 +297,15 @@ describe('dev-secrets.sh without arguments', () => {
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'kubectl-'));
     const log = path.join(bin, 'calls.log');
     // No Secret exists yet; `create secret` arguments are recorded, one per line.
-    fs.writeFileSync(path.join(bin, 'kubectl'), `#!/usr/bin/env bash\nfor a in "$@"; do printf '%s\\n' "$a"; done >> "${log}"; echo "--" >> "${log}"\ncase "$*" in *"get secret"*|*"get namespace"*) exit 1 ;; esac\nexit 0\n`, { mode: 0o755 });
-    const r = spawnSync('bash', [path.join(K8S, 'dev-secrets.sh')], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, DEV_PASSWORD: 'chosen "password"' } });
+    fs.writeFileSync(
+      path.join(bin, 'kubectl'),
+      `#!/usr/bin/env bash\nfor a in "$@"; do printf '%s\\n' "$a"; done >> "${log}"; echo "--" >> "${log}"\ncase "$*" in *"get secret"*|*"get namespace"*) exit 1 ;; esac\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    const r = spawnSync('bash', [path.join(K8S, 'dev-secrets.sh')], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, DEV_PASSWORD: 'chosen "password"' },
+    });
     const lines = fs.readFileSync(log, 'utf8').split('\n');
     fs.rmSync(bin, { recursive: true, force: true });
     expect(r.status).toBe(0);

@@ -75,14 +75,32 @@ export function checkFileStorageReplicas(objs: K8sObject[], where: string): Viol
   if ((env['FILE_STORAGE'] ?? 'fs') !== 'fs') return [];
   const at = `${where} Deployment/${RECORDS}`;
   const dir = env['FILE_STORAGE_DIR'] ?? '.data/files';
-  const mount = ((container?.volumeMounts ?? []) as Any[]).find((m) => dir === m.mountPath || dir.startsWith(`${String(m.mountPath).replace(/\/$/, '')}/`));
+  const mount = ((container?.volumeMounts ?? []) as Any[]).find(
+    (m) => dir === m.mountPath || dir.startsWith(`${String(m.mountPath).replace(/\/$/, '')}/`),
+  );
   const volume = mount && ((dep.spec?.template?.spec?.volumes ?? []) as Any[]).find((v) => v.name === mount.name);
-  if (!volume) return [violation(at, 'file-storage-replicas', `FILE_STORAGE=fs but FILE_STORAGE_DIR ${dir} is on no volume: files would be lost with the pod`)];
-  if (!volume.persistentVolumeClaim) return [violation(at, 'file-storage-replicas', `FILE_STORAGE_DIR ${dir} is on volume "${volume.name}", not a PersistentVolumeClaim`)];
+  if (!volume)
+    return [
+      violation(
+        at,
+        'file-storage-replicas',
+        `FILE_STORAGE=fs but FILE_STORAGE_DIR ${dir} is on no volume: files would be lost with the pod`,
+      ),
+    ];
+  if (!volume.persistentVolumeClaim)
+    return [
+      violation(
+        at,
+        'file-storage-replicas',
+        `FILE_STORAGE_DIR ${dir} is on volume "${volume.name}", not a PersistentVolumeClaim`,
+      ),
+    ];
   const claimName = volume.persistentVolumeClaim.claimName;
   const claim = named(objs, 'PersistentVolumeClaim', claimName);
   if (!claim) return [];
-  const hpa = byKind(objs, 'HorizontalPodAutoscaler').find((h) => h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec?.scaleTargetRef?.name === RECORDS);
+  const hpa = byKind(objs, 'HorizontalPodAutoscaler').find(
+    (h) => h.spec?.scaleTargetRef?.kind === 'Deployment' && h.spec?.scaleTargetRef?.name === RECORDS,
+  );
   const most = Math.max(Number(hpa?.spec?.maxReplicas ?? 0), Number(dep.spec?.replicas ?? 1));
   const modes = (claim.spec?.accessModes ?? []) as string[];
   if (modes.includes('ReadWriteMany')) return [];
@@ -99,7 +117,13 @@ export function checkFileStorageReplicas(objs: K8sObject[], where: string): Viol
   const strategy = dep.spec?.strategy ?? {};
   const surge = strategy.type === 'Recreate' ? 0 : (strategy.rollingUpdate?.maxSurge ?? '25%');
   if (surge !== 0 && surge !== '0' && surge !== '0%') {
-    out.push(violation(at, 'file-storage-replicas', `PersistentVolumeClaim/${claimName} is not ReadWriteMany: an update must not surge a pod beside the running one (maxSurge 0 or Recreate)`));
+    out.push(
+      violation(
+        at,
+        'file-storage-replicas',
+        `PersistentVolumeClaim/${claimName} is not ReadWriteMany: an update must not surge a pod beside the running one (maxSurge 0 or Recreate)`,
+      ),
+    );
   }
   return out;
 }
@@ -127,30 +151,50 @@ export function checkWorkers(objs: K8sObject[], where: string): Violation[] {
     const port = Number(env['WORKER_HEALTH_PORT']);
     const ports = (container.ports ?? []) as Any[];
     const healthPort = ports.find((p) => p.containerPort === port);
-    if (!env['WORKER_HEALTH_PORT'] || !healthPort) fail(`WORKER_HEALTH_PORT must be set to one of its container ports (${env['WORKER_HEALTH_PORT'] ?? 'unset'})`);
+    if (!env['WORKER_HEALTH_PORT'] || !healthPort)
+      fail(`WORKER_HEALTH_PORT must be set to one of its container ports (${env['WORKER_HEALTH_PORT'] ?? 'unset'})`);
     for (const [probe, path] of HEALTH_PROBES) {
       const get = container[probe]?.httpGet;
       if (!get) fail(`${probe} (httpGet) is missing`);
       else if (get.path !== path) fail(`${probe} must probe ${path}`);
-      else if (healthPort && get.port !== healthPort.containerPort && get.port !== healthPort.name) fail(`${probe} must target WORKER_HEALTH_PORT (${port})`);
+      else if (healthPort && get.port !== healthPort.containerPort && get.port !== healthPort.name)
+        fail(`${probe} must target WORKER_HEALTH_PORT (${port})`);
     }
     if (recordsContainer) {
-      if (container.image !== recordsContainer.image) fail(`image ${container.image} differs from records-service's ${recordsContainer.image}`);
+      if (container.image !== recordsContainer.image)
+        fail(`image ${container.image} differs from records-service's ${recordsContainer.image}`);
       const flag = WORKER_MODES[mode];
       if (containerEnv(objs, recordsContainer)[flag] !== 'off') {
-        out.push(violation(`${where} Deployment/${RECORDS}`, 'worker-deployments', `${flag} must be "off": ${describe(dep)} runs the ${mode} (it would run twice)`));
+        out.push(
+          violation(
+            `${where} Deployment/${RECORDS}`,
+            'worker-deployments',
+            `${flag} must be "off": ${describe(dep)} runs the ${mode} (it would run twice)`,
+          ),
+        );
       }
     }
     const labels = (dep.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
     for (const backend of ['nats', 'postgres']) {
       const servers = [...byKind(objs, 'StatefulSet'), ...byKind(objs, 'Deployment')].filter((s) => s.metadata?.name === backend);
       const serverLabels = servers.map((s) => (s.spec?.template?.metadata?.labels ?? {}) as Record<string, string>);
-      const selecting = byKind(objs, 'NetworkPolicy').filter((p) => (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress') && serverLabels.some((l) => matchesSelector(p.spec?.podSelector, l)));
+      const selecting = byKind(objs, 'NetworkPolicy').filter(
+        (p) =>
+          (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress') &&
+          serverLabels.some((l) => matchesSelector(p.spec?.podSelector, l)),
+      );
       if (selecting.length === 0) continue;
       const admitted = selecting.some((p) =>
-        ((p.spec?.ingress ?? []) as Any[]).some((rule) => (rule.from ?? []).length === 0 || (rule.from as Any[]).some((peer) => peer.podSelector && !peer.namespaceSelector && matchesSelector(peer.podSelector, labels))),
+        ((p.spec?.ingress ?? []) as Any[]).some(
+          (rule) =>
+            (rule.from ?? []).length === 0 ||
+            (rule.from as Any[]).some(
+              (peer) => peer.podSelector && !peer.namespaceSelector && matchesSelector(peer.podSelector, labels),
+            ),
+        ),
       );
-      if (!admitted) fail(`no NetworkPolicy of ${backend} admits its pods (${labels[NAME]}, ${labels['app.kubernetes.io/component']})`);
+      if (!admitted)
+        fail(`no NetworkPolicy of ${backend} admits its pods (${labels[NAME]}, ${labels['app.kubernetes.io/component']})`);
     }
   }
   return out;
@@ -165,10 +209,20 @@ export function checkRolloutScript(text: string, where: string): Violation[] {
     .split('\n')
     .filter((l) => !/^\s*#/.test(l))
     .join('\n');
-  const watchesFailure = /condition=failed/i.test(code) || /conditions\b[^\n]*\bFailed\b|\bFailed\b[^\n]*conditions/.test(code) || /type==["']?Failed/.test(code) || /"\s*Failed\s*"|\*" Failed "\*/.test(code);
+  const watchesFailure =
+    /condition=failed/i.test(code) ||
+    /conditions\b[^\n]*\bFailed\b|\bFailed\b[^\n]*conditions/.test(code) ||
+    /type==["']?Failed/.test(code) ||
+    /"\s*Failed\s*"|\*" Failed "\*/.test(code);
   if (!/\bjob\b/i.test(code)) return [violation(where, 'rollout-watch', 'no migration Job is run before the Deployment')];
   if (!watchesFailure) {
-    return [violation(where, 'rollout-watch', "the migration Job is waited for without watching its Failed condition: a failed migration is noticed only at the timeout")];
+    return [
+      violation(
+        where,
+        'rollout-watch',
+        'the migration Job is waited for without watching its Failed condition: a failed migration is noticed only at the timeout',
+      ),
+    ];
   }
   return [];
 }

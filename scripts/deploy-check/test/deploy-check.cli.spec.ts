@@ -48,7 +48,12 @@ describe('npm run deploy:check', () => {
     edit(root, 'deploy/k8s/base/developer-service/service.yaml', 'port: 3001', 'port: "abc"');
     // An image that would run as root, a secret value in compose.
     edit(root, 'deploy/docker/Dockerfile', '\nUSER node\n', '\n');
-    edit(root, 'docker-compose.yml', 'KEY_ENCRYPTION_SECRET: ${KEY_ENCRYPTION_SECRET:?', 'KEY_ENCRYPTION_SECRET: literal-${KEY_ENCRYPTION_SECRET:?');
+    edit(
+      root,
+      'docker-compose.yml',
+      'KEY_ENCRYPTION_SECRET: ${KEY_ENCRYPTION_SECRET:?',
+      'KEY_ENCRYPTION_SECRET: literal-${KEY_ENCRYPTION_SECRET:?',
+    );
     // The environment no longer matches its modules; a module that cannot be applied alone.
     edit(root, 'deploy/k8s/overlays/prod/kustomization.yaml', '  - ../../base/records-service\n', '');
     fs.rmSync(path.join(root, 'deploy/k8s/overlays/prod/gateway'), { recursive: true });
@@ -60,29 +65,53 @@ describe('npm run deploy:check', () => {
     edit(root, 'docker-compose.yml', '\nx-app: &app\n', '\nname: vault\n\nx-app: &app\n');
     edit(root, 'docker-compose.yml', '    restart: unless-stopped\n\n  nats:', '\n  nats:');
     edit(root, 'deploy/k8s/overlays/dev/platform/platform.env', 'EVENTS_STREAM_REPLICAS=1', 'EVENTS_STREAM_REPLICAS=3');
-    edit(root, 'deploy/k8s/overlays/dev/platform/kustomization.yaml', '      name: records-service\n    patch: |-\n      - op: replace\n        path: /spec/maxReplicas\n        value: 1', '      name: records-service\n    patch: |-\n      - op: replace\n        path: /spec/maxReplicas\n        value: 2');
-    edit(root, 'deploy/k8s/components/activity-log-workers/writer.yaml', '              path: /health/ready', '              path: /health/live');
+    edit(
+      root,
+      'deploy/k8s/overlays/dev/platform/kustomization.yaml',
+      '      name: records-service\n    patch: |-\n      - op: replace\n        path: /spec/maxReplicas\n        value: 1',
+      '      name: records-service\n    patch: |-\n      - op: replace\n        path: /spec/maxReplicas\n        value: 2',
+    );
+    edit(
+      root,
+      'deploy/k8s/components/activity-log-workers/writer.yaml',
+      '              path: /health/ready',
+      '              path: /health/live',
+    );
     edit(root, 'deploy/k8s/rollout.sh', '*" Failed "*)', '*" Unknown "*)');
     edit(root, 'deploy/k8s/rollout.sh', 'type=="Failed"', 'type=="Unknown"');
 
     const r = run(root);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/deploy\/docker\/Dockerfile:\d+: \[build-install\] ARG APP \(line \d+\) comes before the workspace install/);
+    expect(r.stderr).toMatch(
+      /deploy\/docker\/Dockerfile:\d+: \[build-install\] ARG APP \(line \d+\) comes before the workspace install/,
+    );
     expect(r.stderr).toContain('docker-compose.yml name: [compose-version]');
     expect(r.stderr).toContain('docker-compose.yml services.postgres: [restart-policy] no restart policy');
-    expect(r.stderr).toContain('deploy/k8s/overlays/dev Deployment/records-service: [stream-replicas] EVENTS_STREAM_REPLICAS is 3 but NATS runs 1 server(s)');
-    expect(r.stderr).toContain('deploy/k8s/overlays/dev/records-service Deployment/records-service: [file-storage-replicas] up to 2 replicas');
-    expect(r.stderr).toContain('deploy/k8s/overlays/prod (+components/activity-log-workers) Deployment/records-service-activity-log-writer: [worker-deployments] readinessProbe must probe /health/ready');
+    expect(r.stderr).toContain(
+      'deploy/k8s/overlays/dev Deployment/records-service: [stream-replicas] EVENTS_STREAM_REPLICAS is 3 but NATS runs 1 server(s)',
+    );
+    expect(r.stderr).toContain(
+      'deploy/k8s/overlays/dev/records-service Deployment/records-service: [file-storage-replicas] up to 2 replicas',
+    );
+    expect(r.stderr).toContain(
+      'deploy/k8s/overlays/prod (+components/activity-log-workers) Deployment/records-service-activity-log-writer: [worker-deployments] readinessProbe must probe /health/ready',
+    );
     expect(r.stderr).toContain('deploy/k8s/rollout.sh: [rollout-watch]');
     expect(r.stderr).toMatch(/deploy:check failed: \d+ violation\(s\)/);
-    expect(r.stderr).toMatch(/deploy\/k8s\/overlays\/dev\/user-service Deployment\/user-service: \[k8s-unknown-field\] .*readinessProbes/);
+    expect(r.stderr).toMatch(
+      /deploy\/k8s\/overlays\/dev\/user-service Deployment\/user-service: \[k8s-unknown-field\] .*readinessProbes/,
+    );
     expect(r.stderr).toMatch(/Service\/developer-service: \[k8s-schema\] .*port must be integer/);
     expect(r.stderr).toContain('Deployment/user-service: [probes] readinessProbe (httpGet) is missing');
     expect(r.stderr).toContain('deploy/docker/Dockerfile: [non-root-user]');
     expect(r.stderr).toContain('docker-compose.yml services.developer-service: [no-secret-values] KEY_ENCRYPTION_SECRET');
-    expect(r.stderr).toMatch(/deploy\/k8s\/overlays\/prod: \[module-alone\] apps\/v1 Deployment vault\/records-service is in a module's render but not in the environment/);
+    expect(r.stderr).toMatch(
+      /deploy\/k8s\/overlays\/prod: \[module-alone\] apps\/v1 Deployment vault\/records-service is in a module's render but not in the environment/,
+    );
     expect(r.stderr).toContain('deploy/k8s/overlays/prod/gateway: [module-alone] no kustomization to apply gateway alone');
-    expect(r.stderr).toMatch(/deploy\/k8s\/overlays\/dev NetworkPolicy\/user-service: \[network-policy\] admits .*developer-service \(api\).*; only gateway may call it/);
+    expect(r.stderr).toMatch(
+      /deploy\/k8s\/overlays\/dev NetworkPolicy\/user-service: \[network-policy\] admits .*developer-service \(api\).*; only gateway may call it/,
+    );
   });
 
   it('fails when no kustomize renderer is available', () => {

@@ -9,7 +9,20 @@ const APPS = ['gateway', 'developer-service', 'user-service', 'records-service']
 /** Environment of a child process: the test's, without the variables deploy:smoke reads, plus `env`. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const key of ['CONTAINER_ENGINE', 'CONTAINER_COMPOSE', 'DOCKER_HOST', 'SMOKE_HTTPS_PORT', 'SMOKE_HTTP_PORT', 'NPMRC', 'NPM_CA', 'VAULT_TAG', 'SMOKE_PROJECT', 'KEEP', 'SKIP_BUILD']) delete base[key];
+  for (const key of [
+    'CONTAINER_ENGINE',
+    'CONTAINER_COMPOSE',
+    'DOCKER_HOST',
+    'SMOKE_HTTPS_PORT',
+    'SMOKE_HTTP_PORT',
+    'NPMRC',
+    'NPM_CA',
+    'VAULT_TAG',
+    'SMOKE_PROJECT',
+    'KEEP',
+    'SKIP_BUILD',
+  ])
+    delete base[key];
   return { ...base, ...env };
 }
 
@@ -40,7 +53,10 @@ function choose(answers: Record<string, string | null>, env: Record<string, stri
     let out;
     try { out = m.pickTools(JSON.parse(process.env.FAKE_ENV), probe); } catch (err) { out = { error: err.message }; }
     console.log(JSON.stringify({ ...out, calls }));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: childEnv({ FAKE_ANSWERS: JSON.stringify(answers), FAKE_ENV: JSON.stringify(env) }) });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+    encoding: 'utf8',
+    env: childEnv({ FAKE_ANSWERS: JSON.stringify(answers), FAKE_ENV: JSON.stringify(env) }),
+  });
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout) as Choice;
 }
@@ -69,10 +85,20 @@ describe('deploy:smoke chooses its engine and compose by what answers', () => {
   });
 
   it('skips a bare docker CLI (no buildx, no compose) and builds with podman, run by docker-compose 1.29 on its socket', () => {
-    const c = choose({ 'docker version --format': '4.3.1, Podman Engine, Conmon, OCI Runtime (runc), Engine', ...PODMAN, ...COMPOSE_V1 }, { DOCKER_HOST: 'unix:///run/vaultpod/podman.sock' });
+    const c = choose(
+      { 'docker version --format': '4.3.1, Podman Engine, Conmon, OCI Runtime (runc), Engine', ...PODMAN, ...COMPOSE_V1 },
+      { DOCKER_HOST: 'unix:///run/vaultpod/podman.sock' },
+    );
     expect(c.engine).toEqual({ name: 'podman', version: '4.3.1' });
-    expect(c.compose).toEqual({ command: ['docker-compose'], label: 'docker-compose', version: '1.29.2', dockerHost: 'unix:///run/vaultpod/podman.sock' });
-    expect(c.summary).toBe('deploy:smoke: podman 4.3.1 builds the images (--format docker); docker-compose 1.29.2 runs the stack through DOCKER_HOST=unix:///run/vaultpod/podman.sock');
+    expect(c.compose).toEqual({
+      command: ['docker-compose'],
+      label: 'docker-compose',
+      version: '1.29.2',
+      dockerHost: 'unix:///run/vaultpod/podman.sock',
+    });
+    expect(c.summary).toBe(
+      'deploy:smoke: podman 4.3.1 builds the images (--format docker); docker-compose 1.29.2 runs the stack through DOCKER_HOST=unix:///run/vaultpod/podman.sock',
+    );
     // What answered was asked, not which binaries exist.
     expect(c.calls).toContain('docker buildx version');
     expect(c.calls).toContain('podman compose version');
@@ -80,7 +106,10 @@ describe('deploy:smoke chooses its engine and compose by what answers', () => {
   });
 
   it('does not build with docker when its server is podman, even with buildx', () => {
-    const c = choose({ ...BUILDX, 'docker version --format': '4.3.1, Podman Engine, Conmon', ...COMPOSE_V2, ...PODMAN, ...PODMAN_COMPOSE }, { DOCKER_HOST: 'unix:///run/podman/podman.sock' });
+    const c = choose(
+      { ...BUILDX, 'docker version --format': '4.3.1, Podman Engine, Conmon', ...COMPOSE_V2, ...PODMAN, ...PODMAN_COMPOSE },
+      { DOCKER_HOST: 'unix:///run/podman/podman.sock' },
+    );
     expect(c.engine?.name).toBe('podman');
     expect(c.compose?.label).toBe('podman compose');
   });
@@ -88,13 +117,17 @@ describe('deploy:smoke chooses its engine and compose by what answers', () => {
   it('prefers podman compose (podman 4.7+) under podman, which needs no DOCKER_HOST', () => {
     const c = choose({ ...PODMAN, ...PODMAN_COMPOSE, ...COMPOSE_V1 });
     expect(c.compose).toEqual({ command: ['podman', 'compose'], label: 'podman compose', version: '2.29.7' });
-    expect(c.summary).toBe('deploy:smoke: podman 4.3.1 builds the images (--format docker); podman compose 2.29.7 runs the stack');
+    expect(c.summary).toBe(
+      'deploy:smoke: podman 4.3.1 builds the images (--format docker); podman compose 2.29.7 runs the stack',
+    );
   });
 
   it("finds podman's socket without DOCKER_HOST, and says how to start it when it is not there", () => {
     expect(choose({ ...PODMAN, ...COMPOSE_V1, ...PODMAN_SOCKET }).compose?.dockerHost).toBe('unix:///run/podman/podman.sock');
     const none = choose({ ...PODMAN, ...COMPOSE_V1, 'podman info --format': 'false /run/podman/podman.sock' });
-    expect(none.error).toMatch(/docker-compose reaches podman through its Docker API socket, which is not there \(\/run\/podman\/podman\.sock\): start `podman system service/);
+    expect(none.error).toMatch(
+      /docker-compose reaches podman through its Docker API socket, which is not there \(\/run\/podman\/podman\.sock\): start `podman system service/,
+    );
   });
 
   it('uses Docker Compose v2 of a docker CLI without buildx against podman', () => {
@@ -104,12 +137,21 @@ describe('deploy:smoke chooses its engine and compose by what answers', () => {
   });
 
   it('follows CONTAINER_ENGINE and CONTAINER_COMPOSE, and refuses them when they do not answer', () => {
-    const forced = choose({ ...BUILDX, ...DOCKER_SERVER, ...COMPOSE_V2, ...PODMAN, ...COMPOSE_V1 }, { CONTAINER_ENGINE: 'podman', CONTAINER_COMPOSE: 'docker-compose', DOCKER_HOST: 'unix:///p.sock' });
+    const forced = choose(
+      { ...BUILDX, ...DOCKER_SERVER, ...COMPOSE_V2, ...PODMAN, ...COMPOSE_V1 },
+      { CONTAINER_ENGINE: 'podman', CONTAINER_COMPOSE: 'docker-compose', DOCKER_HOST: 'unix:///p.sock' },
+    );
     expect(forced.engine?.name).toBe('podman');
     expect(forced.compose).toMatchObject({ label: 'docker-compose', dockerHost: 'unix:///p.sock' });
-    expect(choose({ ...DOCKER_SERVER, ...COMPOSE_V2 }, { CONTAINER_ENGINE: 'docker' }).error).toBe('CONTAINER_ENGINE=docker, but docker has no buildx (BuildKit) component');
-    expect(choose({ ...PODMAN, ...COMPOSE_V1 }, { CONTAINER_COMPOSE: 'podman  compose' }).error).toBe('CONTAINER_COMPOSE="podman compose", but `podman compose version` does not answer');
-    expect(choose({ ...PODMAN }, { CONTAINER_COMPOSE: 'compose' }).error).toMatch(/^CONTAINER_COMPOSE must be one of "docker compose", "podman compose", "docker-compose"/);
+    expect(choose({ ...DOCKER_SERVER, ...COMPOSE_V2 }, { CONTAINER_ENGINE: 'docker' }).error).toBe(
+      'CONTAINER_ENGINE=docker, but docker has no buildx (BuildKit) component',
+    );
+    expect(choose({ ...PODMAN, ...COMPOSE_V1 }, { CONTAINER_COMPOSE: 'podman  compose' }).error).toBe(
+      'CONTAINER_COMPOSE="podman compose", but `podman compose version` does not answer',
+    );
+    expect(choose({ ...PODMAN }, { CONTAINER_COMPOSE: 'compose' }).error).toMatch(
+      /^CONTAINER_COMPOSE must be one of "docker compose", "podman compose", "docker-compose"/,
+    );
     expect(choose({}, { CONTAINER_ENGINE: 'nerdctl' }).error).toBe('CONTAINER_ENGINE must be docker or podman, not "nerdctl"');
   });
 
@@ -117,7 +159,9 @@ describe('deploy:smoke chooses its engine and compose by what answers', () => {
     expect(choose({ ...DOCKER_SERVER }).error).toBe(
       'no engine can build the images (docker has no buildx (BuildKit) component; podman does not answer): install docker with buildx, or podman, or set CONTAINER_ENGINE',
     );
-    expect(choose({ ...PODMAN }).error).toMatch(/^no compose answers for podman \(tried `podman compose version`, `docker-compose version`, `docker compose version`\)/);
+    expect(choose({ ...PODMAN }).error).toMatch(
+      /^no compose answers for podman \(tried `podman compose version`, `docker-compose version`, `docker compose version`\)/,
+    );
   });
 });
 
@@ -125,17 +169,34 @@ describe('deploy:smoke chooses its engine and compose by what answers', () => {
 describe('npm run deploy:smoke --dry-run', () => {
   const dryRun = (env: Record<string, string>) => {
     const r = spawnSync(process.execPath, [SCRIPT, '--dry-run'], { encoding: 'utf8', env: childEnv(env) });
-    return { status: r.status, out: r.stdout.split('\n'), stderr: r.stderr, lines: r.stdout.split('\n').filter((l) => l.startsWith('$ ')) };
+    return {
+      status: r.status,
+      out: r.stdout.split('\n'),
+      stderr: r.stderr,
+      lines: r.stdout.split('\n').filter((l) => l.startsWith('$ ')),
+    };
   };
 
   it('says the engine and compose first, builds the four images with --format docker under podman, then starts and always stops the project', () => {
-    const { status, out, lines } = dryRun({ CONTAINER_ENGINE: 'podman', VAULT_TAG: 't1', NPMRC: '/run/ci.npmrc', NPM_CA: '/run/ca.pem' });
+    const { status, out, lines } = dryRun({
+      CONTAINER_ENGINE: 'podman',
+      VAULT_TAG: 't1',
+      NPMRC: '/run/ci.npmrc',
+      NPM_CA: '/run/ca.pem',
+    });
     expect(status).toBe(0);
-    expect(out[0]).toBe('deploy:smoke: podman (dry run) builds the images (--format docker); podman compose (dry run) runs the stack');
-    expect(lines.slice(0, 4)).toEqual(
-      APPS.map((a) => `$ podman build --format docker -f deploy/docker/Dockerfile --build-arg APP=${a} -t vault/${a}:t1 --secret id=npmrc,src=/run/ci.npmrc --secret id=npm-ca,src=/run/ca.pem .`),
+    expect(out[0]).toBe(
+      'deploy:smoke: podman (dry run) builds the images (--format docker); podman compose (dry run) runs the stack',
     );
-    expect(lines[4]).toMatch(/^\$ podman compose -p vault-smoke -f docker-compose\.yml --env-file \S+smoke\.env up -d --no-build$/);
+    expect(lines.slice(0, 4)).toEqual(
+      APPS.map(
+        (a) =>
+          `$ podman build --format docker -f deploy/docker/Dockerfile --build-arg APP=${a} -t vault/${a}:t1 --secret id=npmrc,src=/run/ci.npmrc --secret id=npm-ca,src=/run/ca.pem .`,
+      ),
+    );
+    expect(lines[4]).toMatch(
+      /^\$ podman compose -p vault-smoke -f docker-compose\.yml --env-file \S+smoke\.env up -d --no-build$/,
+    );
     expect(lines[5]).toMatch(/^\$ podman compose -p vault-smoke .* down -v --remove-orphans$/);
     expect(lines).toHaveLength(6);
   });
@@ -160,11 +221,15 @@ describe('npm run deploy:smoke --dry-run', () => {
       KEEP: '1',
     });
     expect(status).toBe(0);
-    expect(out[0]).toBe('deploy:smoke: podman (dry run) builds the images (--format docker); docker-compose (dry run) runs the stack through DOCKER_HOST=unix:///run/vaultpod/podman.sock');
+    expect(out[0]).toBe(
+      'deploy:smoke: podman (dry run) builds the images (--format docker); docker-compose (dry run) runs the stack through DOCKER_HOST=unix:///run/vaultpod/podman.sock',
+    );
     expect(lines).toHaveLength(1);
     const envFile = /--env-file (\S+)/.exec(lines[0])?.[1] ?? '';
     expect(lines[0]).toBe(`$ docker-compose -p vault-smoke -f docker-compose.yml --env-file ${envFile} up -d --no-build`);
-    expect(out.join('\n')).toContain(`left running: DOCKER_HOST=unix:///run/vaultpod/podman.sock docker-compose -p vault-smoke -f docker-compose.yml --env-file ${envFile} down -v stops it`);
+    expect(out.join('\n')).toContain(
+      `left running: DOCKER_HOST=unix:///run/vaultpod/podman.sock docker-compose -p vault-smoke -f docker-compose.yml --env-file ${envFile} down -v stops it`,
+    );
     try {
       const env = fs.readFileSync(envFile, 'utf8');
       expect(env).toMatch(/^GATEWAY_HTTPS_PORT=18443$/m);

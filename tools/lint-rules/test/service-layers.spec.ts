@@ -16,7 +16,10 @@ function lintFixture(files: Record<string, string[]>, allow: Record<string, stri
     for (const [file, imports] of Object.entries(files)) {
       const path = join(dir, 'src', file);
       mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, `${imports.map((i, n) => `import * as m${n} from '${i}';\nconsole.log(m${n});\n`).join('')}export const here = 1;\n`);
+      writeFileSync(
+        path,
+        `${imports.map((i, n) => `import * as m${n} from '${i}';\nconsole.log(m${n});\n`).join('')}export const here = 1;\n`,
+      );
     }
     writeFileSync(
       join(dir, 'eslint.config.mjs'),
@@ -25,7 +28,9 @@ function lintFixture(files: Record<string, string[]>, allow: Record<string, stri
     const r = spawnSync(process.execPath, [ESLINT, '--format', 'json', 'src'], { cwd: dir, encoding: 'utf8' });
     const results = JSON.parse(r.stdout) as { filePath: string; messages: { ruleId: string | null; message: string }[] }[];
     return Object.fromEntries(
-      results.filter((f) => f.messages.length > 0).map((f) => [relative(join(dir, 'src'), f.filePath), f.messages.map((m) => `${m.ruleId}: ${m.message}`)]),
+      results
+        .filter((f) => f.messages.length > 0)
+        .map((f) => [relative(join(dir, 'src'), f.filePath), f.messages.map((m) => `${m.ruleId}: ${m.message}`)]),
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -39,7 +44,11 @@ describe('service layers (eslint.layers.mjs)', () => {
         'main.ts': ['./app/app.module'],
         'app/app.module.ts': ['../features/files/files.module', '../config/env'],
         'features/files/files.module.ts': ['./files.service'],
-        'features/files/files.service.ts': ['../../capabilities/storage/storage', '../../persistence/file/file.repository', '../../config/env'],
+        'features/files/files.service.ts': [
+          '../../capabilities/storage/storage',
+          '../../persistence/file/file.repository',
+          '../../config/env',
+        ],
         'capabilities/storage/storage.ts': ['../access/access', '../../persistence/file/file.entity'],
         'capabilities/access/access.ts': ['../../config/env'],
         'persistence/file/file.repository.ts': ['./file.entity', '../record/record.entity', '../../config/env'],

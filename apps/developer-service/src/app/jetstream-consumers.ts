@@ -1,10 +1,5 @@
 import { INestApplication, Logger } from '@nestjs/common';
-import {
-  connectJetStream,
-  EventNamespace,
-  JetStreamServer,
-  NATS_CONNECTION,
-} from '@vault/platform/events';
+import { connectJetStream, EventNamespace, JetStreamServer, NATS_CONNECTION } from '@vault/platform/events';
 import { DeveloperEnv } from '../config/developer.env';
 
 /**

@@ -47,18 +47,12 @@ describe('DeveloperEnv', () => {
   });
 
   it('names out-of-range values', () => {
-    expect(() =>
-      loadEnv(DeveloperEnv, { ...DB, TOKEN_TTL_SECONDS: '30' }),
-    ).toThrow(/TOKEN_TTL_SECONDS/);
-    expect(() =>
-      loadEnv(DeveloperEnv, { ...DB, TOKEN_TTL_SECONDS: '86400' }),
-    ).toThrow(EnvValidationError);
-    expect(() =>
-      loadEnv(DeveloperEnv, { ...DB, AUTH_MAX_FAILURES: '0' }),
-    ).toThrow(/AUTH_MAX_FAILURES/);
-    expect(() =>
-      loadEnv(DeveloperEnv, { ...DB, KEY_ENCRYPTION_SECRET: 'short' }),
-    ).toThrow(/KEY_ENCRYPTION_SECRET: .*\(got a value that is not shown\)$/);
+    expect(() => loadEnv(DeveloperEnv, { ...DB, TOKEN_TTL_SECONDS: '30' })).toThrow(/TOKEN_TTL_SECONDS/);
+    expect(() => loadEnv(DeveloperEnv, { ...DB, TOKEN_TTL_SECONDS: '86400' })).toThrow(EnvValidationError);
+    expect(() => loadEnv(DeveloperEnv, { ...DB, AUTH_MAX_FAILURES: '0' })).toThrow(/AUTH_MAX_FAILURES/);
+    expect(() => loadEnv(DeveloperEnv, { ...DB, KEY_ENCRYPTION_SECRET: 'short' })).toThrow(
+      /KEY_ENCRYPTION_SECRET: .*\(got a value that is not shown\)$/,
+    );
   });
 
   it('refuses a publish lead shorter than the verifiers need to fetch a new key, unless rotation is off', () => {
@@ -66,7 +60,9 @@ describe('DeveloperEnv', () => {
     expect(() => loadEnv(DeveloperEnv, short)).toThrow(
       /SIGNING_KEY_PUBLISH_LEAD_SECONDS: must be at least 360 \(the verifiers' JWKS refresh of 300 s plus SIGNING_KEY_CHECK_SECONDS\) \(got 300\)/,
     );
-    expect(loadEnv(DeveloperEnv, { ...short, SIGNING_KEY_PUBLISH_LEAD_SECONDS: '360' }).SIGNING_KEY_PUBLISH_LEAD_SECONDS).toBe(360);
+    expect(loadEnv(DeveloperEnv, { ...short, SIGNING_KEY_PUBLISH_LEAD_SECONDS: '360' }).SIGNING_KEY_PUBLISH_LEAD_SECONDS).toBe(
+      360,
+    );
     expect(loadEnv(DeveloperEnv, { ...short, SIGNING_KEY_ROTATION_DAYS: '0' }).SIGNING_KEY_PUBLISH_LEAD_SECONDS).toBe(300);
   });
 

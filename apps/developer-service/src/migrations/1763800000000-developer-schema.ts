@@ -22,9 +22,7 @@ export class DeveloperSchema1763800000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE INDEX applications_tenant_idx ON applications (tenant_id)`,
-    );
+    await q.query(`CREATE INDEX applications_tenant_idx ON applications (tenant_id)`);
     await q.query(`
       CREATE TABLE organisation_users (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -34,9 +32,7 @@ export class DeveloperSchema1763800000000 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX organisation_users_tenant_username_uq ON organisation_users (tenant_id, lower(username))`,
-    );
+    await q.query(`CREATE UNIQUE INDEX organisation_users_tenant_username_uq ON organisation_users (tenant_id, lower(username))`);
     await q.query(`
       CREATE TABLE signing_keys (
         kid varchar(64) PRIMARY KEY,
@@ -47,9 +43,7 @@ export class DeveloperSchema1763800000000 implements MigrationInterface {
         active boolean NOT NULL DEFAULT true,
         created_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX signing_keys_one_active_uq ON signing_keys ((true)) WHERE active`,
-    );
+    await q.query(`CREATE UNIQUE INDEX signing_keys_one_active_uq ON signing_keys ((true)) WHERE active`);
     // Shape expected by rate-limiter-flexible's Postgres store (shared by every replica).
     await q.query(`
       CREATE TABLE auth_throttle (

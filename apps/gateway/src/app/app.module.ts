@@ -6,10 +6,6 @@ import { ProxyModule } from '../capabilities/proxy/proxy.module';
 
 /** The edge: health from the platform, everything else proxied by host. No business logic. */
 @Module({
-  imports: [
-    PlatformModule.forRoot({ name: 'gateway', env: GatewayEnv, kind: 'edge' }),
-    ProxyModule,
-    PlainHttpModule,
-  ],
+  imports: [PlatformModule.forRoot({ name: 'gateway', env: GatewayEnv, kind: 'edge' }), ProxyModule, PlainHttpModule],
 })
 export class AppModule {}

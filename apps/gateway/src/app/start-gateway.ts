@@ -1,11 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import {
-  appLogger,
-  hardenExpress,
-  instrumentApp,
-} from '@vault/platform/bootstrap';
+import { appLogger, hardenExpress, instrumentApp } from '@vault/platform/bootstrap';
 import { loadEnv } from '@vault/platform/config';
 import type { Server } from 'node:https';
 import { AddressInfo } from 'node:net';
@@ -75,7 +71,13 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
     const httpPort = await app.get(PlainHttpListener).listen(env.HTTP_PORT, env.HOST);
     const httpsPort = (server.address() as AddressInfo).port;
     // /metrics only on METRICS_PORT: every path of the public listeners is proxied or refused.
-    const metricsPort = await instrumentApp(app, { name: 'gateway', metricsPort: env.METRICS_PORT, host: env.HOST, nats: false, database: false });
+    const metricsPort = await instrumentApp(app, {
+      name: 'gateway',
+      metricsPort: env.METRICS_PORT,
+      host: env.HOST,
+      nats: false,
+      database: false,
+    });
     return { app, env, tls, httpsPort, httpPort, metricsPort };
   } catch (err) {
     await app.close();

@@ -13,7 +13,10 @@ export function parseCidr(entry: string): { address: string; prefix: number; fam
 
 /** Comma-separated CIDR list; empty entries ignored. Throws naming the first bad entry. */
 export function parseCidrList(value: string | undefined): BlockList | undefined {
-  const entries = (value ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = (value ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (entries.length === 0) return undefined;
   const list = new BlockList();
   for (const entry of entries) {

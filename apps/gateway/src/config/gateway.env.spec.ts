@@ -67,8 +67,7 @@ describe('GatewayEnv', () => {
   });
 
   it('refuses credentials in an upstream URL (upstreams take none) and shows URLs without them', () => {
-    const attempt = () =>
-      loadEnv(GatewayEnv, { USER_SERVICE_URL: 'http://svc:hunter2@127.0.0.1:3002' });
+    const attempt = () => loadEnv(GatewayEnv, { USER_SERVICE_URL: 'http://svc:hunter2@127.0.0.1:3002' });
     expect(attempt).toThrow(/USER_SERVICE_URL: .*\(got "http:\/\/svc:\*\*\*@127\.0\.0\.1:3002"\)/);
     expect(attempt).not.toThrow(/hunter2/);
   });

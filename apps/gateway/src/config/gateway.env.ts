@@ -1,9 +1,4 @@
-import {
-  BaseEnv,
-  JetStreamReplicas,
-  ToInt,
-  UrlSetting,
-} from '@vault/platform/config';
+import { BaseEnv, JetStreamReplicas, ToInt, UrlSetting } from '@vault/platform/config';
 import { Equals, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, ValidateBy, ValidateIf } from 'class-validator';
 import { EVENTS_NAMESPACE_PATTERN } from '@vault/platform/events';
 import { parseCidrList } from './cidr-list';

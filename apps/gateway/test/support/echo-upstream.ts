@@ -46,19 +46,22 @@ export class EchoUpstream {
         res.end(problem);
         return;
       }
-      void readAll(req).then((body) => {
-        const echoed = { upstream: name, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
-        u.hits.push(echoed);
-        const asked = req.headers['x-test-response-headers'];
-        res.writeHead(Number(req.headers['x-test-status'] ?? 200), {
-          'content-type': 'application/json',
-          'x-upstream': name,
-          connection: 'keep-alive, x-upstream-private',
-          'x-upstream-private': 'hop',
-          ...(typeof asked === 'string' ? (JSON.parse(asked) as Record<string, string>) : {}),
-        });
-        res.end(JSON.stringify(echoed));
-      }, () => res.destroy());
+      void readAll(req).then(
+        (body) => {
+          const echoed = { upstream: name, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+          u.hits.push(echoed);
+          const asked = req.headers['x-test-response-headers'];
+          res.writeHead(Number(req.headers['x-test-status'] ?? 200), {
+            'content-type': 'application/json',
+            'x-upstream': name,
+            connection: 'keep-alive, x-upstream-private',
+            'x-upstream-private': 'hop',
+            ...(typeof asked === 'string' ? (JSON.parse(asked) as Record<string, string>) : {}),
+          });
+          res.end(JSON.stringify(echoed));
+        },
+        () => res.destroy(),
+      );
     });
     await new Promise<void>((r) => u.server.listen(0, '127.0.0.1', r));
     u.url = `http://127.0.0.1:${(u.server.address() as AddressInfo).port}`;

@@ -51,7 +51,10 @@ export async function startGatewayProcess(env: Record<string, string>, args = GA
   };
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`gateway exited: ${out}`);
-    const ready = await call(httpsPort, { host: 'localhost', path: '/health/ready' }).then((r) => r.status === 200, () => false);
+    const ready = await call(httpsPort, { host: 'localhost', path: '/health/ready' }).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) return { child, httpsPort, output: () => out, stop };
     await new Promise((r) => setTimeout(r, 100));
   }

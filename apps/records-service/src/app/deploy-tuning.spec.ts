@@ -27,7 +27,8 @@ function listed(text: string, commented: boolean): Record<string, { value: strin
   const out: Record<string, { value: string; before: string }> = {};
   lines.forEach((line, i) => {
     const m = pattern.exec(line);
-    if (m && /^(CHANGE_FEED|WEBHOOK)_/.test(m[1]) && !NOT_TUNING.has(m[1])) out[m[1]] = { value: m[2], before: lines[i - 1] ?? '' };
+    if (m && /^(CHANGE_FEED|WEBHOOK)_/.test(m[1]) && !NOT_TUNING.has(m[1]))
+      out[m[1]] = { value: m[2], before: lines[i - 1] ?? '' };
   });
   return out;
 }
@@ -37,7 +38,13 @@ describe('change-feed and webhook tuning in the deployment files', () => {
 
   it('knows the tuning settings', () => {
     expect(Object.keys(expected)).toEqual(
-      expect.arrayContaining(['CHANGE_FEED_ACK_WAIT_MS', 'CHANGE_FEED_RETENTION_DAYS', 'WEBHOOK_CONCURRENCY', 'WEBHOOK_RUN_MAX', 'WEBHOOK_RETRY_SCHEDULE_MS']),
+      expect.arrayContaining([
+        'CHANGE_FEED_ACK_WAIT_MS',
+        'CHANGE_FEED_RETENTION_DAYS',
+        'WEBHOOK_CONCURRENCY',
+        'WEBHOOK_RUN_MAX',
+        'WEBHOOK_RETRY_SCHEDULE_MS',
+      ]),
     );
   });
 

@@ -13,5 +13,8 @@ import { webhookConsumers } from '../features/webhooks/webhook-fanout';
  */
 export function startJetStreamConsumers(app: INestApplication): Promise<JetStreamServer> {
   const options = activityLogTransport(app);
-  return connectJetStream(app, { ...options, consumers: { ...options.consumers, ...webhookConsumers(app), ...changeFeedConsumers(app) } });
+  return connectJetStream(app, {
+    ...options,
+    consumers: { ...options.consumers, ...webhookConsumers(app), ...changeFeedConsumers(app) },
+  });
 }

@@ -119,9 +119,7 @@ export class RecordsSchema1763800000000 implements MigrationInterface {
         occurred_at timestamptz NOT NULL,
         published_at timestamptz
       )`);
-    await q.query(
-      `CREATE INDEX outbox_events_unpublished_idx ON outbox_events (occurred_at) WHERE published_at IS NULL`,
-    );
+    await q.query(`CREATE INDEX outbox_events_unpublished_idx ON outbox_events (occurred_at) WHERE published_at IS NULL`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -1,11 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import {
-  CATALOGUE_ASSET_BASE,
-  catalogueId,
-  displayValues,
-  OTHER_NAME,
-  RECORD_CATALOGUE,
-} from './record-catalogue.data';
+import { CATALOGUE_ASSET_BASE, catalogueId, displayValues, OTHER_NAME, RECORD_CATALOGUE } from './record-catalogue.data';
 
 /** Inserts the record type and subtype catalogue (reference data). */
 export class RecordCatalogue1763800000001 implements MigrationInterface {
@@ -18,13 +12,7 @@ export class RecordCatalogue1763800000001 implements MigrationInterface {
       await q.query(
         `INSERT INTO record_types (id, name, vault_type, order_id, logo, display_value)
          VALUES ($1, $2, 'individual', $3, $4, $5)`,
-        [
-          typeId,
-          typeName,
-          typeIndex + 1,
-          `${CATALOGUE_ASSET_BASE}/${typeName}.svg`,
-          JSON.stringify(displayValues(entry.type)),
-        ],
+        [typeId, typeName, typeIndex + 1, `${CATALOGUE_ASSET_BASE}/${typeName}.svg`, JSON.stringify(displayValues(entry.type))],
       );
       for (const [subIndex, sub] of entry.subtypes.entries()) {
         const subName = sub[0];

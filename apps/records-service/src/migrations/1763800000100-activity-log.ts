@@ -25,9 +25,7 @@ export class ActivityLog1763800000100 implements MigrationInterface {
         logged_at timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY (event_id, vault_id)
       )`);
-    await q.query(
-      `CREATE INDEX activity_log_vault_time_idx ON activity_log_entries (vault_id, occurred_at DESC, event_id DESC)`,
-    );
+    await q.query(`CREATE INDEX activity_log_vault_time_idx ON activity_log_entries (vault_id, occurred_at DESC, event_id DESC)`);
     await q.query(`
       CREATE FUNCTION outbox_events_notify() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN

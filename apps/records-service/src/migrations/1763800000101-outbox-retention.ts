@@ -5,9 +5,7 @@ export class OutboxRetention1763800000101 implements MigrationInterface {
   name = 'OutboxRetention1763800000101';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(
-      `CREATE INDEX outbox_events_published_idx ON outbox_events (published_at) WHERE published_at IS NOT NULL`,
-    );
+    await q.query(`CREATE INDEX outbox_events_published_idx ON outbox_events (published_at) WHERE published_at IS NOT NULL`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -27,15 +27,9 @@ export class ResumableUploads1763800000800 implements MigrationInterface {
         created_at timestamptz NOT NULL DEFAULT now(),
         expires_at timestamptz NOT NULL
       )`);
-    await q.query(
-      `CREATE INDEX resumable_uploads_record_idx ON resumable_uploads (record_id)`,
-    );
-    await q.query(
-      `CREATE INDEX resumable_uploads_owner_idx ON resumable_uploads (owner_open_id)`,
-    );
-    await q.query(
-      `CREATE INDEX resumable_uploads_expiry_idx ON resumable_uploads (expires_at)`,
-    );
+    await q.query(`CREATE INDEX resumable_uploads_record_idx ON resumable_uploads (record_id)`);
+    await q.query(`CREATE INDEX resumable_uploads_owner_idx ON resumable_uploads (owner_open_id)`);
+    await q.query(`CREATE INDEX resumable_uploads_expiry_idx ON resumable_uploads (expires_at)`);
   }
 
   async down(q: QueryRunner): Promise<void> {

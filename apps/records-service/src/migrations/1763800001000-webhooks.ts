@@ -49,9 +49,7 @@ export class Webhooks1763800001000 implements MigrationInterface {
       )`);
     await q.query(`CREATE UNIQUE INDEX webhook_deliveries_event_uq ON webhook_deliveries (webhook_id, event_id)`);
     await q.query(`CREATE INDEX webhook_deliveries_log_idx ON webhook_deliveries (webhook_id, created_at DESC, id)`);
-    await q.query(
-      `CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
-    );
+    await q.query(`CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
     await q.query(
       `CREATE INDEX webhook_deliveries_order_idx ON webhook_deliveries (webhook_id, vault_id, stream_seq) WHERE status = 'pending'`,
     );

@@ -1,7 +1,4 @@
-import {
-  addOutboxTraceContext,
-  dropOutboxTraceContext,
-} from '@vault/platform/events';
+import { addOutboxTraceContext, dropOutboxTraceContext } from '@vault/platform/events';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**

@@ -20,4 +20,24 @@ import { WebhookDisabledCode1763900000700 } from './1763900000700-webhook-disabl
 
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const MIGRATIONS: Function[] = [RecordsSchema1763800000000, RecordCatalogue1763800000001, ActivityLog1763800000100, OutboxRetention1763800000101, RecordFiles1763800000200, LiveRecordCounter1763800000300, ActivityLogPaging1763800000400, RecordSearchOrder1763800000500, ResourceVersions1763800000700, ResumableUploads1763800000800, Collaborators1763800000900, Webhooks1763800001000, OutboxTrace1763800001100, ChangeFeed1763800001200, ResumableHashInMemory1763800001300, IdempotencyKeys1763900000000, WebhookDeliveryLease1763900000400, VaultDeletionSchedule1763900000300, WebhookDisabledCode1763900000700];
+export const MIGRATIONS: Function[] = [
+  RecordsSchema1763800000000,
+  RecordCatalogue1763800000001,
+  ActivityLog1763800000100,
+  OutboxRetention1763800000101,
+  RecordFiles1763800000200,
+  LiveRecordCounter1763800000300,
+  ActivityLogPaging1763800000400,
+  RecordSearchOrder1763800000500,
+  ResourceVersions1763800000700,
+  ResumableUploads1763800000800,
+  Collaborators1763800000900,
+  Webhooks1763800001000,
+  OutboxTrace1763800001100,
+  ChangeFeed1763800001200,
+  ResumableHashInMemory1763800001300,
+  IdempotencyKeys1763900000000,
+  WebhookDeliveryLease1763900000400,
+  VaultDeletionSchedule1763900000300,
+  WebhookDisabledCode1763900000700,
+];

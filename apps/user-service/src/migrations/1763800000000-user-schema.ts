@@ -29,9 +29,7 @@ export class UserSchema1763800000000 implements MigrationInterface {
         updated_at timestamptz NOT NULL DEFAULT now(),
         CONSTRAINT accounts_tenant_open_id_key UNIQUE (tenant_id, open_id)
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX accounts_tenant_username_key ON accounts (tenant_id, lower(username))`,
-    );
+    await q.query(`CREATE UNIQUE INDEX accounts_tenant_username_key ON accounts (tenant_id, lower(username))`);
     await q.query(`
       CREATE TABLE account_settings (
         id uuid PRIMARY KEY,

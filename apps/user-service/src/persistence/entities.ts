@@ -6,10 +6,4 @@ import { SettingsEntity } from './settings/settings.entity';
 
 /** Every TypeORM entity of user-service, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-export const ENTITIES: Function[] = [
-  AccountEntity,
-  SettingsEntity,
-  AgreementEntity,
-  MfaCodeEntity,
-  InvitationEntity,
-];
+export const ENTITIES: Function[] = [AccountEntity, SettingsEntity, AgreementEntity, MfaCodeEntity, InvitationEntity];

@@ -6,7 +6,14 @@ import { MfaCodeRepository } from './mfa-codes/mfa-code.repository';
 import { SettingsRepository } from './settings/settings.repository';
 import { Transactions } from '@vault/platform/persistence';
 
-const PROVIDERS = [Transactions, AccountRepository, SettingsRepository, AgreementRepository, MfaCodeRepository, InvitationRepository];
+const PROVIDERS = [
+  Transactions,
+  AccountRepository,
+  SettingsRepository,
+  AgreementRepository,
+  MfaCodeRepository,
+  InvitationRepository,
+];
 
 /**
  * The user-service persistence seam: one repository per aggregate (queries and row

@@ -1,14 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DEFAULT_PAGE_SIZE, PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import {
-  FILTER_LOCALES,
-  LOG_ENTITIES,
-  LOG_EVENT_TYPES,
-  type FilterLocale,
-  type LogEntity,
-  type LogEventType,
-} from '../enums';
+import { FILTER_LOCALES, LOG_ENTITIES, LOG_EVENT_TYPES, type FilterLocale, type LogEntity, type LogEventType } from '../enums';
 
 /** Entries a log page holds without pageSize. */
 export const LOG_DEFAULT_PAGE_SIZE = DEFAULT_PAGE_SIZE;

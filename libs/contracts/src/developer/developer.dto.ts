@@ -1,12 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsIn,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Matches,
-  MaxLength,
-} from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 
 /** Longest credential value accepted (bounds the hashing work per request). */
 const MAX_CREDENTIAL_LENGTH = 1024;
@@ -49,8 +42,7 @@ export class TokenRequestDto {
 /** Successful answer of `POST .../auth`. */
 export class TokenResponseDto {
   @ApiProperty({
-    description:
-      'Signed JWT (ES256) to send as `Authorization: Bearer <token>`.',
+    description: 'Signed JWT (ES256) to send as `Authorization: Bearer <token>`.',
   })
   access_token!: string;
 
@@ -86,8 +78,7 @@ export class TestTokenQueryDto {
   @ApiPropertyOptional({
     enum: TEST_RESPONSE_TYPES,
     default: 'redirect_url',
-    description:
-      '`redirect_url` answers `{redirectUrl}`; `html` answers a page showing the token.',
+    description: '`redirect_url` answers `{redirectUrl}`; `html` answers a page showing the token.',
   })
   @IsOptional()
   @IsIn(TEST_RESPONSE_TYPES)
@@ -100,8 +91,7 @@ export class TestRedirectResponseDto {
     description:
       'First redirect URI of the application with the token in the fragment: ' +
       '`#access_token=<jwt>&token_type=Bearer&expires_in=<seconds>`.',
-    example:
-      'https://localhost:8443/callback#access_token=eyJ...&token_type=Bearer&expires_in=900',
+    example: 'https://localhost:8443/callback#access_token=eyJ...&token_type=Bearer&expires_in=900',
   })
   redirectUrl!: string;
 }

@@ -141,7 +141,7 @@ describe('error catalogue', () => {
       "sendProblem(res, { entry: GATEWAY_ERRORS.unknownHost, detail: 'x' }, id);",
       "sendProblem(res, { entry: GATEWAY_ERRORS.noSuchHost, detail: 'x' }, id);",
       "const body = problemBody(status, ERROR_CODES.noSuchCode, 'x', id);",
-      "throw ProblemException.of(entry, detail);",
+      'throw ProblemException.of(entry, detail);',
     ].join('\n');
     expect(codeSites('sample.ts', sample)).toHaveLength(6);
     expect(problemsOf(codeSites('sample.ts', sample)).sort()).toEqual([
@@ -155,7 +155,13 @@ describe('error catalogue', () => {
     const sites = projectSources().flatMap((path) => codeSites(relative(ROOT, path), readFileSync(path, 'utf8')));
     const resolved = sites.filter((s) => resolveCode(s.expression) !== null);
     // the scan must see the known throwers, or it checks nothing
-    for (const dir of ['apps/gateway/', 'apps/developer-service/', 'apps/user-service/', 'apps/records-service/', 'libs/platform/']) {
+    for (const dir of [
+      'apps/gateway/',
+      'apps/developer-service/',
+      'apps/user-service/',
+      'apps/records-service/',
+      'libs/platform/',
+    ]) {
       expect(resolved.some((s) => s.file.startsWith(dir))).toBe(true);
     }
     expect(problemsOf(sites)).toEqual([]);

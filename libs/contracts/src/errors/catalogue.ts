@@ -38,11 +38,8 @@ export interface CatalogueError extends ErrorEntry {
 }
 
 /** The whole catalogue, module by module, in the order of docs/errors.md. */
-export const ERROR_CATALOGUE: readonly CatalogueError[] = Object.entries(ERROR_TABLES).flatMap(
-  ([module, tables]) =>
-    tables.flatMap((table: ErrorTable) =>
-      Object.values(table).map((entry) => ({ ...entry, module }) as CatalogueError),
-    ),
+export const ERROR_CATALOGUE: readonly CatalogueError[] = Object.entries(ERROR_TABLES).flatMap(([module, tables]) =>
+  tables.flatMap((table: ErrorTable) => Object.values(table).map((entry) => ({ ...entry, module }) as CatalogueError)),
 );
 
 const BY_CODE: ReadonlyMap<string, CatalogueError> = new Map(ERROR_CATALOGUE.map((e) => [e.code, e]));

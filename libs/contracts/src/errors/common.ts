@@ -8,7 +8,8 @@ export const COMMON_ERRORS = {
   validationFailed: {
     code: 'validation_failed',
     status: 400,
-    meaning: 'Invalid input: missing, unknown or malformed fields, malformed JSON, a body that is not an object or nests too deep, or a value that cannot be stored; `errors` names the fields.',
+    meaning:
+      'Invalid input: missing, unknown or malformed fields, malformed JSON, a body that is not an object or nests too deep, or a value that cannot be stored; `errors` names the fields.',
   },
   unauthorized: {
     code: 'unauthorized',
@@ -38,7 +39,8 @@ export const COMMON_ERRORS = {
   conflict: {
     code: 'conflict',
     status: 409,
-    meaning: 'The request conflicts with an existing resource and no more specific code applies (for instance a duplicate the database refused).',
+    meaning:
+      'The request conflicts with an existing resource and no more specific code applies (for instance a duplicate the database refused).',
   },
   lengthRequired: {
     code: 'length_required',
@@ -58,7 +60,8 @@ export const COMMON_ERRORS = {
   payloadTooLarge: {
     code: 'payload_too_large',
     status: 413,
-    meaning: "The body is larger than allowed: the 1 MiB limit of JSON and form bodies (gateway and modules alike), or the upload limit of the vault's plan.",
+    meaning:
+      "The body is larger than allowed: the 1 MiB limit of JSON and form bodies (gateway and modules alike), or the upload limit of the vault's plan.",
   },
   unsupportedMediaType: {
     code: 'unsupported_media_type',
@@ -83,7 +86,8 @@ export const COMMON_ERRORS = {
   idempotencyKeyReused: {
     code: 'idempotency_key_reused',
     status: 422,
-    meaning: 'This Idempotency-Key was already used by the same caller, within 24 hours, for a different request (method, path or body); use a new key.',
+    meaning:
+      'This Idempotency-Key was already used by the same caller, within 24 hours, for a different request (method, path or body); use a new key.',
   },
   tooManyRequests: {
     code: 'too_many_requests',

@@ -10,7 +10,8 @@ export const DEVELOPER_ERRORS = {
   accountDeleted: {
     code: 'account_deleted',
     status: 403,
-    meaning: 'Token issuance refused: the identity deleted its account in this tenant; it can no longer sign in (or get test tokens).',
+    meaning:
+      'Token issuance refused: the identity deleted its account in this tenant; it can no longer sign in (or get test tokens).',
   },
   noRedirectUri: {
     code: 'no_redirect_uri',

@@ -6,12 +6,12 @@ export const RECORDS_ERRORS = {
   maxRecordsReached: {
     code: 'max_records_reached',
     status: 409,
-    meaning: "The vault already holds the records its plan allows.",
+    meaning: 'The vault already holds the records its plan allows.',
   },
   maxOwnedVaultsReached: {
     code: 'max_owned_vaults_reached',
     status: 409,
-    meaning: "The account already owns the vaults its plans allow.",
+    meaning: 'The account already owns the vaults its plans allow.',
   },
   emailUsernameTaken: {
     code: 'email_username_taken',
@@ -45,7 +45,8 @@ export const COLLABORATOR_ERRORS = {
   featureNotInPlan: {
     code: 'feature_not_in_plan',
     status: 403,
-    meaning: "The vault's plan does not include this feature (inviting collaborators, this guest role, or transferring ownership).",
+    meaning:
+      "The vault's plan does not include this feature (inviting collaborators, this guest role, or transferring ownership).",
   },
   ownerCannotBeRemoved: {
     code: 'owner_cannot_be_removed',
@@ -55,7 +56,8 @@ export const COLLABORATOR_ERRORS = {
   vaultOwnerActive: {
     code: 'vault_owner_active',
     status: 409,
-    meaning: "The vault's owner account is not deleted (or a claim made the caller or another collaborator its owner): only a vault whose owner deleted its account can be claimed.",
+    meaning:
+      "The vault's owner account is not deleted (or a claim made the caller or another collaborator its owner): only a vault whose owner deleted its account can be claimed.",
   },
 } as const satisfies ErrorTable;
 
@@ -155,7 +157,8 @@ export const CHANGE_FEED_ERRORS = {
   cursorExpired: {
     code: 'cursor_expired',
     status: 410,
-    meaning: 'Events after this change-feed cursor were removed by retention; resync the vault, then read the feed from the start.',
+    meaning:
+      'Events after this change-feed cursor were removed by retention; resync the vault, then read the feed from the start.',
   },
 } as const satisfies ErrorTable;
 

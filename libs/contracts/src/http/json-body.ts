@@ -80,7 +80,9 @@ export function findForbiddenKey(value: unknown): string | undefined {
 export function parseJsonObject(
   text: string,
   maxDepth: number = MAX_JSON_DEPTH,
-): { ok: true; value: Record<string, unknown> } | { ok: false; reason: 'too_deep' | 'malformed' | 'not_object' | 'forbidden_key'; field?: string } {
+):
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; reason: 'too_deep' | 'malformed' | 'not_object' | 'forbidden_key'; field?: string } {
   if (jsonNestsDeeperThan(text, maxDepth)) return { ok: false, reason: 'too_deep' };
   let value: unknown;
   try {

@@ -6,10 +6,7 @@ export const MAX_URL_LENGTH = 2048;
 /** Host names that only ever reach the caller's own machine: http is allowed for them (development). */
 function isLocalHost(hostname: string): boolean {
   return (
-    hostname === 'localhost' ||
-    hostname.endsWith('.localhost') ||
-    hostname === '[::1]' ||
-    /^127(\.\d{1,3}){3}$/.test(hostname)
+    hostname === 'localhost' || hostname.endsWith('.localhost') || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname)
   );
 }
 

@@ -45,7 +45,13 @@ export interface VaultCloudEvent {
 }
 
 /** The CloudEvent of event `id` of `type` in vault `vaultId`. */
-export function vaultCloudEvent(id: string, type: WebhookEventType, vaultId: string, time: string, data: object): VaultCloudEvent {
+export function vaultCloudEvent(
+  id: string,
+  type: WebhookEventType,
+  vaultId: string,
+  time: string,
+  data: object,
+): VaultCloudEvent {
   return {
     specversion: '1.0',
     id,

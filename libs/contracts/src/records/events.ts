@@ -1,12 +1,5 @@
 import { Type } from 'class-transformer';
-import {
-  IsBoolean,
-  IsISO8601,
-  IsOptional,
-  IsString,
-  IsUUID,
-  ValidateNested,
-} from 'class-validator';
+import { IsBoolean, IsISO8601, IsOptional, IsString, IsUUID, ValidateNested } from 'class-validator';
 
 /** Who caused an event. */
 export class EventActor {
@@ -153,7 +146,6 @@ export const RECORDS_EVENT_KINDS = {
   'vault.collaborator.deleted.v1': { entity: 'Network', eventType: 'Delete' },
   'vault.vault.transferred.v1': { entity: 'Network', eventType: 'Update' },
 } as const;
-
 
 /** Payload class of each records-module subject, to validate a payload on receipt. */
 export const RECORDS_EVENT_PAYLOADS: Record<keyof typeof RECORDS_EVENT_KINDS, new () => VaultEventBase> = {

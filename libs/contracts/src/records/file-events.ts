@@ -18,4 +18,3 @@ export class FileChangedEvent extends RecordChangedEvent {
   @Min(0)
   fileSize!: number;
 }
-

@@ -1,16 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-  IsUUID,
-  MaxLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateIf } from 'class-validator';
 import { FILTER_LOCALES, RECORD_STATUSES, type FilterLocale, type RecordStatus } from '../enums';
 import { OTHER_SUBTYPE } from './features';
 import { ReadOnlyEchoes } from './read-only-echoes';
@@ -31,8 +21,7 @@ function parseObjectString({ value }: { value: unknown }): unknown {
   return parsed.ok ? parsed.value : value;
 }
 
-const RECORD_DETAILS_MESSAGE =
-  `recordDetails must be an object (or a JSON string of one) nested at most ${DETAILS_DEPTH} levels, without __proto__ or constructor keys`;
+const RECORD_DETAILS_MESSAGE = `recordDetails must be an object (or a JSON string of one) nested at most ${DETAILS_DEPTH} levels, without __proto__ or constructor keys`;
 
 /** Record create and update body (docs/records-api.md, Records). */
 export class RecordDto extends ReadOnlyEchoes {

@@ -1,14 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsIn,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Matches,
-  MaxLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ACCOUNT_LOCALES, DARK_MODES, type AccountLocale, type DarkMode } from '../enums';
 import { EMAIL_USERNAME_PATTERN, VAULT_TYPES, type VaultType } from './features';
 import { ReadOnlyEchoes } from './read-only-echoes';
@@ -39,7 +30,12 @@ export class VaultFieldsDto extends ReadOnlyEchoes {
   @Matches(EMAIL_USERNAME_PATTERN, { message: EMAIL_USERNAME_MESSAGE })
   emailUsername?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, format: 'uri', maxLength: MAX_URL_LENGTH, description: 'An https URL (http only for localhost).' })
+  @ApiPropertyOptional({
+    nullable: true,
+    format: 'uri',
+    maxLength: MAX_URL_LENGTH,
+    description: 'An https URL (http only for localhost).',
+  })
   @IsOptional()
   @IsWebUrl()
   profilePhoto?: string | null;
@@ -73,7 +69,10 @@ export class VaultFieldsDto extends ReadOnlyEchoes {
   @MaxLength(200)
   licenseKey?: string;
 
-  @ApiPropertyOptional({ description: 'Branding code configured for the tenant; null selects the default brand.', nullable: true })
+  @ApiPropertyOptional({
+    description: 'Branding code configured for the tenant; null selects the default brand.',
+    nullable: true,
+  })
   @IsOptional()
   @IsString()
   @IsNotEmpty()

@@ -19,14 +19,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import {
-  COUNTRY_CODES,
-  CountryCode,
-  GENDERS,
-  Gender,
-  MARITAL_STATUSES,
-  MaritalStatus,
-} from '../enums';
+import { COUNTRY_CODES, CountryCode, GENDERS, Gender, MARITAL_STATUSES, MaritalStatus } from '../enums';
 import { IsWebUrl, MAX_URL_LENGTH } from '../http/web-url';
 import { AccountSettingsDto } from './settings.dto';
 import { AgreementDto } from './agreement.dto';
@@ -57,17 +50,35 @@ function ContactList(type: () => Type<unknown>, key: string) {
 export class ResidenceDto {
   @ReadOnlyEcho() id?: unknown;
 
-  @ApiPropertyOptional({ maxLength: TEXT }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   buildingNumber?: string;
-  @ApiPropertyOptional({ maxLength: TEXT }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   streetName?: string;
-  @ApiPropertyOptional({ maxLength: TEXT }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   unitNumber?: string;
-  @ApiPropertyOptional({ maxLength: TEXT }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   city?: string;
-  @ApiPropertyOptional({ maxLength: TEXT }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   provinceState?: string;
-  @ApiPropertyOptional({ maxLength: TEXT }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   postalZip?: string;
 
   @ApiPropertyOptional({ enum: COUNTRY_CODES, description: 'ISO 3166 two-letter code.' })
@@ -80,7 +91,9 @@ export class ResidenceDto {
 abstract class ContactEntryFields {
   @ReadOnlyEcho() _id?: unknown;
 
-  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean()
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
   primary?: boolean;
 
   @ApiPropertyOptional({
@@ -123,7 +136,8 @@ export class PhoneEntryDto extends ContactEntryFields {
   @Max(Number.MAX_SAFE_INTEGER)
   ext: number;
 
-  @ApiProperty() @IsBoolean()
+  @ApiProperty()
+  @IsBoolean()
   mobile: boolean;
 }
 
@@ -169,7 +183,12 @@ export abstract class AccountProfileDto {
   @MaxLength(100)
   LastName?: string;
 
-  @ApiPropertyOptional({ format: 'uri', nullable: true, maxLength: MAX_URL_LENGTH, description: 'An https URL (http only for localhost).' })
+  @ApiPropertyOptional({
+    format: 'uri',
+    nullable: true,
+    maxLength: MAX_URL_LENGTH,
+    description: 'An https URL (http only for localhost).',
+  })
   @IsOptional()
   @IsWebUrl()
   profilePhoto?: string | null;
@@ -199,13 +218,22 @@ export abstract class AccountProfileDto {
   @ContactList(() => PhoneEntryDto, 'number')
   phones?: PhoneEntryDto[];
 
-  @ApiPropertyOptional({ maxLength: TEXT, nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   referralCode?: string | null;
 
-  @ApiPropertyOptional({ maxLength: TEXT, nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   cobrandId?: string | null;
 
-  @ApiPropertyOptional({ maxLength: TEXT, nullable: true }) @IsOptional() @IsString() @MaxLength(TEXT)
+  @ApiPropertyOptional({ maxLength: TEXT, nullable: true })
+  @IsOptional()
+  @IsString()
+  @MaxLength(TEXT)
   defaultTeam?: string | null;
 }
 

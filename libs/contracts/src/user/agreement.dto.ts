@@ -11,10 +11,12 @@ export class AgreementDto {
   @ReadOnlyEcho() createdAt?: unknown;
   @ReadOnlyEcho() updatedAt?: unknown;
 
-  @ApiProperty({ enum: ACCOUNT_LOCALES }) @IsIn(ACCOUNT_LOCALES)
+  @ApiProperty({ enum: ACCOUNT_LOCALES })
+  @IsIn(ACCOUNT_LOCALES)
   locale: AccountLocale;
 
-  @ApiProperty({ enum: AGREEMENT_TYPES }) @IsIn(AGREEMENT_TYPES)
+  @ApiProperty({ enum: AGREEMENT_TYPES })
+  @IsIn(AGREEMENT_TYPES)
   type: AgreementType;
 
   @ApiProperty({ type: 'number', minimum: 0, description: 'A number on input; responses return it as a string.' })
@@ -22,6 +24,7 @@ export class AgreementDto {
   @Min(0)
   version: number;
 
-  @ApiProperty() @IsBoolean()
+  @ApiProperty()
+  @IsBoolean()
   consent: boolean;
 }

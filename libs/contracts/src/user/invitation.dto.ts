@@ -3,21 +3,37 @@ import { IsEmail, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'c
 
 /** Body of `POST /accounts/invitations`. */
 export class InvitationDto {
-  @ApiPropertyOptional({ maxLength: 100 }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(100)
+  @ApiPropertyOptional({ maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
   firstName?: string;
 
   @ApiPropertyOptional({ maxLength: 100, description: 'Alias of firstName (reference spelling).' })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
   firsName?: string;
 
-  @ApiPropertyOptional({ maxLength: 100 }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(100)
+  @ApiPropertyOptional({ maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
   lastName?: string;
 
   @ApiPropertyOptional({ maxLength: 100, description: 'Alias of lastName (reference spelling).' })
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
   LastName?: string;
 
-  @ApiProperty({ format: 'email', maxLength: 254 }) @IsEmail() @MaxLength(254)
+  @ApiProperty({ format: 'email', maxLength: 254 })
+  @IsEmail()
+  @MaxLength(254)
   email: string;
 
   @ApiPropertyOptional({ maxLength: 32, example: '+1 613 555 0100' })

@@ -3,7 +3,8 @@ import { IsString, Matches } from 'class-validator';
 
 /** Path of `GET /accounts/account-id/{id}/mfa/mfa-code/{code}`. */
 export class MfaCodeParams {
-  @ApiProperty() @IsString()
+  @ApiProperty()
+  @IsString()
   id: string;
 
   @ApiProperty({ pattern: '^[0-9]{6}$', description: 'The six digits received.' })
@@ -13,7 +14,8 @@ export class MfaCodeParams {
 
 /** Path of `DELETE /accounts/account-id/{id}/phone/phone-number/{number}`. */
 export class PhoneNumberParams {
-  @ApiProperty() @IsString()
+  @ApiProperty()
+  @IsString()
   id: string;
 
   @ApiProperty({ pattern: '^[0-9]{1,16}$' })

@@ -8,15 +8,7 @@ import {
   MFA_MODES,
   NOTIFICATION_METHODS,
 } from '../enums';
-import type {
-  AccountLocale,
-  AgreementType,
-  CountryCode,
-  Gender,
-  MaritalStatus,
-  MfaMode,
-  NotificationMethod,
-} from '../enums';
+import type { AccountLocale, AgreementType, CountryCode, Gender, MaritalStatus, MfaMode, NotificationMethod } from '../enums';
 
 /** `{id}` answer of creations. */
 export class CreatedIdResponse {

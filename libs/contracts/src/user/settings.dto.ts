@@ -21,21 +21,27 @@ export class AccountSettingsDto {
   @ReadOnlyEcho() updatedAt?: unknown;
   @ReadOnlyEcho() __v?: unknown;
 
-  @ApiProperty({ enum: NOTIFICATION_METHODS }) @IsIn(NOTIFICATION_METHODS)
+  @ApiProperty({ enum: NOTIFICATION_METHODS })
+  @IsIn(NOTIFICATION_METHODS)
   notificationMethod: NotificationMethod;
 
-  @ApiProperty({ enum: ACCOUNT_LOCALES }) @IsIn(ACCOUNT_LOCALES)
+  @ApiProperty({ enum: ACCOUNT_LOCALES })
+  @IsIn(ACCOUNT_LOCALES)
   communicationLanguage: AccountLocale;
 
-  @ApiProperty({ enum: ACCOUNT_LOCALES }) @IsIn(ACCOUNT_LOCALES)
+  @ApiProperty({ enum: ACCOUNT_LOCALES })
+  @IsIn(ACCOUNT_LOCALES)
   preferredLanguage: AccountLocale;
 
-  @ApiProperty({ enum: COUNTRY_CODES }) @IsIn(COUNTRY_CODES)
+  @ApiProperty({ enum: COUNTRY_CODES })
+  @IsIn(COUNTRY_CODES)
   country: CountryCode;
 
-  @ApiProperty() @IsBoolean()
+  @ApiProperty()
+  @IsBoolean()
   mfaDisabled: boolean;
 
-  @ApiProperty({ enum: MFA_MODES }) @IsIn(MFA_MODES)
+  @ApiProperty({ enum: MFA_MODES })
+  @IsIn(MFA_MODES)
   mfaMode: MfaMode;
 }

@@ -18,9 +18,7 @@ describe('parseDayMonthYear', () => {
 
 describe('CreateAccountDto', () => {
   const check = (body: object) =>
-    validateSync(plainToInstance(CreateAccountDto, body), { whitelist: true, forbidNonWhitelisted: true }).map(
-      (e) => e.property,
-    );
+    validateSync(plainToInstance(CreateAccountDto, body), { whitelist: true, forbidNonWhitelisted: true }).map((e) => e.property);
 
   it('accepts the reference spellings firsName and LastName', () => {
     expect(check({ firsName: 'A', LastName: 'B' })).toEqual([]);
@@ -35,7 +33,14 @@ describe('CreateAccountDto', () => {
   it('refuses repeated and multiple primary emails', () => {
     expect(check({ firstName: 'A', lastName: 'B', emails: [{ address: 'a@x.io' }, { address: 'A@x.io' }] })).toEqual(['emails']);
     expect(
-      check({ firstName: 'A', lastName: 'B', emails: [{ address: 'a@x.io', primary: true }, { address: 'b@x.io', primary: true }] }),
+      check({
+        firstName: 'A',
+        lastName: 'B',
+        emails: [
+          { address: 'a@x.io', primary: true },
+          { address: 'b@x.io', primary: true },
+        ],
+      }),
     ).toEqual(['emails']);
   });
 });

@@ -46,23 +46,25 @@ export const IsDayMonthYear = rule(
 
 /** Entries of an array differ in `key` (compared case-insensitively for strings). */
 export function UniqueBy(key: string, options?: ValidationOptions): PropertyDecorator {
-  return rule('uniqueBy', (p) => `${p} must not repeat a ${key}`, (value) => {
-    if (!Array.isArray(value)) return true;
-    const keys = value
-      .map((entry) => (entry as Record<string, unknown> | null)?.[key])
-      .filter((k) => k !== undefined && k !== null)
-      .map((k) => (typeof k === 'string' ? k.toLowerCase() : k));
-    return new Set(keys).size === keys.length;
-  })(options);
+  return rule(
+    'uniqueBy',
+    (p) => `${p} must not repeat a ${key}`,
+    (value) => {
+      if (!Array.isArray(value)) return true;
+      const keys = value
+        .map((entry) => (entry as Record<string, unknown> | null)?.[key])
+        .filter((k) => k !== undefined && k !== null)
+        .map((k) => (typeof k === 'string' ? k.toLowerCase() : k));
+      return new Set(keys).size === keys.length;
+    },
+  )(options);
 }
 
 /** At most one entry of an array has `primary: true`. */
 export const AtMostOnePrimary = rule(
   'atMostOnePrimary',
   (p) => `${p} may have at most one primary entry`,
-  (value) =>
-    !Array.isArray(value) ||
-    value.filter((e) => (e as { primary?: unknown } | null)?.primary === true).length <= 1,
+  (value) => !Array.isArray(value) || value.filter((e) => (e as { primary?: unknown } | null)?.primary === true).length <= 1,
 );
 
 /**
@@ -70,7 +72,4 @@ export const AtMostOnePrimary = rule(
  * accepted with any value and ignored, never assigned.
  */
 export const ReadOnlyEcho = () =>
-  applyDecorators(
-    Allow(),
-    ApiPropertyOptional({ readOnly: true, description: 'Read-only; accepted and ignored on input.' }),
-  );
+  applyDecorators(Allow(), ApiPropertyOptional({ readOnly: true, description: 'Read-only; accepted and ignored on input.' }));

@@ -17,6 +17,5 @@ export const Authenticated = () => Access('authenticated');
 
 /** The verified caller of the current request. */
 export const CurrentPrincipal = createParamDecorator(
-  (_: unknown, ctx: ExecutionContext): Principal =>
-    ctx.switchToHttp().getRequest().user as Principal,
+  (_: unknown, ctx: ExecutionContext): Principal => ctx.switchToHttp().getRequest().user as Principal,
 );

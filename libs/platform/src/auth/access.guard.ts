@@ -22,10 +22,7 @@ export class AccessGuard implements CanActivate {
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
-      ctx.getHandler(),
-      ctx.getClass(),
-    ]);
+    const rule = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [ctx.getHandler(), ctx.getClass()]);
     if (rule === undefined) {
       throw ProblemException.forbidden('This operation is not available.');
     }

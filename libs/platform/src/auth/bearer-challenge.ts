@@ -22,10 +22,7 @@ export function bearerChallenge(error?: BearerError, description?: string): stri
 }
 
 /** 401 `unauthorized` with the bearer challenge: the one answer of a refused access token. */
-export function bearerUnauthorized(
-  detail = 'A valid access token is required.',
-  error?: BearerError,
-): ProblemException {
+export function bearerUnauthorized(detail = 'A valid access token is required.', error?: BearerError): ProblemException {
   return ProblemException.of(COMMON_ERRORS.unauthorized, detail, {
     headers: { 'WWW-Authenticate': bearerChallenge(error, error ? detail : undefined) },
   });

@@ -132,7 +132,9 @@ export class JwksKeyStore {
       },
       (err: unknown) => {
         jwksRefreshFailures.inc();
-        this.logger.warn(`JWKS refresh from ${redactUrl(this.url)} failed, keeping ${this.keys.size} key(s): ${redactUrlIn(String(err), this.url)}`);
+        this.logger.warn(
+          `JWKS refresh from ${redactUrl(this.url)} failed, keeping ${this.keys.size} key(s): ${redactUrlIn(String(err), this.url)}`,
+        );
         return this.loaded ? this.options.cooldownMs : this.options.initialRetryMs;
       },
     );

@@ -1,10 +1,6 @@
 import { Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { errors, jwtVerify, type CryptoKey, type JWTHeaderParameters, type JWTVerifyOptions } from 'jose';
-import {
-  AccessTokenClaims,
-  Principal,
-  TOKEN_SIGNING_ALGORITHM,
-} from '@vault/contracts';
+import { AccessTokenClaims, Principal, TOKEN_SIGNING_ALGORITHM } from '@vault/contracts';
 import { ServiceEnv } from '../config/env';
 import { bearerUnauthorized, missingBearerToken } from './bearer-challenge';
 import { JwksKeyStore } from './jwks-key-store';

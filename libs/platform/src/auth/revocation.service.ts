@@ -109,7 +109,11 @@ export class RevocationService implements OnModuleInit, BeforeApplicationShutdow
   /** True for a revoked token id, or (given the token's identity) any token of a revoked identity. */
   isRevoked(jti: string, identity?: { tenantId: string; openId: string }): boolean {
     if (this.revoked.has(jti)) return true;
-    return identity !== undefined && this.revoked.size > 0 && this.revoked.has(identityRevocationKey(identity.tenantId, identity.openId));
+    return (
+      identity !== undefined &&
+      this.revoked.size > 0 &&
+      this.revoked.has(identityRevocationKey(identity.tenantId, identity.openId))
+    );
   }
 
   /**

@@ -27,10 +27,7 @@ export function listRouteRules(app: INestApplication): RouteRule[] {
       const path = Reflect.getMetadata(PATH_METADATA, handler);
       if (path === undefined) continue;
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
-      const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
-        handler,
-        wrapper.metatype as object,
-      ]);
+      const rule = reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [handler, wrapper.metatype as object]);
       out.push({ route: `${method} /${base}/${path}`.replace(/\/+/g, '/'), rule });
     }
   }

@@ -1,11 +1,4 @@
-import {
-  DynamicModule,
-  Global,
-  MiddlewareConsumer,
-  Module,
-  NestModule,
-  Provider,
-} from '@nestjs/common';
+import { DynamicModule, Global, MiddlewareConsumer, Module, NestModule, Provider } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { BaseEnv, loadEnv, ServiceEnv } from '../config/env';
 import { PROBLEM_FILTER_HOOKS, ProblemFilter } from '../errors/problem.filter';
@@ -78,11 +71,7 @@ export class PlatformModule implements NestModule {
         { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
         ...(verifiesTokens ? [RevocationService, JwtStrategy] : []),
       ],
-      exports: [
-        ...envProviders.map((p) => p.provide),
-        ShutdownState,
-        ...(verifiesTokens ? [RevocationService] : []),
-      ],
+      exports: [...envProviders.map((p) => p.provide), ShutdownState, ...(verifiesTokens ? [RevocationService] : [])],
     };
   }
 

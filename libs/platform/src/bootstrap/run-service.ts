@@ -47,7 +47,13 @@ export async function runService(
     // which would end the process with status 143.
     app.enableShutdownHooks([], { useProcessExit: true });
     await app.listen(env.PORT, env.HOST);
-    await instrumentApp(app, { name: serviceName(), metricsPort: env.METRICS_PORT, host: env.HOST, nats: env instanceof ServiceEnv, database: env instanceof ServiceEnv });
+    await instrumentApp(app, {
+      name: serviceName(),
+      metricsPort: env.METRICS_PORT,
+      host: env.HOST,
+      nats: env instanceof ServiceEnv,
+      database: env instanceof ServiceEnv,
+    });
     Logger.log(`${desc.title} listening on ${await app.getUrl()}`, 'Bootstrap');
     return app;
   } catch (err) {

@@ -26,7 +26,12 @@ describe('loadEnv', () => {
     }
     expect(error).toBeInstanceOf(EnvValidationError);
     const { problems, message } = error as EnvValidationError;
-    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['DATABASE_URL', 'DB_MIGRATE_ON_START', 'PORT', 'REQUIRED_THING']);
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'DATABASE_URL',
+      'DB_MIGRATE_ON_START',
+      'PORT',
+      'REQUIRED_THING',
+    ]);
     expect(message).toMatch(/Invalid configuration/);
   });
 
@@ -43,8 +48,7 @@ describe('loadEnv', () => {
   });
 
   it('shows a malformed URL setting with its user information hidden', () => {
-    const attempt = () =>
-      loadEnv(SampleEnv, { ...base, DATABASE_URL: 'postgres://vault:hunter2 here@', NATS_URL: '' });
+    const attempt = () => loadEnv(SampleEnv, { ...base, DATABASE_URL: 'postgres://vault:hunter2 here@', NATS_URL: '' });
     expect(attempt).toThrow(/DATABASE_URL: .*\(got "postgres:\/\/vault:\*\*\*@"\)/);
     expect(attempt).not.toThrow(/hunter2/);
   });

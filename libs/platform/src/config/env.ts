@@ -1,16 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { plainToInstance, Transform } from 'class-transformer';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  IsUrl,
-  Max,
-  Min,
-  ValidateBy,
-  validateSync,
-} from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Max, Min, ValidateBy, validateSync } from 'class-validator';
 import { isIP } from 'node:net';
 import { redactUrl } from './url-credentials';
 
@@ -32,13 +22,15 @@ export const LOOPBACK_PROXIES = '127.0.0.0/8,::1';
  * into its entries; throws naming the first entry that is neither.
  */
 export function parseAddressList(value: string): string[] {
-  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, prefix, extra] = entry.split('/');
     const family = isIP(address);
     const maxPrefix = family === 6 ? 128 : 32;
-    const prefixOk =
-      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
+    const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix);
     if (family === 0 || !prefixOk || extra !== undefined) {
       throw new Error(`not an address or CIDR range: ${entry}`);
     }
@@ -46,10 +38,7 @@ export function parseAddressList(value: string): string[] {
   return entries;
 }
 
-export const ToInt = () =>
-  Transform(({ value }) =>
-    value === undefined || value === '' ? undefined : Number(value),
-  );
+export const ToInt = () => Transform(({ value }) => (value === undefined || value === '' ? undefined : Number(value)));
 
 /** How a validation error shows a setting's value: not at all, or as a URL without its credentials. */
 type SettingDisplay = 'secret' | 'url';
@@ -186,8 +175,7 @@ export class ServiceEnv extends BaseEnv {
           return false;
         }
       },
-      defaultMessage: () =>
-        'TRUSTED_PROXIES must list addresses or CIDR ranges separated by commas',
+      defaultMessage: () => 'TRUSTED_PROXIES must list addresses or CIDR ranges separated by commas',
     },
   })
   TRUSTED_PROXIES = LOOPBACK_PROXIES;
@@ -222,13 +210,8 @@ export class EnvValidationError extends Error {
  * Validates `source` (process.env by default) against an env class; throws an
  * error naming every missing or malformed variable.
  */
-export function loadEnv<T extends object>(
-  cls: new () => T,
-  source: Record<string, string | undefined> = process.env,
-): T {
-  const defined = Object.fromEntries(
-    Object.entries(source).filter(([, v]) => v !== undefined && v !== ''),
-  );
+export function loadEnv<T extends object>(cls: new () => T, source: Record<string, string | undefined> = process.env): T {
+  const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const instance = plainToInstance(cls, defined, {
     exposeDefaultValues: true,
   });

@@ -19,11 +19,25 @@ function run(exception: unknown, headersSent = false, hooks: ProblemFilterHooks[
     contentType: '',
     body: '',
     destroyed: false,
-    set(h: Record<string, string>) { Object.assign(this.headers, h); return this; },
-    status(s: number) { this.statusCode = s; return this; },
-    type(t: string) { this.contentType = t; return this; },
-    send(b: string) { this.body = b; return this; },
-    destroy() { this.destroyed = true; },
+    set(h: Record<string, string>) {
+      Object.assign(this.headers, h);
+      return this;
+    },
+    status(s: number) {
+      this.statusCode = s;
+      return this;
+    },
+    type(t: string) {
+      this.contentType = t;
+      return this;
+    },
+    send(b: string) {
+      this.body = b;
+      return this;
+    },
+    destroy() {
+      this.destroyed = true;
+    },
   };
   const req = { id: 'req-1', method: 'GET', originalUrl: '/x' };
   const host = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) };
@@ -49,12 +63,23 @@ describe('ProblemFilter', () => {
   });
 
   it('sends a catalogue entry with the status the catalogue gives it (ProblemException.of)', () => {
-    const { res, body } = run(ProblemException.of(COMMON_ERRORS.rangeNotSatisfiable, 'Beyond the end.', { headers: { 'Content-Range': 'bytes */10' } }));
+    const { res, body } = run(
+      ProblemException.of(COMMON_ERRORS.rangeNotSatisfiable, 'Beyond the end.', { headers: { 'Content-Range': 'bytes */10' } }),
+    );
     expect(res.statusCode).toBe(COMMON_ERRORS.rangeNotSatisfiable.status);
     expect(res.headers['Content-Range']).toBe('bytes */10');
-    expect(body).toMatchObject({ status: 416, code: 'range_not_satisfiable', title: 'Range Not Satisfiable', detail: 'Beyond the end.' });
+    expect(body).toMatchObject({
+      status: 416,
+      code: 'range_not_satisfiable',
+      title: 'Range Not Satisfiable',
+      detail: 'Beyond the end.',
+    });
     // without a detail of its own, the entry's meaning is the detail
-    expect(run(ProblemException.of(FILE_ERRORS.fileNameTaken)).body).toMatchObject({ status: 409, code: 'file_name_taken', detail: FILE_ERRORS.fileNameTaken.meaning });
+    expect(run(ProblemException.of(FILE_ERRORS.fileNameTaken)).body).toMatchObject({
+      status: 409,
+      code: 'file_name_taken',
+      detail: FILE_ERRORS.fileNameTaken.meaning,
+    });
   });
 
   it('maps Nest HTTP exceptions and hides route internals', () => {
@@ -102,7 +127,11 @@ describe('ProblemFilter', () => {
       Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }),
       new Error('Connection terminated unexpectedly'),
       new Error('timeout exceeded when trying to connect'),
-      new QueryFailedError('SELECT 1', [], Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
+      new QueryFailedError(
+        'SELECT 1',
+        [],
+        Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      ),
       Object.assign(new Error('connection failure'), { code: '08006' }),
       Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
     ];

@@ -1,10 +1,4 @@
-import {
-  ERROR_CODES,
-  ErrorCode,
-  FieldProblem,
-  PROBLEM_TYPE_BASE,
-  ProblemDetails,
-} from '@vault/contracts';
+import { ERROR_CODES, ErrorCode, FieldProblem, PROBLEM_TYPE_BASE, ProblemDetails } from '@vault/contracts';
 import { titleFor } from './problem.exception';
 
 const CODE_BY_STATUS: Readonly<Record<number, ErrorCode>> = {

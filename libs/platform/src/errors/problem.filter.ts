@@ -1,12 +1,4 @@
-import {
-  ArgumentsHost,
-  Catch,
-  ExceptionFilter,
-  HttpException,
-  Inject,
-  Logger,
-  Optional,
-} from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject, Logger, Optional } from '@nestjs/common';
 import { ERROR_CODES, ErrorCode, FieldProblem, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
 import {
   ClosedConnectionError,
@@ -195,7 +187,16 @@ function databaseClientError(e: unknown): [number, ErrorCode, string] | undefine
 /** SQLSTATEs of a lost or refused database connection: class 08, shutdowns, too many connections. */
 const DATABASE_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
 /** Socket errors of a peer that cannot be reached. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 /** node-postgres and its pool report lost connections and connect timeouts as plain errors. */
 const DATABASE_CONNECTION_LOST =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i;

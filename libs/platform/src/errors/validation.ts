@@ -3,10 +3,7 @@ import { FieldProblem } from '@vault/contracts';
 import { ProblemException } from './problem.exception';
 
 /** Flattens nested class-validator errors into `{field, message}` with dotted paths. */
-export function flattenValidationErrors(
-  errors: ValidationError[],
-  parent = '',
-): FieldProblem[] {
+export function flattenValidationErrors(errors: ValidationError[], parent = ''): FieldProblem[] {
   const out: FieldProblem[] = [];
   for (const e of errors) {
     const field = parent ? `${parent}.${e.property}` : e.property;

@@ -232,7 +232,8 @@ function ETagOnSuccess(): MethodDecorator {
 const IF_MATCH_DOC = {
   name: 'If-Match',
   required: false,
-  description: 'ETag of the version the write expects (or `*`); another version answers 412 and changes nothing. Required (428 without it) when the service runs with REQUIRE_IF_MATCH=true.',
+  description:
+    'ETag of the version the write expects (or `*`); another version answers 412 and changes nothing. Required (428 without it) when the service runs with REQUIRE_IF_MATCH=true.',
 };
 
 /**
@@ -248,9 +249,17 @@ export function Conditional(kind: ConditionalKind): MethodDecorator {
       ETagOnSuccess(),
       ...common,
       UseFilters(NotModifiedFilter),
-      ApiHeader({ name: 'If-None-Match', required: false, description: 'ETags (or `*`) the client holds; a match answers 304 without a body.' }),
+      ApiHeader({
+        name: 'If-None-Match',
+        required: false,
+        description: 'ETags (or `*`) the client holds; a match answers 304 without a body.',
+      }),
       ApiHeader({ name: 'If-Match', required: false, description: 'ETags (or `*`); when none is the current version, 412.' }),
-      ApiResponse({ status: 304, description: 'Not Modified: If-None-Match names the current version; no body.', headers: ETAG_RESPONSE_HEADER }),
+      ApiResponse({
+        status: 304,
+        description: 'Not Modified: If-None-Match names the current version; no body.',
+        headers: ETAG_RESPONSE_HEADER,
+      }),
       ApiResponse({ status: 412, description: 'precondition_failed: If-Match names no current version.' }),
     );
   }
@@ -259,7 +268,10 @@ export function Conditional(kind: ConditionalKind): MethodDecorator {
       ...(kind === 'write' ? [ETagOnSuccess()] : []),
       ...common,
       ApiHeader(IF_MATCH_DOC),
-      ApiResponse({ status: 412, description: 'precondition_failed: If-Match does not name the current version; nothing changed.' }),
+      ApiResponse({
+        status: 412,
+        description: 'precondition_failed: If-Match does not name the current version; nothing changed.',
+      }),
       ApiResponse({ status: 428, description: 'precondition_required: REQUIRE_IF_MATCH is on and the request has no If-Match.' }),
     );
   }

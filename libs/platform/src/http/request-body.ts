@@ -64,7 +64,9 @@ const tooDeep = () =>
 /** A `__proto__` or `constructor` key, refused like every unknown field (the validation pipe's wording). */
 function forbiddenField(field: string): ProblemException {
   const key = field.slice(field.lastIndexOf('.') + 1);
-  return ProblemException.badRequest('The request has 1 invalid field.', [{ field, message: `property ${key} should not exist` }]);
+  return ProblemException.badRequest('The request has 1 invalid field.', [
+    { field, message: `property ${key} should not exist` },
+  ]);
 }
 
 /** Form keys (`a[b][c]`) naming `__proto__` or `constructor` at any level: refused before qs drops them silently. */
@@ -72,7 +74,13 @@ function refuseForbiddenFormKeys(_req: unknown, _res: unknown, body: Buffer): vo
   for (const pair of body.toString('latin1').split('&')) {
     const segments = decodeFormComponent(pair.split('=', 1)[0]).split(/[[\]]+/);
     const at = segments.findIndex(isForbiddenKey);
-    if (at !== -1) throw forbiddenField(segments.slice(0, at + 1).filter(Boolean).join('.'));
+    if (at !== -1)
+      throw forbiddenField(
+        segments
+          .slice(0, at + 1)
+          .filter(Boolean)
+          .join('.'),
+      );
   }
 }
 

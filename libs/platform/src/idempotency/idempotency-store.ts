@@ -56,12 +56,17 @@ export async function claimKey(ds: KeyStore, s: KeyScope, fingerprint: string | 
       [s.tenantId, s.caller, s.key, fingerprint, token, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_WINDOW_HOURS],
     );
     if (claimed[0]?.claim === token) return { kind: 'claimed', token };
-    const rows: Array<{ fingerprint: string | null; state: KeyRow['state']; status: number | null; headers: Record<string, string> | null; body: string | null }> =
-      await ds.query(`SELECT fingerprint, state, status, headers, body FROM idempotency_keys WHERE ${PK}`, [
-        s.tenantId,
-        s.caller,
-        s.key,
-      ]);
+    const rows: Array<{
+      fingerprint: string | null;
+      state: KeyRow['state'];
+      status: number | null;
+      headers: Record<string, string> | null;
+      body: string | null;
+    }> = await ds.query(`SELECT fingerprint, state, status, headers, body FROM idempotency_keys WHERE ${PK}`, [
+      s.tenantId,
+      s.caller,
+      s.key,
+    ]);
     const row = rows[0];
     if (!row) continue; // released in between: claim again
     return {
@@ -106,7 +111,17 @@ export async function completeKey(
         SET state = 'completed', claim = CASE WHEN $9 THEN claim END, lease_until = NULL,
             fingerprint = COALESCE($5, fingerprint), status = $6, headers = $7, body = $8
       WHERE ${PK} AND claim = $4`,
-    [s.tenantId, s.caller, s.key, token, fingerprint, answer.status, JSON.stringify(answer.headers), answer.body, opts.keepClaim === true],
+    [
+      s.tenantId,
+      s.caller,
+      s.key,
+      token,
+      fingerprint,
+      answer.status,
+      JSON.stringify(answer.headers),
+      answer.body,
+      opts.keepClaim === true,
+    ],
   );
   return result[1] === 1;
 }

@@ -1,4 +1,15 @@
-import { Body, CanActivate, Controller, ExecutionContext, INestApplication, Injectable, Module, Post, Req, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  CanActivate,
+  Controller,
+  ExecutionContext,
+  INestApplication,
+  Injectable,
+  Module,
+  Post,
+  Req,
+  UseGuards,
+} from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { COMMON_ERRORS, ERROR_CODES } from '@vault/contracts';
 import type { Request } from 'express';
@@ -11,7 +22,14 @@ import { dataSourceOptions } from '../persistence/database.module';
 import { ProblemException } from '../errors/problem.exception';
 import { PlatformModule } from '../bootstrap/platform.module';
 import { createTestDatabase, rawRequest, RawReply, TestDatabase, bootTestApp } from '../testing';
-import { answerForTakenKey, canonicalJson, isStoredFailure, parseIdempotencyKey, requestFingerprint, settleIdempotencyFingerprint } from './idempotency';
+import {
+  answerForTakenKey,
+  canonicalJson,
+  isStoredFailure,
+  parseIdempotencyKey,
+  requestFingerprint,
+  settleIdempotencyFingerprint,
+} from './idempotency';
 import type { KeyRow } from './idempotency-store';
 import { Idempotent } from './idempotency.interceptor';
 import { IdempotencyKeys1763900000000 } from './idempotency-keys.migration';
@@ -34,7 +52,9 @@ describe('Idempotency-Key rules', () => {
     const a = requestFingerprint(req, { name: 'x', nested: { b: 1, a: [2, { d: 1, c: 2 }] } });
     expect(requestFingerprint(req, { nested: { a: [2, { c: 2, d: 1 }], b: 1 }, name: 'x' })).toBe(a);
     expect(requestFingerprint(req, { name: 'y', nested: { b: 1, a: [2, { d: 1, c: 2 }] } })).not.toBe(a);
-    expect(requestFingerprint({ ...req, originalUrl: '/api/v1/vault?x=1' }, { name: 'x', nested: { b: 1, a: [2, { d: 1, c: 2 }] } })).not.toBe(a);
+    expect(
+      requestFingerprint({ ...req, originalUrl: '/api/v1/vault?x=1' }, { name: 'x', nested: { b: 1, a: [2, { d: 1, c: 2 }] } }),
+    ).not.toBe(a);
     expect(canonicalJson({ b: undefined, a: null })).toBe('{"a":null}');
   });
 
@@ -67,7 +87,9 @@ describe('Idempotency-Key rules', () => {
     // a stored fingerprint not known yet: not compared, unless it counts as another request's
     expect(answerForTakenKey(done(null), 'a')).toBe(answer);
     expect(code(() => answerForTakenKey(running(null), 'a'))).toBe(ERROR_CODES.idempotencyKeyInFlight);
-    expect(code(() => answerForTakenKey(running(null), 'a', { unsettledStored: 'differs' }))).toBe(ERROR_CODES.idempotencyKeyReused);
+    expect(code(() => answerForTakenKey(running(null), 'a', { unsettledStored: 'differs' }))).toBe(
+      ERROR_CODES.idempotencyKeyReused,
+    );
     expect(code(() => answerForTakenKey(done(null), 'a', { unsettledStored: 'differs' }))).toBe(ERROR_CODES.idempotencyKeyReused);
     expect(answerForTakenKey(done(null), null, { unsettledStored: 'differs' })).toBe(answer);
   });
@@ -248,7 +270,7 @@ describe('@Idempotent({ storedAnswer }): a codec of the stored answer (real Post
     expect(first.json()['code']).toBe('conflict');
   });
 
-  it('answers a repeat whose stored body does not open with the codec\'s refusal, not stored, the key kept', async () => {
+  it("answers a repeat whose stored body does not open with the codec's refusal, not stored, the key kept", async () => {
     const key = randomUUID();
     await post('sealed', key, { name: 'a' });
     await pg.query(`UPDATE idempotency_keys SET body = 'tampered' WHERE key = $1`, [key]);

@@ -21,9 +21,10 @@ export const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'last-modif
 export function parseIdempotencyKey(value: string | string[]): string {
   const field = IDEMPOTENCY_KEY_HEADER;
   if (Array.isArray(value) || !KEY_PATTERN.test(value.replace(/^"(.*)"$/, '$1'))) {
-    throw ProblemException.badRequest(`The ${field} header must be one string of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`, [
-      { field, message: `${field} must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters` },
-    ]);
+    throw ProblemException.badRequest(
+      `The ${field} header must be one string of 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters.`,
+      [{ field, message: `${field} must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters` }],
+    );
   }
   // the draft writes the key as a structured-field string ("…"); a bare token means the same
   return value.replace(/^"(.*)"$/, '$1');
@@ -43,7 +44,9 @@ export function canonicalJson(value: unknown): string {
 
 /** The fingerprint of a request: SHA-256 of its method, path with query, and payload. */
 export function requestFingerprint(req: Pick<Request, 'method' | 'originalUrl'>, payload: unknown): string {
-  return createHash('sha256').update(`${req.method}\n${req.originalUrl}\n${canonicalJson(payload)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${req.method}\n${req.originalUrl}\n${canonicalJson(payload)}`)
+    .digest('hex');
 }
 
 export const idempotencyKeyReused = () =>
@@ -171,7 +174,6 @@ export function settlementOf(req: Request): IdempotencySettlement | undefined {
 export function isStoredFailure(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 425 && status !== 429;
 }
-
 
 /**
  * What idempotency adds to the problem filter: a thrown IdempotentReplay is answered with

@@ -148,7 +148,9 @@ export const jwksRefreshFailures = new Counter({
 });
 
 /** Something that reads a value (or values by label) at scrape time. */
-type Reading<L extends string> = () => Promise<Array<{ labels: Partial<Record<L, string>>; value: number }>> | Array<{ labels: Partial<Record<L, string>>; value: number }>;
+type Reading<L extends string> = () =>
+  | Promise<Array<{ labels: Partial<Record<L, string>>; value: number }>>
+  | Array<{ labels: Partial<Record<L, string>>; value: number }>;
 
 /**
  * A gauge read at scrape time from the sources registered with the returned `watch`
@@ -164,7 +166,14 @@ function scrapedGauge<L extends string>(name: string, help: string, labelNames: 
     registers: [metricsRegistry],
     async collect() {
       this.reset();
-      const readings = await Promise.all([...sources].map(async (read) => (await Promise.resolve().then(read).catch(() => [])) ?? []));
+      const readings = await Promise.all(
+        [...sources].map(
+          async (read) =>
+            (await Promise.resolve()
+              .then(read)
+              .catch(() => [])) ?? [],
+        ),
+      );
       for (const r of readings.flat()) this.set(r.labels, r.value);
     },
   });
@@ -175,7 +184,11 @@ function scrapedGauge<L extends string>(name: string, help: string, labelNames: 
   return { gauge, watch };
 }
 
-const dbPool = scrapedGauge('db_pool_connections', 'Connections of the PostgreSQL pool by state: total (open), idle, waiting (clients queued for one).', ['pool', 'state'] as const);
+const dbPool = scrapedGauge(
+  'db_pool_connections',
+  'Connections of the PostgreSQL pool by state: total (open), idle, waiting (clients queued for one).',
+  ['pool', 'state'] as const,
+);
 
 /** What a pg Pool tells of itself. */
 export interface PgPoolCounts {
@@ -197,7 +210,11 @@ export function watchDbPool(name: string, pool: () => PgPoolCounts | undefined):
   });
 }
 
-const outboxOldest = scrapedGauge('outbox_oldest_unpublished_age_seconds', 'Age in seconds of the oldest outbox row not yet published (0 when none; read at scrape time).', ['table'] as const);
+const outboxOldest = scrapedGauge(
+  'outbox_oldest_unpublished_age_seconds',
+  'Age in seconds of the oldest outbox row not yet published (0 when none; read at scrape time).',
+  ['table'] as const,
+);
 
 /** Reports the age of `table`'s oldest unpublished row (seconds) at each scrape until the returned function is called. */
 export function watchOutboxOldest(table: string, ageSeconds: () => Promise<number>): () => void {
@@ -212,7 +229,11 @@ export interface ConsumerPending {
   ackPending: number;
 }
 
-const consumerPending = scrapedGauge('jetstream_consumer_pending_messages', 'Messages waiting for a durable JetStream consumer: state="undelivered" (num_pending) or "unacknowledged" (num_ack_pending); read at scrape time.', ['consumer', 'state'] as const);
+const consumerPending = scrapedGauge(
+  'jetstream_consumer_pending_messages',
+  'Messages waiting for a durable JetStream consumer: state="undelivered" (num_pending) or "unacknowledged" (num_ack_pending); read at scrape time.',
+  ['consumer', 'state'] as const,
+);
 
 /** Reports `consumer`'s pending counts (consumer info) at each scrape until the returned function is called. */
 export function watchConsumerPending(consumer: string, info: () => Promise<ConsumerPending>): () => void {
@@ -233,7 +254,11 @@ export interface JwksCacheState {
 }
 
 const jwksKeys = scrapedGauge('jwks_keys_cached', 'Token signing keys held by the JWKS cache.', [] as const);
-const jwksAge = scrapedGauge('jwks_last_refresh_age_seconds', 'Seconds since the JWKS cache last refreshed successfully (since it started, before its first success).', [] as const);
+const jwksAge = scrapedGauge(
+  'jwks_last_refresh_age_seconds',
+  'Seconds since the JWKS cache last refreshed successfully (since it started, before its first success).',
+  [] as const,
+);
 
 /** Reports a JWKS key store's cache at each scrape until the returned function is called. */
 export function watchJwksCache(state: () => JwksCacheState): () => void {

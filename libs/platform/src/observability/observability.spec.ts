@@ -19,7 +19,9 @@ describe('tracing configuration', () => {
 
   it('names the service by the image, the app folder and the worker mode', () => {
     expect(defaultServiceName(['node', '/w/apps/user-service/src/main.ts'], {})).toBe('user-service');
-    expect(defaultServiceName(['node', '/w/dist/apps/records-service/main.js', 'activity-log-writer'], {})).toBe('records-service-activity-log-writer');
+    expect(defaultServiceName(['node', '/w/dist/apps/records-service/main.js', 'activity-log-writer'], {})).toBe(
+      'records-service-activity-log-writer',
+    );
     expect(defaultServiceName(['node', '/app/main.js'], { APP_NAME: 'gateway' })).toBe('gateway');
     expect(defaultServiceName(['node', '/app/main.js', 'migrate'], { APP_NAME: 'records-service' })).toBe('records-service');
   });
@@ -54,7 +56,9 @@ describe('request metrics and the metrics endpoint', () => {
     await fetch(`${base}/no/such/path/9z9z`);
     await fetch(`${base}/api/v1/things/thing-id/a1b2`, { method: 'PROPFIND' });
     const text = await metricsRegistry.metrics();
-    expect(text).toContain('http_server_request_duration_seconds_count{method="GET",route="/api/v1/things/thing-id/:thingId",status_code="204"} 3');
+    expect(text).toContain(
+      'http_server_request_duration_seconds_count{method="GET",route="/api/v1/things/thing-id/:thingId",status_code="204"} 3',
+    );
     expect(text).toContain('http_server_request_duration_seconds_count{method="GET",route="unmatched",status_code="404"} 1');
     expect(text).toContain('method="OTHER",route="unmatched",status_code="404"');
     expect(text).not.toMatch(/a1b2|c3d4|e5f6|9z9z/);

@@ -18,7 +18,8 @@ const FLAG = '--heap-growing-percent';
  * Returns true when the flag was set here.
  */
 export function fixHeapGrowingFactor(percent: number, execArgv: readonly string[] = process.execArgv): boolean {
-  if (!Number.isInteger(percent) || percent <= 0) throw new RangeError(`heap growing percent must be a positive integer, got ${percent}`);
+  if (!Number.isInteger(percent) || percent <= 0)
+    throw new RangeError(`heap growing percent must be a positive integer, got ${percent}`);
   const onCommandLine = execArgv.some((arg) => arg.replace(/_/g, '-').startsWith(FLAG));
   if (onCommandLine) return false;
   setFlagsFromString(`${FLAG}=${percent}`);

@@ -22,8 +22,14 @@ export interface DatabaseTemplate {
 export function migrationsDigest(appRoot: string): string {
   const dir = join(appRoot, 'src/migrations');
   const hash = createHash('sha256');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
-    hash.update(file).update('\0').update(readFileSync(join(dir, file))).update('\0');
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()) {
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(join(dir, file)))
+      .update('\0');
   }
   return hash.digest('hex').slice(0, 8);
 }
@@ -41,15 +47,14 @@ function migrate(app: string, url: string): Promise<void> {
 
 /** Drops the templates of runs that ended without dropping theirs (their lock is free). */
 export async function dropAbandonedTemplates(holder: Client): Promise<void> {
-  const { rows } = await holder.query<{ datname: string }>(
-    `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`,
-    [TEMPLATE_PREFIX],
-  );
+  const { rows } = await holder.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [
+    TEMPLATE_PREFIX,
+  ]);
   for (const { datname } of rows) {
-    const { rows: got } = await holder.query<{ locked: boolean }>(
-      'SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked',
-      [TEMPLATE_LOCK_CLASS, datname],
-    );
+    const { rows: got } = await holder.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, hashtext($2)) AS locked', [
+      TEMPLATE_LOCK_CLASS,
+      datname,
+    ]);
     if (!got[0].locked) continue; // a live run's template
     try {
       await holder.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
-export const TEST_ADMIN_URL =
-  process.env['TEST_DATABASE_ADMIN_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const TEST_ADMIN_URL = process.env['TEST_DATABASE_ADMIN_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
   name: string;
@@ -55,7 +54,9 @@ export const TEMPLATE_PREFIX = 't_tpl_';
 function testDatabaseName(prefix: string): string {
   const name = `t_${prefix.replace(/\W/g, '_')}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   if (name.startsWith(TEMPLATE_PREFIX)) {
-    throw new Error(`test database prefix '${prefix}' would name it like a template (${TEMPLATE_PREFIX}…): another run's clean-up would drop it`);
+    throw new Error(
+      `test database prefix '${prefix}' would name it like a template (${TEMPLATE_PREFIX}…): another run's clean-up would drop it`,
+    );
   }
   return name;
 }

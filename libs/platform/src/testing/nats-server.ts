@@ -52,10 +52,7 @@ export class TestNatsServer {
 
   /** Starts a fresh server on a free port with an empty temporary store. */
   static async start(): Promise<TestNatsServer> {
-    const server = new TestNatsServer(
-      await freePort(),
-      mkdtempSync(join(tmpdir(), 'nats-js-')),
-    );
+    const server = new TestNatsServer(await freePort(), mkdtempSync(join(tmpdir(), 'nats-js-')));
     await server.restart();
     return server;
   }
@@ -71,11 +68,9 @@ export class TestNatsServer {
   /** Starts the server (again) on the same port and store; resolves once it accepts connections. */
   async restart(): Promise<void> {
     if (this.running) throw new Error('nats-server is already running');
-    const proc = spawn(
-      NATS_SERVER_BIN,
-      ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const proc = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.storeDir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     proc.stderr?.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-4000);

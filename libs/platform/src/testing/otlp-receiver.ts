@@ -32,7 +32,10 @@ interface OtlpSpan {
   attributes?: OtlpAttribute[];
 }
 interface OtlpRequest {
-  resourceSpans?: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[] }[];
+  resourceSpans?: {
+    resource?: { attributes?: OtlpAttribute[] };
+    scopeSpans?: { scope?: { name?: string }; spans?: OtlpSpan[] }[];
+  }[];
 }
 
 /** Ids are hex in OTLP/JSON; base64 (protobuf-style JSON) is accepted too. */
@@ -83,7 +86,8 @@ export class OtlpReceiver {
     for (;;) {
       const found = this.spans.find(pred);
       if (found) return found;
-      if (Date.now() > until) throw new Error(`no such span; received: ${this.spans.map((s) => `${s.service}:${s.name}`).join(', ')}`);
+      if (Date.now() > until)
+        throw new Error(`no such span; received: ${this.spans.map((s) => `${s.service}:${s.name}`).join(', ')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

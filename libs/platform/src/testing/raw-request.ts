@@ -26,16 +26,24 @@ export function rawRequest(
   }
   return new Promise((resolve, reject) => {
     let answered = false;
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: all, agent: false }, (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) as Record<string, unknown> });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: all, agent: false },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text,
+            json: () => JSON.parse(text) as Record<string, unknown>,
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', (err) => {
       if (!answered) reject(err);
     });

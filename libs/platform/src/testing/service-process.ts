@@ -49,7 +49,10 @@ export async function startServiceProcess(app: string, env: Record<string, strin
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${app} exited: ${output()}`);
-    const ready = await fetch(`${base}/health/ready`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${base}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return { child, base };
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -58,7 +58,12 @@ export class OriginsPublisher implements OnApplicationBootstrap, BeforeApplicati
     const wanted = new Map<string, ApplicationOriginsEntry>();
     for (const a of await this.applications.origins()) {
       if (a.allowedOrigins.length === 0) continue;
-      wanted.set(corsOriginsKey(a.clientId), { clientId: a.clientId, tenantId: a.tenantId, origins: a.allowedOrigins, publishedAt: '' });
+      wanted.set(corsOriginsKey(a.clientId), {
+        clientId: a.clientId,
+        tenantId: a.tenantId,
+        origins: a.allowedOrigins,
+        publishedAt: '',
+      });
     }
     const summary: PublishSummary = { written: 0, removed: 0 };
     for await (const key of await kv.keys()) {

@@ -29,9 +29,7 @@ export class PasswordHasher implements OnModuleInit {
 
   /** True when `plain` matches `hash`; with no hash, burns one verification and answers false. */
   async verify(hash: string | undefined, plain: string): Promise<boolean> {
-    const ok = await argon2
-      .verify(hash ?? this.dummyHash, plain)
-      .catch(() => false);
+    const ok = await argon2.verify(hash ?? this.dummyHash, plain).catch(() => false);
     return ok && hash !== undefined;
   }
 

@@ -1,8 +1,4 @@
-import {
-  decryptPrivateKey,
-  encryptPrivateKey,
-  KeyDecryptionError,
-} from './key-encryption';
+import { decryptPrivateKey, encryptPrivateKey, KeyDecryptionError } from './key-encryption';
 
 const SECRET = 'correct horse battery staple';
 const JWK = '{"kty":"EC","crv":"P-256","d":"private-part"}';
@@ -16,26 +12,16 @@ describe('key encryption', () => {
   });
 
   it('uses a fresh salt and IV each time', () => {
-    expect(encryptPrivateKey(JWK, SECRET, 'k')).not.toBe(
-      encryptPrivateKey(JWK, SECRET, 'k'),
-    );
+    expect(encryptPrivateKey(JWK, SECRET, 'k')).not.toBe(encryptPrivateKey(JWK, SECRET, 'k'));
   });
 
   it('refuses a wrong secret, another kid, a tampered or foreign envelope', () => {
     const envelope = encryptPrivateKey(JWK, SECRET, 'kid-1');
-    expect(() =>
-      decryptPrivateKey(envelope, 'another secret!!', 'kid-1'),
-    ).toThrow(KeyDecryptionError);
-    expect(() => decryptPrivateKey(envelope, SECRET, 'kid-2')).toThrow(
-      KeyDecryptionError,
-    );
+    expect(() => decryptPrivateKey(envelope, 'another secret!!', 'kid-1')).toThrow(KeyDecryptionError);
+    expect(() => decryptPrivateKey(envelope, SECRET, 'kid-2')).toThrow(KeyDecryptionError);
     const parts = envelope.split('.');
     parts[4] = Buffer.from('tampered').toString('base64url');
-    expect(() => decryptPrivateKey(parts.join('.'), SECRET, 'kid-1')).toThrow(
-      KeyDecryptionError,
-    );
-    expect(() => decryptPrivateKey(JWK, SECRET, 'kid-1')).toThrow(
-      KeyDecryptionError,
-    );
+    expect(() => decryptPrivateKey(parts.join('.'), SECRET, 'kid-1')).toThrow(KeyDecryptionError);
+    expect(() => decryptPrivateKey(JWK, SECRET, 'kid-1')).toThrow(KeyDecryptionError);
   });
 });

@@ -21,7 +21,9 @@ describe('PrivateKeySealer', () => {
     expect(stored.encrypted).toBe(true);
     expect(stored.privateJwk).not.toContain('private-part');
     expect(sealed.open(stored)).toBe(JWK);
-    expect(() => sealed.open({ ...stored, kid: 'k2' })).toThrow(/^Invalid configuration:\n {2}- KEY_ENCRYPTION_SECRET: .*\(key k2\)$/);
+    expect(() => sealed.open({ ...stored, kid: 'k2' })).toThrow(
+      /^Invalid configuration:\n {2}- KEY_ENCRYPTION_SECRET: .*\(key k2\)$/,
+    );
   });
 
   it('stops the boot, naming KEY_ENCRYPTION_SECRET, when an encrypted key cannot be opened', () => {

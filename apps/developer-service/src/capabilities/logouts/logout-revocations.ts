@@ -2,11 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationShu
 import { Kvm, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { REVOCATION_BUCKET, TokenRevokedEvent } from '@vault/contracts';
-import {
-  KvBucketWatch,
-  NATS_CONNECTION,
-  watchBucket,
-} from '@vault/platform/events';
+import { KvBucketWatch, NATS_CONNECTION, watchBucket } from '@vault/platform/events';
 import { RefreshTokenRepository } from '../../persistence/refresh-tokens/refresh-token.repository';
 
 /** Wait before watching again when the bucket is missing (the user module creates it) or the watch ended. */

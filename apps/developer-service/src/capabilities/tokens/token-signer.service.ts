@@ -1,10 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  ACCESS_TOKEN_SCOPE,
-  OPEN_ID_PROVIDER,
-  TOKEN_SIGNING_ALGORITHM,
-  TokenResponseDto,
-} from '@vault/contracts';
+import { ACCESS_TOKEN_SCOPE, OPEN_ID_PROVIDER, TOKEN_SIGNING_ALGORITHM, TokenResponseDto } from '@vault/contracts';
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { ClosedIdentitiesService } from '../closed-identities/closed-identities.service';

@@ -1,12 +1,4 @@
-import {
-  Body,
-  Controller,
-  Header,
-  HttpCode,
-  Ip,
-  Param,
-  Post,
-} from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Ip, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConsumes,

@@ -23,11 +23,7 @@ export const LOGIN_POLICY = {
 } as const;
 
 /** Throttle key of one login identity: a digest, so any username fits the key column. */
-export function loginKey(
-  tenantId: string,
-  clientId: string,
-  username: string,
-): string {
+export function loginKey(tenantId: string, clientId: string, username: string): string {
   return digest([tenantId, clientId, username.trim().toLowerCase()]);
 }
 
@@ -47,10 +43,7 @@ export interface LoginAttempt {
 export function pairDelaySeconds(attempt: number, free: number): number {
   if (attempt < free) return 0;
   const doublings = Math.min(attempt - free, 30);
-  return Math.min(
-    LOGIN_POLICY.maxDelaySeconds,
-    LOGIN_POLICY.firstDelaySeconds * 2 ** doublings,
-  );
+  return Math.min(LOGIN_POLICY.maxDelaySeconds, LOGIN_POLICY.firstDelaySeconds * 2 ** doublings);
 }
 
 /**
@@ -89,11 +82,7 @@ export class LoginThrottle implements OnModuleInit {
     this.perIp = limiter('ip', this.env.AUTH_MAX_FAILURES_PER_IP, window);
     this.pairAttempts = limiter('pair', 2 ** 30, LOGIN_POLICY.pairWindowSeconds);
     this.pairGate = limiter('pair-wait', 1, LOGIN_POLICY.maxDelaySeconds);
-    this.perUser = limiter(
-      'user-ceiling',
-      LOGIN_POLICY.userCeiling,
-      LOGIN_POLICY.userCeilingWindowSeconds,
-    );
+    this.perUser = limiter('user-ceiling', LOGIN_POLICY.userCeiling, LOGIN_POLICY.userCeilingWindowSeconds);
   }
 
   /** Counts an attempt; throws 429 (Retry-After) when a limit refuses it, counting nothing. */
@@ -116,9 +105,7 @@ export class LoginThrottle implements OnModuleInit {
     undo.push(() => this.pairAttempts.reward(pair, 1));
     const delay = pairDelaySeconds(n, this.env.AUTH_MAX_FAILURES);
     if (delay > 0) {
-      const gate = await outcome(
-        this.pairGate.consume(pair, 1, { customDuration: delay }),
-      );
+      const gate = await outcome(this.pairGate.consume(pair, 1, { customDuration: delay }));
       if (!gate.allowed) return refuse(gate.res, 'pair');
       undo.push(() => this.pairGate.delete(pair));
     } else {
@@ -147,9 +134,7 @@ export class LoginThrottle implements OnModuleInit {
 }
 
 /** A limiter's answer: allowed or refused, store errors rethrown. */
-async function outcome(
-  consumed: Promise<RateLimiterRes>,
-): Promise<{ allowed: boolean; res: RateLimiterRes }> {
+async function outcome(consumed: Promise<RateLimiterRes>): Promise<{ allowed: boolean; res: RateLimiterRes }> {
   try {
     return { allowed: true, res: await consumed };
   } catch (err) {

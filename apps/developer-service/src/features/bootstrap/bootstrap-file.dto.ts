@@ -19,7 +19,10 @@ import { IDENTIFIER } from '../../capabilities/directory/identifiers';
 
 /** A browser origin (`serializeOrigin` accepts it). */
 function IsOrigin(options: ValidationOptions): PropertyDecorator {
-  return ValidateBy({ name: 'isOrigin', validator: { validate: (v: unknown) => typeof v === 'string' && serializeOrigin(v) !== undefined } }, options);
+  return ValidateBy(
+    { name: 'isOrigin', validator: { validate: (v: unknown) => typeof v === 'string' && serializeOrigin(v) !== undefined } },
+    options,
+  );
 }
 
 export class BootstrapApplication {
@@ -57,7 +60,11 @@ export class BootstrapApplication {
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(32)
-  @IsOrigin({ each: true, message: 'allowedOrigins must hold origins such as https://app.example.com (scheme, host and optional port; no path, no wildcard)' })
+  @IsOrigin({
+    each: true,
+    message:
+      'allowedOrigins must hold origins such as https://app.example.com (scheme, host and optional port; no path, no wildcard)',
+  })
   allowedOrigins?: string[];
 }
 

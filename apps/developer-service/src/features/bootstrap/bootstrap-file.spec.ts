@@ -3,9 +3,7 @@ import { demoBootstrap } from './demo-tenant';
 
 const problemsOf = (input: unknown): string[] => {
   try {
-    parseBootstrapFile(
-      typeof input === 'string' ? input : JSON.stringify(input),
-    );
+    parseBootstrapFile(typeof input === 'string' ? input : JSON.stringify(input));
   } catch (e) {
     if (e instanceof BootstrapFileError) return e.problems;
     throw e;
@@ -82,9 +80,7 @@ describe('parseBootstrapFile', () => {
             { username: 'A@t.test', password: 'password-1' },
             { username: 'a@t.test', password: 'password-2' },
           ],
-          applications: [
-            { clientId: 'c1', clientSecret: 'secret-123', testMode: true },
-          ],
+          applications: [{ clientId: 'c1', clientSecret: 'secret-123', testMode: true }],
         }),
       ],
     });
@@ -97,8 +93,6 @@ describe('parseBootstrapFile', () => {
   });
 
   it('accepts the demo tenant', () => {
-    expect(() =>
-      parseBootstrapFile(JSON.stringify(demoBootstrap())),
-    ).not.toThrow();
+    expect(() => parseBootstrapFile(JSON.stringify(demoBootstrap()))).not.toThrow();
   });
 });

@@ -23,9 +23,7 @@ export function parseBootstrapFile(text: string): BootstrapFile {
     throw new BootstrapFileError([`not valid JSON (${(e as Error).message})`]);
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new BootstrapFileError([
-      'must be a JSON object with a "tenants" array',
-    ]);
+    throw new BootstrapFileError(['must be a JSON object with a "tenants" array']);
   }
   const file = plainToInstance(BootstrapFile, raw);
   const errors = validateSync(file, {
@@ -33,9 +31,7 @@ export function parseBootstrapFile(text: string): BootstrapFile {
     forbidNonWhitelisted: true,
   });
   if (errors.length > 0) {
-    throw new BootstrapFileError(
-      flattenValidationErrors(errors).map((p) => `${p.field}: ${p.message}`),
-    );
+    throw new BootstrapFileError(flattenValidationErrors(errors).map((p) => `${p.field}: ${p.message}`));
   }
   const problems = crossChecks(file);
   if (problems.length > 0) throw new BootstrapFileError(problems);
@@ -47,27 +43,21 @@ function crossChecks(file: BootstrapFile): string[] {
   const tenantIds = new Set<string>();
   const clientIds = new Set<string>();
   file.tenants.forEach((t, ti) => {
-    if (tenantIds.has(t.id))
-      problems.push(`tenants.${ti}.id: duplicate tenant id "${t.id}"`);
+    if (tenantIds.has(t.id)) problems.push(`tenants.${ti}.id: duplicate tenant id "${t.id}"`);
     tenantIds.add(t.id);
     (t.applications ?? []).forEach((a, ai) => {
       const at = `tenants.${ti}.applications.${ai}`;
-      if (clientIds.has(a.clientId))
-        problems.push(`${at}.clientId: duplicate client id "${a.clientId}"`);
+      if (clientIds.has(a.clientId)) problems.push(`${at}.clientId: duplicate client id "${a.clientId}"`);
       clientIds.add(a.clientId);
       if (a.testMode && !(a.redirectUris ?? []).length) {
-        problems.push(
-          `${at}.redirectUris: a test application needs at least one redirect URI`,
-        );
+        problems.push(`${at}.redirectUris: a test application needs at least one redirect URI`);
       }
     });
     const usernames = new Set<string>();
     (t.users ?? []).forEach((u, ui) => {
       const key = u.username.toLowerCase();
       if (usernames.has(key)) {
-        problems.push(
-          `tenants.${ti}.users.${ui}.username: duplicate username "${u.username}"`,
-        );
+        problems.push(`tenants.${ti}.users.${ui}.username: duplicate username "${u.username}"`);
       }
       usernames.add(key);
     });

@@ -7,16 +7,9 @@ import { PasswordHasher } from '../../capabilities/directory/password-hasher';
 import { RefreshTokensService } from '../../capabilities/refresh-tokens/refresh-tokens.service';
 import { DeveloperEnv } from '../../config/developer.env';
 import { ApplicationFields, ApplicationRepository } from '../../persistence/tenants/application.repository';
-import {
-  OrganisationUserFields,
-  OrganisationUserRepository,
-} from '../../persistence/tenants/organisation-user.repository';
+import { OrganisationUserFields, OrganisationUserRepository } from '../../persistence/tenants/organisation-user.repository';
 import { TenantRepository } from '../../persistence/tenants/tenant.repository';
-import {
-  BootstrapApplication,
-  BootstrapFile,
-  BootstrapUser,
-} from './bootstrap-file.dto';
+import { BootstrapApplication, BootstrapFile, BootstrapUser } from './bootstrap-file.dto';
 import { BootstrapFileError, parseBootstrapFile } from './bootstrap-file';
 import { DEMO_CREDENTIALS, demoBootstrap } from './demo-tenant';
 
@@ -64,25 +57,18 @@ export class BootstrapService implements OnModuleInit {
           `"${d.clientSecret}" (test mode), user "${d.username}" / password "${d.password}"`,
       );
     } else {
-      this.logger.warn(
-        'no VAULT_BOOTSTRAP_FILE in production: serving the tenants already in the database',
-      );
+      this.logger.warn('no VAULT_BOOTSTRAP_FILE in production: serving the tenants already in the database');
     }
   }
 
   /** Reads and validates the file; any problem stops the boot naming the variable. */
   async load(path: string): Promise<BootstrapFile> {
-    const fail = (problems: string[]) =>
-      new EnvValidationError(
-        problems.map((p) => `VAULT_BOOTSTRAP_FILE (${path}): ${p}`),
-      );
+    const fail = (problems: string[]) => new EnvValidationError(problems.map((p) => `VAULT_BOOTSTRAP_FILE (${path}): ${p}`));
     let text: string;
     try {
       text = await readFile(path, 'utf8');
     } catch (e) {
-      throw fail([
-        `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      ]);
+      throw fail([`cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`]);
     }
     try {
       return parseBootstrapFile(text);
@@ -98,10 +84,8 @@ export class BootstrapService implements OnModuleInit {
       const outcomes: Outcome[] = [];
       for (const t of file.tenants) {
         outcomes.push(await this.upsertTenant(m, t.id, t.name));
-        for (const a of t.applications ?? [])
-          outcomes.push(await this.upsertApplication(m, t.id, a));
-        for (const u of t.users ?? [])
-          outcomes.push(await this.upsertUser(m, t.id, u));
+        for (const a of t.applications ?? []) outcomes.push(await this.upsertApplication(m, t.id, a));
+        for (const u of t.users ?? []) outcomes.push(await this.upsertUser(m, t.id, u));
       }
       return {
         tenants: file.tenants.length,
@@ -112,11 +96,7 @@ export class BootstrapService implements OnModuleInit {
     });
   }
 
-  private async upsertTenant(
-    m: EntityManager,
-    id: string,
-    name: string,
-  ): Promise<Outcome> {
+  private async upsertTenant(m: EntityManager, id: string, name: string): Promise<Outcome> {
     const existing = await this.tenants.find(m, id);
     if (!existing) {
       await this.tenants.insert(m, { id, name });
@@ -127,11 +107,7 @@ export class BootstrapService implements OnModuleInit {
     return 'updated';
   }
 
-  private async upsertApplication(
-    m: EntityManager,
-    tenantId: string,
-    a: BootstrapApplication,
-  ): Promise<Outcome> {
+  private async upsertApplication(m: EntityManager, tenantId: string, a: BootstrapApplication): Promise<Outcome> {
     const fields = {
       tenantId,
       testMode: a.testMode ?? false,
@@ -150,10 +126,8 @@ export class BootstrapService implements OnModuleInit {
       return 'created';
     }
     const changes: Partial<ApplicationFields> = {};
-    if (existing.tenantId !== fields.tenantId)
-      changes.tenantId = fields.tenantId;
-    if (existing.testMode !== fields.testMode)
-      changes.testMode = fields.testMode;
+    if (existing.tenantId !== fields.tenantId) changes.tenantId = fields.tenantId;
+    if (existing.testMode !== fields.testMode) changes.testMode = fields.testMode;
     if (existing.redirectUris.join('\n') !== fields.redirectUris.join('\n')) {
       changes.redirectUris = fields.redirectUris;
     }
@@ -168,11 +142,7 @@ export class BootstrapService implements OnModuleInit {
     return 'updated';
   }
 
-  private async upsertUser(
-    m: EntityManager,
-    tenantId: string,
-    u: BootstrapUser,
-  ): Promise<Outcome> {
+  private async upsertUser(m: EntityManager, tenantId: string, u: BootstrapUser): Promise<Outcome> {
     const existing = await this.users.findByUsername(tenantId, u.username, m);
     if (!existing) {
       const passwordHash = await this.hasher.hash(u.password);

@@ -25,10 +25,7 @@ export function testIdentityId(tenantId: string, clientId: string): string {
 export const TEST_IDENTITY_USERNAME = 'test-user';
 
 /** The redirect URI with the token in its fragment (replacing any fragment it had). */
-export function redirectWithToken(
-  redirectUri: string,
-  token: TokenResponseDto,
-): string {
+export function redirectWithToken(redirectUri: string, token: TokenResponseDto): string {
   const url = new URL(redirectUri);
   url.hash = new URLSearchParams({
     access_token: token.access_token,
@@ -43,11 +40,7 @@ export function escapeHtml(text: string): string {
 }
 
 /** A small self-contained page showing a test token. */
-export function renderTokenPage(
-  tenantId: string,
-  clientId: string,
-  token: TokenResponseDto,
-): string {
+export function renderTokenPage(tenantId: string, clientId: string, token: TokenResponseDto): string {
   const e = escapeHtml;
   return `<!doctype html>
 <html lang="en">

@@ -1,12 +1,5 @@
 import { Controller, Get, Header, Param, Query, Res } from '@nestjs/common';
-import {
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { TestRedirectResponseDto, TestTokenQueryDto } from '@vault/contracts';
 import { Public } from '@vault/platform/auth';
 import type { Response } from 'express';
@@ -22,14 +15,12 @@ export class TestTokensController {
   @Get('test')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
-    summary:
-      "Issue a token for testing to the application's dedicated test identity (test-mode applications only).",
+    summary: "Issue a token for testing to the application's dedicated test identity (test-mode applications only).",
   })
   @ApiProduces('application/json', 'text/html')
   @ApiOkResponse({
     type: TestRedirectResponseDto,
-    description:
-      '`redirect_url` (default): `{redirectUrl}`; `html`: a page showing the token.',
+    description: '`redirect_url` (default): `{redirectUrl}`; `html`: a page showing the token.',
   })
   @ApiForbiddenResponse({
     description: '`forbidden`: the application is not in test mode; `account_deleted`: its test identity deleted its account.',
@@ -41,18 +32,9 @@ export class TestTokensController {
     @Query() query: TestTokenQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<TestRedirectResponseDto | string> {
-    const answer = await this.tests.issue(
-      tenantId,
-      clientId,
-      query.responseType ?? 'redirect_url',
-    );
+    const answer = await this.tests.issue(tenantId, clientId, query.responseType ?? 'redirect_url');
     if ('redirectUrl' in answer) return answer;
-    res
-      .type('html')
-      .setHeader(
-        'Content-Security-Policy',
-        "default-src 'none'; style-src 'unsafe-inline'",
-      );
+    res.type('html').setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
     return answer.html;
   }
 }

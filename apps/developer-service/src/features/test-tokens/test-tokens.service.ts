@@ -2,12 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TestResponseType } from '@vault/contracts';
 import { DirectoryService } from '../../capabilities/directory/directory.service';
 import { TokenSigner } from '../../capabilities/tokens/token-signer.service';
-import {
-  redirectWithToken,
-  renderTokenPage,
-  TEST_IDENTITY_USERNAME,
-  testIdentityId,
-} from './test-token.render';
+import { redirectWithToken, renderTokenPage, TEST_IDENTITY_USERNAME, testIdentityId } from './test-token.render';
 import { applicationNotFound, noRedirectUri, notInTestMode } from './test-tokens.errors';
 
 export type TestTokenAnswer = { redirectUrl: string } | { html: string };
@@ -24,11 +19,7 @@ export class TestTokensService {
     private readonly signer: TokenSigner,
   ) {}
 
-  async issue(
-    tenantId: string,
-    clientId: string,
-    type: TestResponseType,
-  ): Promise<TestTokenAnswer> {
+  async issue(tenantId: string, clientId: string, type: TestResponseType): Promise<TestTokenAnswer> {
     const app = await this.directory.findApplication(tenantId, clientId);
     if (!app) throw applicationNotFound();
     if (!app.testMode) throw notInTestMode();

@@ -20,12 +20,8 @@ describe('withSecurityHeaders', () => {
   });
 
   it("keeps a module's Cache-Control on success and replaces it on errors", () => {
-    expect(withSecurityHeaders({ 'cache-control': 'private, no-cache' }, 200, true)['cache-control']).toBe(
-      'private, no-cache',
-    );
-    expect(withSecurityHeaders({ 'cache-control': 'private, no-cache' }, 304, true)['cache-control']).toBe(
-      'private, no-cache',
-    );
+    expect(withSecurityHeaders({ 'cache-control': 'private, no-cache' }, 200, true)['cache-control']).toBe('private, no-cache');
+    expect(withSecurityHeaders({ 'cache-control': 'private, no-cache' }, 304, true)['cache-control']).toBe('private, no-cache');
     expect(withSecurityHeaders({ 'cache-control': 'public, max-age=300' }, 200, true)['cache-control']).toBe(
       'public, max-age=300',
     );

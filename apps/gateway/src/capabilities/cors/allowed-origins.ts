@@ -17,9 +17,9 @@ export class AllowedOrigins {
       else this.counts.delete(o);
     }
     this.byEntry.delete(key);
-    const origins = [...new Set((entry?.origins ?? []).map((o) => (typeof o === 'string' ? serializeOrigin(o) : undefined)))].filter(
-      (o): o is string => o !== undefined,
-    );
+    const origins = [
+      ...new Set((entry?.origins ?? []).map((o) => (typeof o === 'string' ? serializeOrigin(o) : undefined))),
+    ].filter((o): o is string => o !== undefined);
     if (origins.length === 0) return;
     this.byEntry.set(key, origins);
     for (const o of origins) this.counts.set(o, (this.counts.get(o) ?? 0) + 1);

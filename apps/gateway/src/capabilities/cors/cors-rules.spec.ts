@@ -8,14 +8,24 @@ describe('CORS rules', () => {
   it('sorts requests into none, preflight and request', () => {
     expect(corsCase('GET', {}, registered, own)).toEqual({ kind: 'none' });
     expect(corsCase('GET', { origin: 'https://records-api.localhost' }, registered, own)).toEqual({ kind: 'none' });
-    expect(corsCase('OPTIONS', { origin: 'https://app.example', 'access-control-request-method': 'PATCH' }, registered, own)).toEqual({
+    expect(
+      corsCase('OPTIONS', { origin: 'https://app.example', 'access-control-request-method': 'PATCH' }, registered, own),
+    ).toEqual({
       kind: 'preflight',
       origin: 'https://app.example',
       registered: true,
       method: 'PATCH',
     });
-    expect(corsCase('OPTIONS', { origin: 'https://app.example' }, registered, own)).toEqual({ kind: 'request', origin: 'https://app.example', registered: true });
-    expect(corsCase('POST', { origin: 'https://evil.example' }, registered, own)).toEqual({ kind: 'request', origin: 'https://evil.example', registered: false });
+    expect(corsCase('OPTIONS', { origin: 'https://app.example' }, registered, own)).toEqual({
+      kind: 'request',
+      origin: 'https://app.example',
+      registered: true,
+    });
+    expect(corsCase('POST', { origin: 'https://evil.example' }, registered, own)).toEqual({
+      kind: 'request',
+      origin: 'https://evil.example',
+      registered: false,
+    });
   });
 
   it('allows the API methods only, case-sensitively', () => {

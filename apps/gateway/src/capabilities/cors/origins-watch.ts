@@ -53,7 +53,12 @@ export class OriginsWatch {
   private async run(): Promise<boolean> {
     while (!this.stopped) {
       try {
-        this.nc ??= await connect({ servers: this.options.servers.split(','), name: 'gateway-cors-origins', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+        this.nc ??= await connect({
+          servers: this.options.servers.split(','),
+          name: 'gateway-cors-origins',
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 500,
+        });
         // Created here too, so that the gateway may start before the developer module.
         const kv = await new Kvm(this.nc).create(this.options.bucket, { history: 1, replicas: this.options.replicas });
         this.watch = await watchBucket(kv, (e) => this.apply(e));

@@ -33,14 +33,10 @@ describe('body limits', () => {
       'records-api PATCH /api/v1/vault/vault-id/:vaultId/records/record-id/:recordId/uploads/:uploadId',
     ]);
     const chunk = '/api/v1/vault/vault-id/v/records/record-id/r/uploads/u';
-    expect(
-      new BodyLimits({ json: 1, upload: 2 }).limitFor(
-        'records-api',
-        'PATCH',
-        chunk,
-      ),
-    ).toEqual({ kind: 'upload', bytes: 2 });
-    const custom = new BodyLimits({ json: 1, upload: 2 }, [{ module: 'user-api', method: 'put', path: '/api/v1/accounts/:id/photo' }]);
+    expect(new BodyLimits({ json: 1, upload: 2 }).limitFor('records-api', 'PATCH', chunk)).toEqual({ kind: 'upload', bytes: 2 });
+    const custom = new BodyLimits({ json: 1, upload: 2 }, [
+      { module: 'user-api', method: 'put', path: '/api/v1/accounts/:id/photo' },
+    ]);
     expect(custom.limitFor('user-api', 'PUT', '/api/v1/accounts/x.y/photo')).toEqual({ kind: 'upload', bytes: 2 });
     expect(custom.limitFor('user-api', 'PUT', '/api/v1/accounts/x/y/photo')).toEqual({ kind: 'json', bytes: 1 });
   });
@@ -55,6 +51,8 @@ describe('body limits', () => {
     expect(describeLimit({ kind: 'json', bytes: 1024 })).toBe(
       'The request body exceeds the gateway limit of 1024 bytes for this route (it takes no upload).',
     );
-    expect(describeLimit({ kind: 'upload', bytes: 5 })).toBe('The request body exceeds the gateway limit of 5 bytes for uploads.');
+    expect(describeLimit({ kind: 'upload', bytes: 5 })).toBe(
+      'The request body exceeds the gateway limit of 5 bytes for uploads.',
+    );
   });
 });

@@ -49,9 +49,7 @@ export interface BodyLimit {
  * segment per `:name`, case ignored, an optional trailing slash.
  */
 function templatePattern(template: string): RegExp {
-  const segments = template
-    .split('/')
-    .map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const segments = template.split('/').map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
   return new RegExp(`^${segments.join('/')}/?$`, 'i');
 }
 

@@ -24,9 +24,7 @@ export class ClientAddressResolver {
     const peer = plain(socketAddress ?? '');
     const trusted = this.trusted;
     if (!trusted || !forwardedFor || !isIn(trusted, peer)) return peer;
-    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor)
-      .split(',')
-      .map((h) => plain(h.trim()));
+    const hops = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((h) => plain(h.trim()));
     for (let i = hops.length - 1; i >= 0; i--) {
       if (isIP(hops[i]) === 0) return peer;
       if (!isIn(trusted, hops[i])) return hops[i];

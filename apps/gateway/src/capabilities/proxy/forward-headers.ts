@@ -38,10 +38,7 @@ function connectionTokens(value: string | string[] | undefined): Set<string> | u
   return new Set(list.split(',').map((t) => t.trim().toLowerCase()));
 }
 
-function copyEndToEnd(
-  source: IncomingHttpHeaders,
-  skip: Set<string>,
-): OutgoingHttpHeaders {
+function copyEndToEnd(source: IncomingHttpHeaders, skip: Set<string>): OutgoingHttpHeaders {
   const extra = connectionTokens(source.connection);
   const out: OutgoingHttpHeaders = {};
   for (const name in source) {
@@ -58,10 +55,7 @@ const NOTHING = new Set<string>();
  * hop-by-hop and client forwarding headers dropped, then X-Forwarded-For/
  * -Proto/-Host and the request id set. A chunked body stays chunked.
  */
-export function upstreamRequestHeaders(
-  incoming: IncomingHttpHeaders,
-  ctx: ForwardContext,
-): OutgoingHttpHeaders {
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, ctx: ForwardContext): OutgoingHttpHeaders {
   const out = copyEndToEnd(incoming, CLIENT_FORWARDING);
   out['x-forwarded-for'] = ctx.clientIp;
   out['x-forwarded-proto'] = 'https';
@@ -74,10 +68,7 @@ export function upstreamRequestHeaders(
 }
 
 /** Response headers sent to the client: hop-by-hop dropped, the request id echoed. */
-export function clientResponseHeaders(
-  upstream: IncomingHttpHeaders,
-  requestId: string,
-): OutgoingHttpHeaders {
+export function clientResponseHeaders(upstream: IncomingHttpHeaders, requestId: string): OutgoingHttpHeaders {
   const out = copyEndToEnd(upstream, NOTHING);
   out[REQUEST_ID_HEADER] = requestId;
   return out;

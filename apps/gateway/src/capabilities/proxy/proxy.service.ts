@@ -1,10 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { COMMON_ERRORS, GATEWAY_ERRORS } from '@vault/contracts';
 import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
-import {
-  observeRequest,
-  rateLimitRejections,
-} from '@vault/platform/observability';
+import { observeRequest, rateLimitRejections } from '@vault/platform/observability';
 import { Agent, ClientRequest, IncomingMessage, request, ServerResponse } from 'node:http';
 import { GatewayEnv } from '../../config/gateway.env';
 import { bodyPending, closeAfterAnswer, hasBody } from '../answers/early-answer';
@@ -113,16 +110,27 @@ export class ProxyService implements OnApplicationShutdown {
   private readonly ownOrigin = (origin: string): boolean =>
     origin.startsWith('https://') && this.router.resolve(origin.slice('https://'.length)) !== undefined;
 
-  private route(req: IncomingMessage, res: ServerResponse, requestId: string, clientIp: string, rate: RateDecision, cors: CorsCase): void {
+  private route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    clientIp: string,
+    rate: RateDecision,
+    cors: CorsCase,
+  ): void {
     const close = bodyPending(req);
     if (req.url?.charCodeAt(0) !== 0x2f) {
       // Absolute-form or `*` targets would let the URL disagree with the Host that was routed.
-      sendProblem(res, { entry: COMMON_ERRORS.validationFailed, detail: 'The request target must be a path.' }, requestId, { close });
+      sendProblem(res, { entry: COMMON_ERRORS.validationFailed, detail: 'The request target must be a path.' }, requestId, {
+        close,
+      });
       return;
     }
     const upstream = this.router.resolve(req.headers.host);
     if (!upstream) {
-      sendProblem(res, { entry: GATEWAY_ERRORS.unknownHost, detail: 'No module is served at this host name.' }, requestId, { close });
+      sendProblem(res, { entry: GATEWAY_ERRORS.unknownHost, detail: 'No module is served at this host name.' }, requestId, {
+        close,
+      });
       return;
     }
     if (cors.kind === 'preflight') {
@@ -249,11 +257,15 @@ export class ProxyService implements OnApplicationShutdown {
     const close = bodyPending(req);
     if (timedOut) {
       this.logger.warn(`${upstream.module} did not answer in time [${requestId}]`);
-      sendProblem(res, { entry: GATEWAY_ERRORS.gatewayTimeout, detail: 'The module did not answer in time.' }, requestId, { close });
+      sendProblem(res, { entry: GATEWAY_ERRORS.gatewayTimeout, detail: 'The module did not answer in time.' }, requestId, {
+        close,
+      });
       return;
     }
     this.logger.warn(`${upstream.module} unreachable: ${err.code ?? err.message} [${requestId}]`);
-    sendProblem(res, { entry: GATEWAY_ERRORS.badGateway, detail: 'The module is not reachable right now.' }, requestId, { close });
+    sendProblem(res, { entry: GATEWAY_ERRORS.badGateway, detail: 'The module is not reachable right now.' }, requestId, {
+      close,
+    });
   }
 
   private internalError(res: ServerResponse, requestId: string, err: unknown): void {

@@ -2,11 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Kvm, type KV, type KvWatchEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import {
-  KvBucketWatch,
-  NatsConnectionState,
-  watchBucket,
-} from '@vault/platform/events';
+import { KvBucketWatch, NatsConnectionState, watchBucket } from '@vault/platform/events';
 import { WINDOW_MS, WindowCounters, type OwnCount } from './window-counters';
 
 export interface CounterSyncOptions {

@@ -38,7 +38,12 @@ export class RateLimitService implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     const sync = this.sync;
-    if (sync) this.unwatch = watchNatsConnection('gateway-rate-limit-store', { get connected() { return sync.shared; } });
+    if (sync)
+      this.unwatch = watchNatsConnection('gateway-rate-limit-store', {
+        get connected() {
+          return sync.shared;
+        },
+      });
     if (!this.sync) {
       this.logger.log('rate-limit counters kept in this process only (RATE_LIMIT_STORE=memory)');
       return;

@@ -39,11 +39,7 @@ describe('HostRouter', () => {
   });
 
   it('lists the public host names', () => {
-    expect(router.hosts()).toEqual([
-      'developer-api.example.com',
-      'user-api.example.com',
-      'records-api.example.com',
-    ]);
+    expect(router.hosts()).toEqual(['developer-api.example.com', 'user-api.example.com', 'records-api.example.com']);
   });
 
   it('defaults the upstream port to 80', () => {

@@ -98,11 +98,7 @@ function isUsable(pair: { cert: string; key: string }, hosts: string[]): boolean
   try {
     const x509 = new X509Certificate(pair.cert);
     const fresh = new Date(x509.validTo).getTime() - Date.now() > RENEW_BEFORE_MS;
-    return (
-      fresh &&
-      hosts.every((h) => x509.checkHost(h) !== undefined) &&
-      x509.checkPrivateKey(createPrivateKey(pair.key))
-    );
+    return fresh && hosts.every((h) => x509.checkHost(h) !== undefined) && x509.checkPrivateKey(createPrivateKey(pair.key));
   } catch {
     return false;
   }

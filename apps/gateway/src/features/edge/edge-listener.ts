@@ -17,10 +17,7 @@ export function isHealthPath(url: string | undefined): boolean {
  * the Nest application (which only serves health), every other request goes
  * straight to the proxy without passing through express routing.
  */
-export function routeRequests(
-  server: Server,
-  proxy: (req: IncomingMessage, res: ServerResponse) => void,
-): void {
+export function routeRequests(server: Server, proxy: (req: IncomingMessage, res: ServerResponse) => void): void {
   const nest = server.listeners('request')[0] as RequestListener | undefined;
   if (!nest) throw new Error('the Nest request listener is not attached to the server');
   server.removeAllListeners('request');

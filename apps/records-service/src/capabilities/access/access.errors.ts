@@ -10,4 +10,3 @@ export const roleTooWeak = () => ProblemException.of(COMMON_ERRORS.forbidden, 'Y
 
 /** A route whose declared rule RoleGuard cannot apply. */
 export const operationUnavailable = () => ProblemException.of(COMMON_ERRORS.forbidden, 'This operation is not available.');
-

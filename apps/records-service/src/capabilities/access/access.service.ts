@@ -43,12 +43,7 @@ export class AccessService {
    * A vault is visible with a vault role or with a role on one of its live records (a
    * record guest): such a guest passes `vault:guest` rules and gets 403 from the others.
    */
-  async authorize(
-    principal: Principal,
-    rule: ParsedRule,
-    vaultId: unknown,
-    recordId: unknown,
-  ): Promise<VaultAccess> {
+  async authorize(principal: Principal, rule: ParsedRule, vaultId: unknown, recordId: unknown): Promise<VaultAccess> {
     if (!isUuid(vaultId)) throw vaultNotFound();
     const wantsRecord = rule.domain === 'record' && isUuid(recordId);
     const found = await this.targets.resolve(principal.tenantId, principal.openId, vaultId, wantsRecord ? recordId : undefined);

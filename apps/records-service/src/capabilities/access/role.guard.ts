@@ -22,10 +22,7 @@ export class RoleGuard implements CanActivate {
   ) {}
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
-    const declared = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [
-      ctx.getHandler(),
-      ctx.getClass(),
-    ]);
+    const declared = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [ctx.getHandler(), ctx.getClass()]);
     const rule = parseRule(declared);
     if (!rule) {
       if (declared === 'public' || declared === 'authenticated') return true;

@@ -7,10 +7,8 @@ const rule = (s: string): ParsedRule => {
   return parsed;
 };
 
-const vaultRolesGranting = (name: string) =>
-  VAULT_ROLES.filter((r) => grants(rule(name), r, undefined));
-const recordRolesGranting = (name: string) =>
-  RECORD_ROLES.filter((r) => grants(rule(name), undefined, r));
+const vaultRolesGranting = (name: string) => VAULT_ROLES.filter((r) => grants(rule(name), r, undefined));
+const recordRolesGranting = (name: string) => RECORD_ROLES.filter((r) => grants(rule(name), undefined, r));
 
 describe('role rules', () => {
   it('parses only vault and record rules with a known level', () => {

@@ -28,8 +28,7 @@ export interface Brand {
 
 export const ANY_TENANT = '*';
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function requireKeys(
   problems: string[],
@@ -72,8 +71,22 @@ export function parseBrandingFile(raw: unknown): { brands?: Brand[]; problems: s
     if (seen.has(id)) problems.push(`${at} repeats tenant and brandCode ${id}`);
     seen.add(id);
     for (const mode of DARK_MODES) {
-      requireKeys(problems, `${at}.logos.${mode}`, isObject(b['logos']) ? b['logos'][mode] : undefined, BRANDING_LOGOS, isSizes, 'an object of large, medium and small URLs');
-      requireKeys(problems, `${at}.styleSheet.${mode}`, isObject(b['styleSheet']) ? b['styleSheet'][mode] : undefined, STYLE_SHEET_KEYS, isText, 'a string');
+      requireKeys(
+        problems,
+        `${at}.logos.${mode}`,
+        isObject(b['logos']) ? b['logos'][mode] : undefined,
+        BRANDING_LOGOS,
+        isSizes,
+        'an object of large, medium and small URLs',
+      );
+      requireKeys(
+        problems,
+        `${at}.styleSheet.${mode}`,
+        isObject(b['styleSheet']) ? b['styleSheet'][mode] : undefined,
+        STYLE_SHEET_KEYS,
+        isText,
+        'a string',
+      );
     }
     requireKeys(problems, `${at}.footerMessage`, b['footerMessage'], ACCOUNT_LOCALES, isText, 'a string');
     requireKeys(problems, `${at}.appSections`, b['appSections'], APP_SECTION_KEYS, (v) => typeof v === 'boolean', 'a boolean');

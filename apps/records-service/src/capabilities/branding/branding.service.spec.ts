@@ -1,8 +1,7 @@
 import { RecordsEnv } from '../../config/records.env';
 import { BrandingService } from './branding.service';
 
-const service = (VAULT_BRANDING_FILE?: string) =>
-  new BrandingService(Object.assign(new RecordsEnv(), { VAULT_BRANDING_FILE }));
+const service = (VAULT_BRANDING_FILE?: string) => new BrandingService(Object.assign(new RecordsEnv(), { VAULT_BRANDING_FILE }));
 
 describe('BrandingService', () => {
   it('finds the tenant brand, then the shared one, then the default', () => {

@@ -1,10 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  BrandingView,
-  DarkMode,
-  DEFAULT_LOCALE,
-  DisplayLocale,
-} from '@vault/contracts';
+import { BrandingView, DarkMode, DEFAULT_LOCALE, DisplayLocale } from '@vault/contracts';
 import { loadJsonConfigFile } from '../../config/json-config-file';
 import { RecordsEnv } from '../../config/records.env';
 import { stableId } from '../catalogue/stable-id';

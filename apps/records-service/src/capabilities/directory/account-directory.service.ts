@@ -73,7 +73,8 @@ export class AccountDirectoryService {
       }
       if (ended.length > 0) this.logger.log(`account ${account.openId} left: ${ended.length} memberships ended`);
       const hooks = await this.webhooks.disableOfDeletedCreator(tx, account.tenantId, account.openId, CREATOR_DELETED_REASON);
-      if (hooks.length > 0) this.logger.log(`account ${account.openId} left: ${hooks.length} webhook subscriptions it created disabled`);
+      if (hooks.length > 0)
+        this.logger.log(`account ${account.openId} left: ${hooks.length} webhook subscriptions it created disabled`);
       // what it owned alone, and vaults of deleted owners it was the last member of, nobody
       // can reach any more: removed after the grace period (VaultDeletionPurger)
       await this.orphans.scheduleRemoval(tx, vaultIds);

@@ -35,7 +35,8 @@ export class OrphanedVaults {
   async scheduleRemoval(tx: Tx, vaultIds: string[]): Promise<string[]> {
     const due = new Date(Date.now() + this.env.DELETED_OWNER_VAULT_GRACE_DAYS * DAY_MS);
     const scheduled = await this.vaults.scheduleDeletionOfOrphaned(tx, vaultIds, due);
-    if (scheduled.length > 0) this.logger.log(`${scheduled.length} vaults of deleted owners left alone: removed after ${due.toISOString()}`);
+    if (scheduled.length > 0)
+      this.logger.log(`${scheduled.length} vaults of deleted owners left alone: removed after ${due.toISOString()}`);
     return scheduled;
   }
 }

@@ -1,11 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
-import {
-  ensureStream,
-  NATS_CONNECTION,
-  OutboxRelay,
-} from '@vault/platform/events';
+import { ensureStream, NATS_CONNECTION, OutboxRelay } from '@vault/platform/events';
 import { DataSource } from 'typeorm';
 import { EventStreams, OUTBOX_CHANNEL, OUTBOX_TABLE } from './event-streams';
 import { EventsEnv } from './events.env';

@@ -32,13 +32,17 @@ function quotaWith(state: { planOf: Record<string, string>; bytes?: number; owne
   const memberships = { ownedVaultIds: async () => state.owned ?? [] } as unknown as MembershipRepository;
   // the counter's conditional increment, as the repository's UPDATE … WHERE live_records < max does it
   const vaults = {
-    claimRecordPlace: async (_tx: Tx, _id: string, max: number) => (state.live ?? 0) < max && (state.live = (state.live ?? 0) + 1) > 0,
+    claimRecordPlace: async (_tx: Tx, _id: string, max: number) =>
+      (state.live ?? 0) < max && (state.live = (state.live ?? 0) + 1) > 0,
   } as unknown as VaultRepository;
   return new QuotaService(licenses, plans, usage, memberships, vaults);
 }
 
 async function problemOf(p: Promise<unknown>): Promise<{ status: number; code: string }> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof ProblemException)) throw new Error(`expected a problem, got ${String(err)}`);
   return { status: err.getStatus(), code: err.code };
 }
@@ -69,8 +73,12 @@ describe('QuotaService', () => {
       status: 409,
       code: RECORDS_ERROR_CODES.maxOwnedVaultsReached,
     });
-    await expect(quotaWith({ planOf: { b: 'premium' }, owned: three }).assertCanOwnAnotherVault(tx, principal, free)).resolves.toEqual(three);
-    await expect(quotaWith({ planOf: {}, owned: three }).assertCanOwnAnotherVault(tx, principal, plans.plan('premium'))).resolves.toEqual(three);
+    await expect(
+      quotaWith({ planOf: { b: 'premium' }, owned: three }).assertCanOwnAnotherVault(tx, principal, free),
+    ).resolves.toEqual(three);
+    await expect(
+      quotaWith({ planOf: {}, owned: three }).assertCanOwnAnotherVault(tx, principal, plans.plan('premium')),
+    ).resolves.toEqual(three);
   });
 
   it('gives the per-upload limit and the room left, never below zero', async () => {

@@ -72,7 +72,12 @@ describe('earlyFlushFs', () => {
     await expect(
       pipeline(
         Readable.from(slow()),
-        createWriteStream(join(dir, 'c.bin'), { flags: 'wx', flush: true, highWaterMark: 16 * KiB, fs: earlyFlushFs(64 * KiB, base) }),
+        createWriteStream(join(dir, 'c.bin'), {
+          flags: 'wx',
+          flush: true,
+          highWaterMark: 16 * KiB,
+          fs: earlyFlushFs(64 * KiB, base),
+        }),
       ),
     ).rejects.toThrow('EIO');
   });

@@ -100,9 +100,7 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
    * (due at `purgeAfter`: the upload's expiry plus the grace period, a backstop for the
    * sweeper of expired uploads).
    */
-  async beginAppend(
-    purgeAfter: Date,
-  ): Promise<{ storageKey: string; state: AppendState }> {
+  async beginAppend(purgeAfter: Date): Promise<{ storageKey: string; state: AppendState }> {
     const storageKey = randomUUID();
     await this.purges.enqueue(storageKey, purgeAfter);
     try {
@@ -140,31 +138,17 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
       },
     });
     source.on('error', (err) => meter.destroy(err));
-    const state = await this.storage.append(
-      at.storageKey,
-      at.state,
-      at.offset,
-      at.length,
-      source.pipe(meter),
-    );
+    const state = await this.storage.append(at.storageKey, at.state, at.offset, at.length, source.pipe(meter));
     fileBytes.inc({ direction: 'in' }, written);
     const next: AppendProgress = { ...at, offset: at.offset + written, state };
     return { next, written, chunkDigest: chunkHash?.digest('base64') };
   }
 
   /** Drops what the storage held for `dropped` and `kept` no longer needs. */
-  async releaseAppend(
-    storageKey: string,
-    dropped: AppendState,
-    kept: AppendState,
-  ): Promise<void> {
+  async releaseAppend(storageKey: string, dropped: AppendState, kept: AppendState): Promise<void> {
     await this.storage
       .releaseAppend(storageKey, dropped, kept)
-      .catch((err: unknown) =>
-        this.log.warn(
-          `leftovers of ${storageKey} stay until the upload ends: ${String(err)}`,
-        ),
-      );
+      .catch((err: unknown) => this.log.warn(`leftovers of ${storageKey} stay until the upload ends: ${String(err)}`));
   }
 
   /** Makes the appended bytes the object of the key (they still await their commit). */

@@ -28,23 +28,9 @@ export abstract class FileStorage {
    * everything of an unfinished append too.
    */
   abstract beginAppend(key: string): Promise<AppendState>;
-  abstract append(
-    key: string,
-    state: AppendState,
-    offset: number,
-    length: number,
-    source: Readable,
-  ): Promise<AppendState>;
-  abstract releaseAppend(
-    key: string,
-    state: AppendState,
-    kept: AppendState,
-  ): Promise<void>;
-  abstract finishAppend(
-    key: string,
-    state: AppendState,
-    length: number,
-  ): Promise<void>;
+  abstract append(key: string, state: AppendState, offset: number, length: number, source: Readable): Promise<AppendState>;
+  abstract releaseAppend(key: string, state: AppendState, kept: AppendState): Promise<void>;
+  abstract finishAppend(key: string, state: AppendState, length: number): Promise<void>;
 }
 
 /** What an adapter keeps about an append in progress (stored with the upload, JSON). */

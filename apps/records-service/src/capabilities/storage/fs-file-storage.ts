@@ -5,12 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { earlyFlushFs } from './early-flush-fs';
-import {
-  AppendState,
-  ByteRange,
-  FileStorage,
-  MissingObjectError,
-} from './file-storage';
+import { AppendState, ByteRange, FileStorage, MissingObjectError } from './file-storage';
 
 const KEY = /^[0-9a-f-]{36}$/;
 const CHUNK = 1 << 20;
@@ -80,13 +75,7 @@ export class FsFileStorage extends FileStorage {
    * Writes the chunk at `offset` (cutting what lies beyond it first, on the same open
    * file) and flushes it to disk: the chunk is recorded only once it is durable.
    */
-  async append(
-    key: string,
-    state: AppendState,
-    offset: number,
-    _length: number,
-    source: Readable,
-  ): Promise<AppendState> {
+  async append(key: string, state: AppendState, offset: number, _length: number, source: Readable): Promise<AppendState> {
     const temp = this.tempPath(key);
     const fd = await openP(temp, 'r+');
     try {
@@ -112,11 +101,7 @@ export class FsFileStorage extends FileStorage {
   }
 
   /** Cuts anything beyond the recorded end, syncs and renames the file into objects/. */
-  async finishAppend(
-    key: string,
-    _state: AppendState,
-    length: number,
-  ): Promise<void> {
+  async finishAppend(key: string, _state: AppendState, length: number): Promise<void> {
     const temp = this.tempPath(key);
     const final = this.objectPath(key);
     const handle = await open(temp, 'r+');

@@ -15,8 +15,6 @@ describe('MeteredStream', () => {
 
   it('fails as soon as the limit is passed', async () => {
     const meter = new MeteredStream(9, tooBig);
-    await expect(pipeline(Readable.from([Buffer.from('hello'), Buffer.from('world')]), meter, sink())).rejects.toThrow(
-      'over 9',
-    );
+    await expect(pipeline(Readable.from([Buffer.from('hello'), Buffer.from('world')]), meter, sink())).rejects.toThrow('over 9');
   });
 });

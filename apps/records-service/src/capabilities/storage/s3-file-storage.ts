@@ -108,7 +108,9 @@ export class S3FileStorage extends FileStorage {
   async beginAppend(key: string): Promise<AppendState> {
     const created = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key }));
     if (!created.UploadId) throw new Error('S3 answered CreateMultipartUpload without an UploadId');
-    await this.client.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: `${key}${SIDE}upload`, Body: created.UploadId }));
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.opts.bucket, Key: `${key}${SIDE}upload`, Body: created.UploadId }),
+    );
     const state: S3AppendState = { uploadId: created.UploadId, parts: [] };
     return { ...state };
   }
@@ -174,7 +176,13 @@ export class S3FileStorage extends FileStorage {
     if (parts.length === 0) {
       // an empty file: S3 completes no upload without a part
       const out = await this.client.send(
-        new UploadPartCommand({ Bucket: this.opts.bucket, Key: key, UploadId: state.uploadId, PartNumber: 1, Body: Buffer.alloc(0) }),
+        new UploadPartCommand({
+          Bucket: this.opts.bucket,
+          Key: key,
+          UploadId: state.uploadId,
+          PartNumber: 1,
+          Body: Buffer.alloc(0),
+        }),
       );
       parts = [{ n: 1, etag: out.ETag ?? '' }];
     }

@@ -16,11 +16,14 @@ describe('FilesEnv', () => {
     expect(loadEnv(FilesEnv, {}).FILE_UPLOAD_GRACE_SECONDS).toBe(86_400);
   });
 
-  it.each(['60', '3600', '86399'])('refuses a FILE_UPLOAD_GRACE_SECONDS of %s, shorter than a slow upload may stream', (value) => {
-    const problems = problemsOf({ FILE_UPLOAD_GRACE_SECONDS: value });
-    expect(problems).toHaveLength(1);
-    expect(problems[0]).toMatch(/^FILE_UPLOAD_GRACE_SECONDS: .*86400/);
-  });
+  it.each(['60', '3600', '86399'])(
+    'refuses a FILE_UPLOAD_GRACE_SECONDS of %s, shorter than a slow upload may stream',
+    (value) => {
+      const problems = problemsOf({ FILE_UPLOAD_GRACE_SECONDS: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^FILE_UPLOAD_GRACE_SECONDS: .*86400/);
+    },
+  );
 
   it('accepts a day or more', () => {
     expect(loadEnv(FilesEnv, { FILE_UPLOAD_GRACE_SECONDS: '86400' }).FILE_UPLOAD_GRACE_SECONDS).toBe(86_400);

@@ -26,7 +26,11 @@ describe('ActivityLogEnv', () => {
       durable: 'activity_log_writer',
       stream: 'VAULT_EVENTS',
       batch: true,
-      deadLetter: { stream: 'VAULT_EVENTS_DLQ', subjects: ['deadletter.vault.>'], subject: 'deadletter.vault.activity_log_writer' },
+      deadLetter: {
+        stream: 'VAULT_EVENTS_DLQ',
+        subjects: ['deadletter.vault.>'],
+        subject: 'deadletter.vault.activity_log_writer',
+      },
     });
   });
 

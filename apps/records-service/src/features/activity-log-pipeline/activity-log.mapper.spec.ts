@@ -94,10 +94,19 @@ describe('activity log mapper', () => {
     // a claim is the same subject and event type, with its own action
     const claimBody = { ...transferBody, previousRole: 'vault_editor', claimed: true };
     const [claim] = toLogRows('e11', SUBJECTS.vaultTransferred, parseEvent(SUBJECTS.vaultTransferred, claimBody));
-    expect(claim).toMatchObject({ entity: 'Network', eventType: 'Update', action: 'ownershipClaimed', subject: SUBJECTS.vaultTransferred });
+    expect(claim).toMatchObject({
+      entity: 'Network',
+      eventType: 'Update',
+      action: 'ownershipClaimed',
+      subject: SUBJECTS.vaultTransferred,
+    });
     expect(() => parseEvent(SUBJECTS.vaultTransferred, { ...claimBody, claimed: 'yes' })).toThrow(/claimed/);
     // `claimed` on another subject does not make it a claim
-    const [shared] = toLogRows('e12', SUBJECTS.collaboratorCreated, parseEvent(SUBJECTS.collaboratorCreated, { ...body, claimed: true }));
+    const [shared] = toLogRows(
+      'e12',
+      SUBJECTS.collaboratorCreated,
+      parseEvent(SUBJECTS.collaboratorCreated, { ...body, claimed: true }),
+    );
     expect(shared.action).toBe('shared');
     const broken = { ...base(), collaborator: { openId: 'x' } };
     expect(() => parseEvent(SUBJECTS.collaboratorCreated, broken)).toThrow(InvalidEventError);

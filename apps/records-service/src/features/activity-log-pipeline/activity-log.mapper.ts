@@ -85,9 +85,7 @@ export function toLogRows(eventId: string, subject: string, event: VaultEventBas
   }
   if (event instanceof FileChangedEvent) {
     const action = subject === SUBJECTS.fileUploaded ? 'uploaded' : base.action;
-    return [
-      { ...base, action, recordId: event.record.id, recordName: event.record.name, fileName: event.fileName },
-    ];
+    return [{ ...base, action, recordId: event.record.id, recordName: event.record.name, fileName: event.fileName }];
   }
   if (event instanceof RecordTransferredEvent) {
     const record = { recordId: event.record.id, recordName: event.record.name };

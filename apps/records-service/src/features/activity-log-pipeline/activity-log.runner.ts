@@ -1,10 +1,4 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { OutboxRelayService } from '../../capabilities/events/outbox-relay.service';
 
 export const ACTIVITY_LOG_ROLES = Symbol('ACTIVITY_LOG_ROLES');

@@ -1,10 +1,5 @@
 import { INestApplication, Logger } from '@nestjs/common';
-import {
-  connectJetStream,
-  JetStreamServer,
-  JetStreamServerOptions,
-  NATS_CONNECTION,
-} from '@vault/platform/events';
+import { connectJetStream, JetStreamServer, JetStreamServerOptions, NATS_CONNECTION } from '@vault/platform/events';
 import { ActivityLogEnv } from './activity-log.env';
 import { ACTIVITY_LOG_ROLES, ActivityLogRoles } from './activity-log.runner';
 import { ActivityLogStreams } from './activity-log.streams';

@@ -1,11 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_STREAMS, type VaultEventBase } from '@vault/contracts';
-import {
-  jetStreamConsumer,
-  type JetStreamConsumerOptions,
-  type JetStreamEvent,
-} from '@vault/platform/events';
+import { jetStreamConsumer, type JetStreamConsumerOptions, type JetStreamEvent } from '@vault/platform/events';
 import { ActivityLogRepository } from '../../persistence/activity-log/activity-log.repository';
 import { LOGGED_EVENT_PAYLOADS, toLogRows } from './activity-log.mapper';
 

@@ -1,12 +1,5 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ActivityLogPageDto, ActivityLogQueryDto } from '@vault/contracts';
 import { Access } from '@vault/platform/auth';
 import type { VaultAccess } from '../../capabilities/access/access.service';

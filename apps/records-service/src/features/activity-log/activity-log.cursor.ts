@@ -34,5 +34,8 @@ export function decodeCursor(text: string, f: ActivityLogFilter): LogCursor {
     throw invalidCursor('cursor must be a page.nextCursor of an earlier answer');
   }
   if (parts[4] !== filterSignature(f)) throw invalidCursor('cursor was made for other filters');
-  return { key: { occurredUs: String(parts[0]), loggedUs: String(parts[1]), eventId: String(parts[2]) }, page: parts[3] as number };
+  return {
+    key: { occurredUs: String(parts[0]), loggedUs: String(parts[1]), eventId: String(parts[2]) },
+    page: parts[3] as number,
+  };
 }

@@ -76,14 +76,16 @@ describe('renderEntry', () => {
     expect(renderEntry(network('roleChanged'), 'en-CA').message).toBe(
       '<b>Ann</b> changed the role of <b>bo@x.org</b> on the vault <b>Home</b> to <b>vault_editor</b>',
     );
-    expect(renderEntry(network('unshared'), 'en-US').message).toBe('<b>Ann</b> removed <b>bo@x.org</b> from the vault <b>Home</b>');
+    expect(renderEntry(network('unshared'), 'en-US').message).toBe(
+      '<b>Ann</b> removed <b>bo@x.org</b> from the vault <b>Home</b>',
+    );
     expect(renderEntry(network('ownershipTransferred'), 'es-US').message).toBe(
       '<b>Ann</b> transfirió la propiedad de la bóveda <b>Home</b> a <b>bo@x.org</b>',
     );
     expect(renderEntry(network('shared'), 'en-US').entity).toBe('Network');
   });
 
-  it("renders a claim of the ownership as a claim, not as a transfer to oneself, and names no deleted owner", () => {
+  it('renders a claim of the ownership as a claim, not as a transfer to oneself, and names no deleted owner', () => {
     const claim = entry({
       entity: 'Network',
       action: 'ownershipClaimed',

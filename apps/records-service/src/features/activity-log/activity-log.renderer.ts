@@ -75,14 +75,17 @@ function objectPhrase(lang: Language, e: ActivityLogEntryEntity): string {
       return en ? `a license for the vault ${b(e.vaultName)}` : `una licencia para la bóveda ${b(e.vaultName)}`;
     case 'File': {
       const file = en ? `the file ${b(e.fileName)}` : `el archivo ${b(e.fileName)}`;
-      if (e.action === 'uploaded') return en ? `${file} to the record ${b(e.recordName)}` : `${file} al registro ${b(e.recordName)}`;
-      if (e.action === 'deleted') return en ? `${file} from the record ${b(e.recordName)}` : `${file} del registro ${b(e.recordName)}`;
+      if (e.action === 'uploaded')
+        return en ? `${file} to the record ${b(e.recordName)}` : `${file} al registro ${b(e.recordName)}`;
+      if (e.action === 'deleted')
+        return en ? `${file} from the record ${b(e.recordName)}` : `${file} del registro ${b(e.recordName)}`;
       return en ? `${file} of the record ${b(e.recordName)}` : `${file} del registro ${b(e.recordName)}`;
     }
     default: {
       const record = en ? `the record ${b(e.recordName)}` : `el registro ${b(e.recordName)}`;
       if (e.action === 'transferredOut') return en ? `${record} to the vault ${b(other)}` : `${record} a la bóveda ${b(other)}`;
-      if (e.action === 'transferredIn') return en ? `${record} from the vault ${b(other)}` : `${record} desde la bóveda ${b(other)}`;
+      if (e.action === 'transferredIn')
+        return en ? `${record} from the vault ${b(other)}` : `${record} desde la bóveda ${b(other)}`;
       return record;
     }
   }

@@ -14,6 +14,12 @@ import { VaultFeedReaders } from './vault-feed-readers';
 @Module({
   imports: [AccessModule, PersistenceModule],
   controllers: [ChangeFeedController, ChangeFeedWriter],
-  providers: [{ provide: ChangeFeedEnv, useFactory: () => loadEnv(ChangeFeedEnv) }, ChangeFeedService, ChangeFeedStream, FeedSignal, VaultFeedReaders],
+  providers: [
+    { provide: ChangeFeedEnv, useFactory: () => loadEnv(ChangeFeedEnv) },
+    ChangeFeedService,
+    ChangeFeedStream,
+    FeedSignal,
+    VaultFeedReaders,
+  ],
 })
 export class ChangeFeedModule {}

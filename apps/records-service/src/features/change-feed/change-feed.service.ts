@@ -87,4 +87,9 @@ export class ChangeFeedService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-const toFeedEvent = (r: FeedEntry): FeedEvent => ({ seq: r.seq, cursor: encodeCursor(r.seq), type: r.type, envelope: r.envelope });
+const toFeedEvent = (r: FeedEntry): FeedEvent => ({
+  seq: r.seq,
+  cursor: encodeCursor(r.seq),
+  type: r.type,
+  envelope: r.envelope,
+});

@@ -55,7 +55,8 @@ export class ChangeFeedStream implements OnModuleDestroy {
   async serve(req: Request, res: Response, principal: Principal, vaultId: string, cursor: string | undefined, field: string) {
     const slot = this.slots.take(principal.tenantId, principal.openId);
     if ('refused' in slot) {
-      const max = slot.refused === 'caller' ? this.env.CHANGE_FEED_MAX_STREAMS_PER_CALLER : this.env.CHANGE_FEED_MAX_STREAMS_PER_TENANT;
+      const max =
+        slot.refused === 'caller' ? this.env.CHANGE_FEED_MAX_STREAMS_PER_CALLER : this.env.CHANGE_FEED_MAX_STREAMS_PER_TENANT;
       this.logger.warn(`change feed stream of vault ${vaultId} refused: the ${slot.refused} holds ${max} open streams`);
       throw tooManyStreams(slot.refused, max, this.env.CHANGE_FEED_STREAM_RETRY_AFTER_SECONDS);
     }
@@ -66,7 +67,14 @@ export class ChangeFeedStream implements OnModuleDestroy {
     }
   }
 
-  private async stream(req: Request, res: Response, principal: Principal, vaultId: string, cursor: string | undefined, field: string) {
+  private async stream(
+    req: Request,
+    res: Response,
+    principal: Principal,
+    vaultId: string,
+    cursor: string | undefined,
+    field: string,
+  ) {
     let after = await this.feed.start(cursor, field);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -94,7 +102,9 @@ export class ChangeFeedStream implements OnModuleDestroy {
       deliver: (events, to) => {
         if (closed) return;
         if (events.length > 0 && res.writableLength > this.env.CHANGE_FEED_STREAM_BUFFER_BYTES) {
-          this.logger.warn(`change feed stream of vault ${vaultId} closed: its client is too far behind (${res.writableLength} bytes unsent)`);
+          this.logger.warn(
+            `change feed stream of vault ${vaultId} closed: its client is too far behind (${res.writableLength} bytes unsent)`,
+          );
           close(true);
           return;
         }

@@ -1,10 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import {
-  ChangeFeedRepository,
-  FeedCaller,
-  FeedEntry,
-  FeedView,
-} from '../../persistence/change-feed/change-feed.repository';
+import { ChangeFeedRepository, FeedCaller, FeedEntry, FeedView } from '../../persistence/change-feed/change-feed.repository';
 import { encodeCursor } from './change-feed.cursor';
 import { ChangeFeedEnv } from './change-feed.env';
 import { FeedSignal } from './feed-signal';
@@ -20,9 +15,7 @@ export interface SharedEvent {
 }
 
 /** One Server-Sent Events message: its id is the event's cursor. */
-export const sseMessage = (
-  e: Pick<FeedEntry, 'seq' | 'type' | 'envelope'>,
-): string =>
+export const sseMessage = (e: Pick<FeedEntry, 'seq' | 'type' | 'envelope'>): string =>
   `id: ${encodeCursor(e.seq)}\nevent: ${e.type}\ndata: ${JSON.stringify(e.envelope)}\n\n`;
 
 /** An open stream of a vault as its reader sees it. */
@@ -39,14 +32,8 @@ export interface FeedSubscriber {
 const callerKey = (c: FeedCaller) => `${c.tenantId}\u0000${c.openId}`;
 
 /** Whether a caller with this view sees the event: a member every one, a guest those of its records. */
-function visibleTo(
-  view: FeedView,
-  records: Set<string>,
-  e: SharedEvent,
-): boolean {
-  return (
-    view.vaultRole !== null || (e.recordId !== null && records.has(e.recordId))
-  );
+function visibleTo(view: FeedView, records: Set<string>, e: SharedEvent): boolean {
+  return view.vaultRole !== null || (e.recordId !== null && records.has(e.recordId));
 }
 
 /**
@@ -98,16 +85,11 @@ class VaultFeedReader {
         more = (await this.readOnce()) || this.again;
       }
     } catch (err) {
-      this.logger.warn(
-        `change feed reader of vault ${this.vaultId}: ${String(err)} (retrying at the next poll)`,
-      );
+      this.logger.warn(`change feed reader of vault ${this.vaultId}: ${String(err)} (retrying at the next poll)`);
     } finally {
       this.running = false;
       if (this.subscribers.size > 0 && !this.poll)
-        this.poll = setTimeout(
-          () => ((this.poll = undefined), this.wake(true)),
-          this.pollMs,
-        );
+        this.poll = setTimeout(() => ((this.poll = undefined), this.wake(true)), this.pollMs);
     }
   }
 
@@ -115,14 +97,9 @@ class VaultFeedReader {
   private async readOnce(): Promise<boolean> {
     const streams = [...this.subscribers];
     if (streams.length === 0) return false;
-    const from = streams.reduce(
-      (min, s) => (s.position < min ? s.position : min),
-      streams[0].position,
-    );
+    const from = streams.reduce((min, s) => (s.position < min ? s.position : min), streams[0].position);
     // the new events and what each caller sees at delivery time, in one statement for all the streams
-    const callers = [
-      ...new Map(streams.map((s) => [callerKey(s.caller), s.caller])).values(),
-    ];
+    const callers = [...new Map(streams.map((s) => [callerKey(s.caller), s.caller])).values()];
     const recheck = this.recheck;
     this.recheck = false;
     const { events: rows, views: viewRows } = await this.feed.eventsAndViews(
@@ -134,8 +111,7 @@ class VaultFeedReader {
     );
     if (rows.length === 0 && !recheck) return false;
     const views = new Map<string, { view: FeedView; records: Set<string> }>();
-    for (const view of viewRows)
-      views.set(callerKey(view), { view, records: new Set(view.guestRecords) });
+    for (const view of viewRows) views.set(callerKey(view), { view, records: new Set(view.guestRecords) });
     const events: SharedEvent[] = rows.map((r) => ({
       seq: BigInt(r.seq),
       recordId: r.recordId,
@@ -150,9 +126,7 @@ class VaultFeedReader {
         continue;
       }
       s.deliver(
-        events.filter(
-          (e) => e.seq > s.position && visibleTo(seen.view, seen.records, e),
-        ),
+        events.filter((e) => e.seq > s.position && visibleTo(seen.view, seen.records, e)),
         to,
       );
     }
@@ -178,20 +152,10 @@ export class VaultFeedReaders implements OnModuleDestroy {
 
   /** Adds a stream to its vault's reader, which reads at once from the stream's position. */
   join(vaultId: string, s: FeedSubscriber): void {
-    this.unsubscribe ??= this.signal.subscribe((vaultIds) =>
-      this.woken(vaultIds),
-    );
+    this.unsubscribe ??= this.signal.subscribe((vaultIds) => this.woken(vaultIds));
     let reader = this.readers.get(vaultId);
     if (!reader)
-      this.readers.set(
-        vaultId,
-        (reader = new VaultFeedReader(
-          vaultId,
-          this.feed,
-          this.env.CHANGE_FEED_POLL_MS,
-          this.logger,
-        )),
-      );
+      this.readers.set(vaultId, (reader = new VaultFeedReader(vaultId, this.feed, this.env.CHANGE_FEED_POLL_MS, this.logger)));
     reader.subscribers.add(s);
     reader.wake();
   }

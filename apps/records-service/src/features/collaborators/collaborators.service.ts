@@ -87,7 +87,14 @@ export class CollaboratorsService {
       if (OWNER_ROLES.includes(member.role)) throw ownerCannotBeRemoved();
       if (member.role !== role) {
         await this.members.setRole(tx, scope, member.id, role);
-        await this.changes.announce(tx, SUBJECTS.collaboratorUpdated, principal, target, { ...member, role }, { previousRole: member.role });
+        await this.changes.announce(
+          tx,
+          SUBJECTS.collaboratorUpdated,
+          principal,
+          target,
+          { ...member, role },
+          { previousRole: member.role },
+        );
       }
       return toCollaboratorView({ ...member, role });
     });
@@ -118,5 +125,4 @@ export class CollaboratorsService {
       await this.orphans.scheduleRemoval(tx, [access.vault.id]);
     });
   }
-
 }

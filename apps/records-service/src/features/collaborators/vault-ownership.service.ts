@@ -35,11 +35,7 @@ export class VaultOwnershipService {
    * Makes a vault collaborator the owner and the former owner an editor. The new owner
    * must have room for one more owned vault; the vault keeps its licence.
    */
-  async transferOwnership(
-    access: VaultAccess,
-    principal: Principal,
-    collaboratorId: string,
-  ): Promise<CollaboratorView[]> {
+  async transferOwnership(access: VaultAccess, principal: Principal, collaboratorId: string): Promise<CollaboratorView[]> {
     const target = targetOf('vault', access);
     await this.changes.assertInPlan(access.vault.id, 'ownedVaults.transferVaultOwnership');
     await this.tx.run(async (tx) => {

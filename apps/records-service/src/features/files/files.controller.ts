@@ -15,23 +15,9 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import {
-  FILE_CHECKSUM_HEADER,
-  FILE_TYPES,
-  Principal,
-  RecordFileGroup,
-  RecordFileView,
-  UpdateFileDto,
-} from '@vault/contracts';
+import { FILE_CHECKSUM_HEADER, FILE_TYPES, Principal, RecordFileGroup, RecordFileView, UpdateFileDto } from '@vault/contracts';
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
-import {
-  Conditional,
-  ETagged,
-  IfMatch,
-  IfMatchCondition,
-  ReadsOwnBody,
-  versionETag,
-} from '@vault/platform/http';
+import { Conditional, ETagged, IfMatch, IfMatchCondition, ReadsOwnBody, versionETag } from '@vault/platform/http';
 import { Idempotent } from '@vault/platform/idempotency';
 import type { Request, Response } from 'express';
 import type { VaultAccess } from '../../capabilities/access/access.service';
@@ -76,7 +62,11 @@ export class FilesController {
   @ApiConsumes('multipart/form-data')
   @ApiUploadMetadata()
   @ApiBody({ schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } })
-  @ApiHeader({ name: FILE_CHECKSUM_HEADER, required: false, description: 'SHA-256 of the file, hex or base64; a mismatch is 400.' })
+  @ApiHeader({
+    name: FILE_CHECKSUM_HEADER,
+    required: false,
+    description: 'SHA-256 of the file, hex or base64; a mismatch is 400.',
+  })
   @ApiHeader({
     name: 'Repr-Digest',
     required: false,
@@ -85,7 +75,9 @@ export class FilesController {
   @ApiCreatedResponse({ type: RecordFileView })
   @ApiPayloadTooLargeResponse({ description: 'payload_too_large: larger than vault.maxUploadMBs.' })
   @ApiConflictResponse({ description: 'file_name_taken, or storage_quota_exceeded (vault.maxVaultGBs).' })
-  @ApiServiceUnavailableResponse({ description: 'service_unavailable: the upload outlived FILE_UPLOAD_GRACE_SECONDS; send it again.' })
+  @ApiServiceUnavailableResponse({
+    description: 'service_unavailable: the upload outlived FILE_UPLOAD_GRACE_SECONDS; send it again.',
+  })
   async upload(
     @ResolvedAccess() access: VaultAccess,
     @CurrentPrincipal() principal: Principal,

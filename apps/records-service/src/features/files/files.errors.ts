@@ -8,7 +8,8 @@ const invalid = (detail: string, errors?: FieldProblem[]) =>
 
 export const fileNotFound = () => ProblemException.of(COMMON_ERRORS.notFound, 'The file does not exist.');
 
-export const fileNameTaken = () => ProblemException.of(FILE_ERRORS.fileNameTaken, 'The record already has a file with this name.');
+export const fileNameTaken = () =>
+  ProblemException.of(FILE_ERRORS.fileNameTaken, 'The record already has a file with this name.');
 
 export const staleCorrelationId = () =>
   ProblemException.of(FILE_ERRORS.staleCorrelationId, 'The correlationId is not the one of the file; reload the file list.');
@@ -87,7 +88,9 @@ export const uploadLocked = () =>
 export const tusVersionRefused = (sent: string | undefined, version: string) =>
   ProblemException.of(
     COMMON_ERRORS.preconditionFailed,
-    sent === undefined ? 'Tus-Resumable Required' : `Tus-Resumable ${sent.slice(0, 64)} is not supported; this server speaks tus ${version}.`,
+    sent === undefined
+      ? 'Tus-Resumable Required'
+      : `Tus-Resumable ${sent.slice(0, 64)} is not supported; this server speaks tus ${version}.`,
     { headers: { 'Tus-Version': version } },
   );
 
@@ -103,8 +106,9 @@ export const tusUploadNotFound = () => ProblemException.of(COMMON_ERRORS.notFoun
 export const tusContentTypeRefused = (sent: string | undefined, expected: string) =>
   ProblemException.of(
     COMMON_ERRORS.unsupportedMediaType,
-    sent === undefined ? `A chunk is sent as ${expected}; the request has no Content-Type.` : `A chunk is sent as ${expected}, not ${sent.slice(0, 64)}.`,
+    sent === undefined
+      ? `A chunk is sent as ${expected}; the request has no Content-Type.`
+      : `A chunk is sent as ${expected}, not ${sent.slice(0, 64)}.`,
   );
 
-export const tusBadHeader = (header: string, message: string) =>
-  invalid(`${message}.`, [{ field: header, message }]);
+export const tusBadHeader = (header: string, message: string) => invalid(`${message}.`, [{ field: header, message }]);

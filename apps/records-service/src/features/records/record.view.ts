@@ -1,10 +1,4 @@
-import type {
-  RecordFileListItem,
-  RecordLookupView,
-  RecordRole,
-  RecordSearchItem,
-  VaultRole,
-} from '@vault/contracts';
+import type { RecordFileListItem, RecordLookupView, RecordRole, RecordSearchItem, VaultRole } from '@vault/contracts';
 import { inLocale } from '../../capabilities/catalogue/catalogue.service';
 import type { RecordSubtypeEntity, RecordTypeEntity } from '../../persistence/record-types/record-type.entity';
 import type { RecordFileEntity } from '../../persistence/record-files/record-file.entity';

@@ -21,12 +21,7 @@ import {
   TransferRecordDto,
 } from '@vault/contracts';
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
-import {
-  Conditional,
-  ETagged,
-  IfMatch,
-  IfMatchCondition,
-} from '@vault/platform/http';
+import { Conditional, ETagged, IfMatch, IfMatchCondition } from '@vault/platform/http';
 import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
@@ -65,10 +60,7 @@ export class RecordsController {
   @ApiOkResponse({
     description: 'The matching records ([] when none); with page or pageSize, one page of them with its page object.',
     schema: {
-      oneOf: [
-        { type: 'array', items: { $ref: getSchemaPath(RecordSearchItem) } },
-        { $ref: getSchemaPath(RecordSearchPage) },
-      ],
+      oneOf: [{ type: 'array', items: { $ref: getSchemaPath(RecordSearchItem) } }, { $ref: getSchemaPath(RecordSearchPage) }],
     },
   })
   search(

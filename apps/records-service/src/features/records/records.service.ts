@@ -53,23 +53,25 @@ export class RecordsService {
 
   async create({ vault }: VaultAccess, principal: Principal, dto: RecordDto): Promise<IdResponse> {
     const resolved = await this.catalogue.resolve(dto.recordTypeName, dto.recordSubtypeName);
-    return this.tx.run(async (tx) => {
-      const record = this.records.create({
-        id: randomUUID(),
-        tenantId: vault.tenantId,
-        vaultId: vault.id,
-        createdBy: principal.openId,
-        status: 'ACTIVE',
-        active: true,
-      });
-      this.assign(record, dto, resolved, principal);
-      await this.records.insert(tx, record);
-      await this.memberships.grantRecordRole(tx, record, principal.openId, 'rec_owner');
-      await this.publish(tx, SUBJECTS.recordCreated, principal, vault, record, resolved.type.name);
-      // last: the claim locks the vault row only until the commit
-      await this.quota.claimRecordPlace(tx, vault.id);
-      return { id: record.id };
-    }).catch(mapVaultGone);
+    return this.tx
+      .run(async (tx) => {
+        const record = this.records.create({
+          id: randomUUID(),
+          tenantId: vault.tenantId,
+          vaultId: vault.id,
+          createdBy: principal.openId,
+          status: 'ACTIVE',
+          active: true,
+        });
+        this.assign(record, dto, resolved, principal);
+        await this.records.insert(tx, record);
+        await this.memberships.grantRecordRole(tx, record, principal.openId, 'rec_owner');
+        await this.publish(tx, SUBJECTS.recordCreated, principal, vault, record, resolved.type.name);
+        // last: the claim locks the vault row only until the commit
+        await this.quota.claimRecordPlace(tx, vault.id);
+        return { id: record.id };
+      })
+      .catch(mapVaultGone);
   }
 
   async lookup(access: VaultAccess): Promise<ETagged<RecordLookupView>> {
@@ -90,7 +92,11 @@ export class RecordsService {
    * The records matching the query, newest change first: all of them as the contract's
    * array, or one page with its page object when `page` or `pageSize` is given.
    */
-  async search(access: VaultAccess, principal: Principal, q: RecordSearchQueryDto): Promise<RecordSearchItem[] | RecordSearchPage> {
+  async search(
+    access: VaultAccess,
+    principal: Principal,
+    q: RecordSearchQueryDto,
+  ): Promise<RecordSearchItem[] | RecordSearchPage> {
     const filter = await this.searchFilter(q);
     // a record guest (no vault role) finds only the records shared with it
     if (filter && !access.vaultRole) filter.sharedWith = principal.openId;
@@ -210,7 +216,12 @@ export class RecordsService {
    * Copies the record fields of the body; optional fields left out keep their value,
    * null clears them. Returns the written fields (never status or vault).
    */
-  private assign(record: RecordEntity, dto: RecordDto, { type, subtype }: ResolvedType, principal: Principal): Partial<RecordEntity> {
+  private assign(
+    record: RecordEntity,
+    dto: RecordDto,
+    { type, subtype }: ResolvedType,
+    principal: Principal,
+  ): Partial<RecordEntity> {
     record.name = dto.name;
     record.description = dto.description;
     record.recordTypeId = type.id;
@@ -225,8 +236,30 @@ export class RecordsService {
     record.storageLocation ??= null;
     record.editable ??= null;
     record.lastModifiedBy = actorName(principal);
-    const { name, description, recordTypeId, recordSubtypeId, recordSubtypeOther, uniqueReference, storageLocation, editable, recordDetails, lastModifiedBy } = record;
-    return { name, description, recordTypeId, recordSubtypeId, recordSubtypeOther, uniqueReference, storageLocation, editable, recordDetails, lastModifiedBy };
+    const {
+      name,
+      description,
+      recordTypeId,
+      recordSubtypeId,
+      recordSubtypeOther,
+      uniqueReference,
+      storageLocation,
+      editable,
+      recordDetails,
+      lastModifiedBy,
+    } = record;
+    return {
+      name,
+      description,
+      recordTypeId,
+      recordSubtypeId,
+      recordSubtypeOther,
+      uniqueReference,
+      storageLocation,
+      editable,
+      recordDetails,
+      lastModifiedBy,
+    };
   }
 
   /**

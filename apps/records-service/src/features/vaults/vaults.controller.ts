@@ -26,12 +26,7 @@ import {
   VaultView,
 } from '@vault/contracts';
 import { Access, Authenticated, CurrentPrincipal } from '@vault/platform/auth';
-import {
-  Conditional,
-  ETagged,
-  IfMatch,
-  IfMatchCondition,
-} from '@vault/platform/http';
+import { Conditional, ETagged, IfMatch, IfMatchCondition } from '@vault/platform/http';
 import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
@@ -64,7 +59,7 @@ export class VaultsController {
   @ApiOperation({
     summary: 'The vaults the caller sees: owned, shared with it, and those holding records shared with it.',
     description:
-      'Each vault carries the caller\'s userVaultRole; a vault seen only through roles on some of its records has userVaultRole [] ' +
+      "Each vault carries the caller's userVaultRole; a vault seen only through roles on some of its records has userVaultRole [] " +
       'and those roles in userRecordRole. shared=true keeps the vaults the caller does not own, shared=false the owned ones.',
   })
   @ApiExtraModels(VaultView, VaultListPage)
@@ -91,7 +86,8 @@ export class VaultsController {
   @Access('vault:guest')
   @ApiOkResponse({
     type: VaultView,
-    description: 'Vault with userVaultRole and subscriptionFeatures; a record guest sees it with userVaultRole [] and its userRecordRole.',
+    description:
+      'Vault with userVaultRole and subscriptionFeatures; a record guest sees it with userVaultRole [] and its userRecordRole.',
   })
   @ApiNotFoundResponse({ description: 'No such vault visible to the caller.' })
   get(@ResolvedAccess() access: VaultAccess): Promise<ETagged<VaultView>> {
@@ -131,7 +127,8 @@ export class VaultsController {
   @Access('vault:guest')
   @ApiOkResponse({
     type: VaultHomeView,
-    description: 'Vault home with one tile per record type; counts are of the records the caller sees (a record guest: those shared with it).',
+    description:
+      'Vault home with one tile per record type; counts are of the records the caller sees (a record guest: those shared with it).',
   })
   home(
     @ResolvedAccess() access: VaultAccess,

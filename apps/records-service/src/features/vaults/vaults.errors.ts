@@ -6,7 +6,8 @@ import { mapUniqueViolation, ProblemException } from '@vault/platform/errors';
 /** The unique index that keeps inbox names unique over all vaults. */
 const EMAIL_USERNAME_INDEX = 'vaults_email_username_uq';
 
-export const emailUsernameTaken = () => ProblemException.of(RECORDS_ERRORS.emailUsernameTaken, 'The inbox name is already in use.');
+export const emailUsernameTaken = () =>
+  ProblemException.of(RECORDS_ERRORS.emailUsernameTaken, 'The inbox name is already in use.');
 
 export const onlyOwnerChangesDefault = () =>
   ProblemException.of(COMMON_ERRORS.forbidden, 'Only the vault owner can change whether it is the default vault.');

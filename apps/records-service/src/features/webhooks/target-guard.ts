@@ -31,7 +31,10 @@ export class TargetGuard {
   private readonly allowedHosts = new Set<string>();
 
   constructor(allowedTargets: string) {
-    for (const raw of allowedTargets.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const raw of allowedTargets
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       if (!this.allowedNets.add(raw)) this.allowedHosts.add(raw.toLowerCase());
     }
   }

@@ -21,7 +21,8 @@ export const jittered = (ms: number, random = Math.random()) => Math.round(ms * 
 const LEASE_SLACK_MS = 10_000;
 
 /** The `lastError` of an attempt whose signing secret could not be decrypted (the reason, with its key id, goes to the log only). */
-const NOT_SIGNED = 'not sent: the delivery could not be signed (a problem of the service, not of the receiver); it is retried along the retry schedule';
+const NOT_SIGNED =
+  'not sent: the delivery could not be signed (a problem of the service, not of the receiver); it is retried along the retry schedule';
 
 /** An attempt's result; `notSigned` when nothing was sent because the signing secret could not be decrypted. */
 type AttemptResult = PostResult & { notSigned?: true };
@@ -235,7 +236,6 @@ export class WebhookDispatcher {
       this.wake();
     }, this.recheckDelay);
   }
-
 }
 
 const delivered = (res: PostResult) => res.status !== null && res.status >= 200 && res.status < 300;

@@ -116,5 +116,4 @@ export class WebhooksEnv extends EventsEnv {
 }
 
 /** The retry delays of WEBHOOK_RETRY_SCHEDULE_MS. */
-export const retrySchedule = (env: WebhooksEnv): number[] =>
-  env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number);
+export const retrySchedule = (env: WebhooksEnv): number[] => env.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number);

@@ -3,7 +3,8 @@ import { ProblemException } from '@vault/platform/errors';
 
 /** Every problem the webhook routes raise of their own. */
 
-export const webhookNotFound = () => ProblemException.of(WEBHOOK_ERRORS.webhookNotFound, 'The vault has no webhook with this id.');
+export const webhookNotFound = () =>
+  ProblemException.of(WEBHOOK_ERRORS.webhookNotFound, 'The vault has no webhook with this id.');
 
 export const deliveryNotFound = () =>
   ProblemException.of(WEBHOOK_ERRORS.webhookDeliveryNotFound, 'The webhook has no delivery with this id.');

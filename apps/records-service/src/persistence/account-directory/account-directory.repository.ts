@@ -50,9 +50,7 @@ export class AccountDirectoryRepository {
 
   /** Whether the directory knows the account and it is inactive (deleted). */
   async isInactive(tx: Tx, tenantId: string, openId: string): Promise<boolean> {
-    return tx
-      .getRepository(AccountDirectoryEntity)
-      .exists({ where: { tenantId, openId, active: false } });
+    return tx.getRepository(AccountDirectoryEntity).exists({ where: { tenantId, openId, active: false } });
   }
 
   /**

@@ -100,7 +100,12 @@ export class ActivityLogRepository {
     return qb;
   }
 
-  private async read(qb: SelectQueryBuilder<ActivityLogEntryEntity>, order: 'ASC' | 'DESC', offset: number, limit: number): Promise<LogSlice> {
+  private async read(
+    qb: SelectQueryBuilder<ActivityLogEntryEntity>,
+    order: 'ASC' | 'DESC',
+    offset: number,
+    limit: number,
+  ): Promise<LogSlice> {
     if (limit <= 0) return { entries: [], keys: [] };
     const { entities, raw } = await qb
       .addSelect('(extract(epoch from e.occurred_at) * 1000000)::bigint', 'o_us')

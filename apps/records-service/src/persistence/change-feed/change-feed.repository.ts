@@ -104,12 +104,7 @@ export class ChangeFeedRepository {
    * Up to `limit` events of the vault after `afterSeq`, in order; with `guestOf`, only
    * events about live records of the vault on which that account holds a role.
    */
-  async page(
-    vaultId: string,
-    afterSeq: string,
-    limit: number,
-    guestOf?: string,
-  ): Promise<FeedEntry[]> {
+  async page(vaultId: string, afterSeq: string, limit: number, guestOf?: string): Promise<FeedEntry[]> {
     const guest = guestOf
       ? `AND f.record_id IN (SELECT g.record_id FROM record_memberships g
            JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED' AND r.vault_id = $1
@@ -118,9 +113,7 @@ export class ChangeFeedRepository {
     const rows: FeedEntry[] = await this.tx.none.query(
       `SELECT f.seq::text AS seq, f.type, f.envelope, f.record_id AS "recordId" FROM vault_feed f
        WHERE f.vault_id = $1 AND f.seq > $2 ${guest} ORDER BY f.seq LIMIT $3`,
-      guestOf
-        ? [vaultId, afterSeq, limit, guestOf]
-        : [vaultId, afterSeq, limit],
+      guestOf ? [vaultId, afterSeq, limit, guestOf] : [vaultId, afterSeq, limit],
     );
     return rows;
   }
@@ -139,9 +132,8 @@ export class ChangeFeedRepository {
     callers: FeedCaller[],
     always: boolean,
   ): Promise<{ events: FeedEntry[]; views: FeedView[] }> {
-    const rows: { events: FeedEntry[]; views: FeedView[] }[] =
-      await this.tx.none.query(
-        `WITH events AS (
+    const rows: { events: FeedEntry[]; views: FeedView[] }[] = await this.tx.none.query(
+      `WITH events AS (
          SELECT f.seq, f.type, f.envelope, f.record_id FROM vault_feed f
          WHERE f.vault_id = $1 AND f.seq > $2 ORDER BY f.seq LIMIT $3),
        views AS (
@@ -158,15 +150,8 @@ export class ChangeFeedRepository {
          (SELECT coalesce(json_agg(json_build_object('seq', seq::text, 'type', type, 'envelope', envelope, 'recordId', record_id) ORDER BY seq), '[]')
             FROM events) AS events,
          (SELECT coalesce(json_agg(views), '[]') FROM views) AS views`,
-        [
-          vaultId,
-          afterSeq,
-          limit,
-          callers.map((c) => c.tenantId),
-          callers.map((c) => c.openId),
-          always,
-        ],
-      );
+      [vaultId, afterSeq, limit, callers.map((c) => c.tenantId), callers.map((c) => c.openId), always],
+    );
     return rows[0];
   }
 

@@ -87,10 +87,7 @@ export class CollaboratorRepository {
   /** Whether the account already holds a role on the vault or record. */
   async isMember(tx: Tx, scope: MembershipScope, targetId: string, openId: string): Promise<boolean> {
     const { table, key } = TABLES[scope];
-    const rows: unknown[] = await tx.query(`SELECT 1 FROM ${table} WHERE ${key} = $1 AND open_id = $2`, [
-      targetId,
-      openId,
-    ]);
+    const rows: unknown[] = await tx.query(`SELECT 1 FROM ${table} WHERE ${key} = $1 AND open_id = $2`, [targetId, openId]);
     return rows.length > 0;
   }
 

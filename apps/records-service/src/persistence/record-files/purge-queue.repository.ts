@@ -20,11 +20,7 @@ export class PurgeQueueRepository {
 
   /** Makes a queued removal due now; returns whether the key was queued (a committed file's key is not). */
   async dueNow(storageKey: string, tx: Tx = this.tx.none): Promise<boolean> {
-    const result = await tx.update(
-      FilePurgeEntity,
-      { storageKey },
-      { purgeAfter: new Date() },
-    );
+    const result = await tx.update(FilePurgeEntity, { storageKey }, { purgeAfter: new Date() });
     return result.affected === 1;
   }
 

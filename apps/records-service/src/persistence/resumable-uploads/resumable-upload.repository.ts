@@ -12,18 +12,11 @@ export class ResumableUploadRepository {
 
   async insert(tx: Tx, row: ResumableUploadEntity): Promise<void> {
     // the adapter's state is a JSON object TypeORM cannot type deeply
-    await tx.insert(
-      ResumableUploadEntity,
-      row as QueryDeepPartialEntity<ResumableUploadEntity>,
-    );
+    await tx.insert(ResumableUploadEntity, row as QueryDeepPartialEntity<ResumableUploadEntity>);
   }
 
   /** The upload when it belongs to this record and this caller (anyone else: undefined). */
-  async findOwned(
-    id: string,
-    recordId: string,
-    ownerOpenId: string,
-  ): Promise<ResumableUploadEntity | undefined> {
+  async findOwned(id: string, recordId: string, ownerOpenId: string): Promise<ResumableUploadEntity | undefined> {
     const [row] = (await this.tx.none.query(this.ownedStatement(id, recordId, ownerOpenId))) as Record<string, unknown>[];
     return row ? this.ownedFromRow(row) : undefined;
   }
@@ -63,11 +56,7 @@ export class ResumableUploadRepository {
    * Records the bytes a chunk added, only if nobody moved the upload meanwhile
    * (`from` is the offset the chunk started at); returns whether it was recorded.
    */
-  async advance(
-    id: string,
-    from: number,
-    change: Pick<ResumableUploadEntity, 'offset' | 'storeState'>,
-  ): Promise<boolean> {
+  async advance(id: string, from: number, change: Pick<ResumableUploadEntity, 'offset' | 'storeState'>): Promise<boolean> {
     const [, affected] = (await this.tx.none.query(this.advanceStatement(id, from, change))) as [unknown, number];
     return affected === 1;
   }
@@ -76,11 +65,7 @@ export class ResumableUploadRepository {
    * The statement of `advance`, SQL text with its values inlined (escaped), also sent by the
    * upload's lock with its commit and unlock (PgUploadLocker.commitThenUnlock).
    */
-  advanceStatement(
-    id: string,
-    from: number,
-    change: Pick<ResumableUploadEntity, 'offset' | 'storeState'>,
-  ): string {
+  advanceStatement(id: string, from: number, change: Pick<ResumableUploadEntity, 'offset' | 'storeState'>): string {
     return (
       `UPDATE resumable_uploads SET upload_offset = ${integer(change.offset)}, ` +
       `store_state = ${escapeLiteral(JSON.stringify(change.storeState))}::jsonb ` +

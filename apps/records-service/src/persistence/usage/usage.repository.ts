@@ -39,7 +39,9 @@ export class UsageRepository {
    */
   async vaultBytes(vaultId: string, tx: Tx = this.tx.none): Promise<number> {
     const scope: ByteScope = { join: true, where: 'r.vault_id = :id', id: vaultId };
-    return (await this.sum(tx, RecordFileEntity, 'f.size', scope)) + (await this.sum(tx, ResumableUploadEntity, OPEN_LENGTH, scope));
+    return (
+      (await this.sum(tx, RecordFileEntity, 'f.size', scope)) + (await this.sum(tx, ResumableUploadEntity, OPEN_LENGTH, scope))
+    );
   }
 
   /**
@@ -48,7 +50,9 @@ export class UsageRepository {
    */
   async recordBytes(recordId: string, tx: Tx = this.tx.none): Promise<number> {
     const scope: ByteScope = { join: false, where: 'f.record_id = :id', id: recordId };
-    return (await this.sum(tx, RecordFileEntity, 'f.size', scope)) + (await this.sum(tx, ResumableUploadEntity, OPEN_LENGTH, scope));
+    return (
+      (await this.sum(tx, RecordFileEntity, 'f.size', scope)) + (await this.sum(tx, ResumableUploadEntity, OPEN_LENGTH, scope))
+    );
   }
 
   /** SUM of `column` over the rows (alias `f`) of `entity` in `scope` (by record, or joined to the vault). */

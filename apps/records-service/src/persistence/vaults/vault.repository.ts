@@ -57,7 +57,11 @@ export class VaultRepository {
     if (ownership === 'shared') qb.andWhere(`vm.role IS DISTINCT FROM 'vault_owner'`);
     const total = page ? await qb.getCount() : -1;
     if (page) qb.offset(page.offset).limit(page.limit);
-    const { entities, raw } = await qb.getRawAndEntities<{ v_id: string; vault_role: VaultRole | null; guest_roles: RecordRole[] | null }>();
+    const { entities, raw } = await qb.getRawAndEntities<{
+      v_id: string;
+      vault_role: VaultRole | null;
+      guest_roles: RecordRole[] | null;
+    }>();
     const roles = new Map(raw.map((r) => [r.v_id, r]));
     const rows = entities.map((vault) => {
       const r = roles.get(vault.id);

@@ -164,7 +164,15 @@ export class WebhookDeliveryRepository {
   async recordRun(attempted: { id: string; outcome: AttemptOutcome }[], released: string[]): Promise<void> {
     const rows = [
       ...attempted.map(({ id, outcome: o }) => ({ id, ...o })),
-      ...released.map((id) => ({ id, status: null, statusCode: null, error: null, excerpt: null, nextAttemptAt: null, agoMs: 0 })),
+      ...released.map((id) => ({
+        id,
+        status: null,
+        statusCode: null,
+        error: null,
+        excerpt: null,
+        nextAttemptAt: null,
+        agoMs: 0,
+      })),
     ];
     if (rows.length === 0) return;
     await this.m.query(

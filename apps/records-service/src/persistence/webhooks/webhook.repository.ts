@@ -118,10 +118,7 @@ export class WebhookRepository {
   /** The subscriptions of claimed deliveries, by id. */
   async webhooksByIds(ids: string[]): Promise<Map<string, WebhookEntity>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.m
-      .createQueryBuilder(WebhookEntity, 'w')
-      .where('w.id IN (:...ids)', { ids })
-      .getMany();
+    const rows = await this.m.createQueryBuilder(WebhookEntity, 'w').where('w.id IN (:...ids)', { ids }).getMany();
     return new Map(rows.map((w) => [w.id, w]));
   }
 

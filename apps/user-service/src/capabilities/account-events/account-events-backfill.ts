@@ -24,7 +24,10 @@ export async function backfillAccountEvents(
   for (;;) {
     const batch = await transactions.run(async (tx) => {
       const accounts = await repository.pageById(tx, after, batchSize);
-      await outbox.updated(tx, accounts.filter((a) => a.deletedAt === null));
+      await outbox.updated(
+        tx,
+        accounts.filter((a) => a.deletedAt === null),
+      );
       await outbox.deleted(tx, accounts.filter((a) => a.deletedAt !== null).map(accountState));
       return accounts;
     });

@@ -16,11 +16,7 @@ import { ACCOUNT_OUTBOX_TABLE } from './account-outbox';
 export class AccountEventsRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly host: OutboxRelayHost;
 
-  constructor(
-    @Inject(NATS_CONNECTION) nc: NatsConnection,
-    @InjectDataSource() dataSource: DataSource,
-    env: UserEnv,
-  ) {
+  constructor(@Inject(NATS_CONNECTION) nc: NatsConnection, @InjectDataSource() dataSource: DataSource, env: UserEnv) {
     this.host = new OutboxRelayHost({
       nc,
       dataSource,

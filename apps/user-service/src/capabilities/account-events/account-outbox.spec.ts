@@ -4,7 +4,14 @@ import { accountEvents, accountState, stateChanged } from './account-outbox';
 
 const id = '0b8f6a3e-2f4c-4a39-9a55-0f0e8e4c2b11';
 /** The projected fields of the account below. */
-const projected = { tenantId: 'acme', openId: 'vault|ann', username: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', active: true };
+const projected = {
+  tenantId: 'acme',
+  openId: 'vault|ann',
+  username: 'ann@example.com',
+  firstName: 'Ann',
+  lastName: 'Lee',
+  active: true,
+};
 
 const account = () =>
   Object.assign(new AccountEntity(), { id, ...projected, version: 4, gender: 'female', emails: [], phones: [] });

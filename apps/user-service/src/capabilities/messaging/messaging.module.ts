@@ -12,9 +12,7 @@ import { SmtpMailSender } from './smtp-mail.sender';
       provide: MailSender,
       inject: [UserEnv],
       useFactory: (env: UserEnv): MailSender =>
-        env.SMTP_URL
-          ? new SmtpMailSender(env.SMTP_URL, env.MAIL_FROM)
-          : new FileMailSender(env.MAIL_DIR, env.MAIL_FROM),
+        env.SMTP_URL ? new SmtpMailSender(env.SMTP_URL, env.MAIL_FROM) : new FileMailSender(env.MAIL_DIR, env.MAIL_FROM),
     },
     {
       provide: SmsSender,

@@ -21,8 +21,20 @@ describe('account profile', () => {
     expect([emails[0].verified, phones[0].verified]).toEqual([false, false]);
     const storedEmails = [{ ...emails[0], verified: true }];
     const storedPhones = [{ ...phones[0], verified: true }];
-    const keptEmails = emailsOf([{ address: 'A@EXAMPLE.com', verified: false }, { address: 'b@example.com', verified: true }], storedEmails);
-    const keptPhones = phonesOf([{ number: 1, ext: 0, mobile: true }, { number: 2, ext: 0, mobile: true, verified: true }], storedPhones);
+    const keptEmails = emailsOf(
+      [
+        { address: 'A@EXAMPLE.com', verified: false },
+        { address: 'b@example.com', verified: true },
+      ],
+      storedEmails,
+    );
+    const keptPhones = phonesOf(
+      [
+        { number: 1, ext: 0, mobile: true },
+        { number: 2, ext: 0, mobile: true, verified: true },
+      ],
+      storedPhones,
+    );
     expect(keptEmails.map((e) => e.verified)).toEqual([true, false]);
     expect(keptPhones.map((e) => e.verified)).toEqual([true, false]);
   });

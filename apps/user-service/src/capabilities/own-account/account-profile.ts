@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AccountProfileDto,
-  EmailEntryDto,
-  parseDayMonthYear,
-  PhoneEntryDto,
-  ResidenceDto,
-} from '@vault/contracts';
+import { AccountProfileDto, EmailEntryDto, parseDayMonthYear, PhoneEntryDto, ResidenceDto } from '@vault/contracts';
 import { AccountEntity, StoredEmail, StoredPhone, StoredResidence } from '../../persistence/accounts/account.entity';
 
 /** The first and last name of a body, the reference spellings firsName/LastName accepted. */

@@ -4,8 +4,7 @@ import { mapUniqueViolation, ProblemException } from '@vault/platform/errors';
 /** Another identity's account, a deleted one or none: the same 404. */
 export const accountNotFound = () => ProblemException.of(COMMON_ERRORS.notFound, 'No such account.');
 
-export const accountExists = () =>
-  ProblemException.of(USER_ERRORS.accountExists, 'An account already exists for this identity.');
+export const accountExists = () => ProblemException.of(USER_ERRORS.accountExists, 'An account already exists for this identity.');
 
 export const usernameTaken = () => ProblemException.of(USER_ERRORS.usernameTaken, 'The username is already in use.');
 

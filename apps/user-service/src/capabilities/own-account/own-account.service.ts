@@ -58,11 +58,7 @@ export class OwnAccountService {
    * events carry (names, username, active) writes an `account.updated` event in
    * the same transaction.
    */
-  mutate(
-    p: Principal,
-    id: string,
-    change: (a: AccountEntity, tx: Tx) => void | Promise<void>,
-  ): Promise<AccountEntity> {
+  mutate(p: Principal, id: string, change: (a: AccountEntity, tx: Tx) => void | Promise<void>): Promise<AccountEntity> {
     return this.locked(p, id, async (account, tx) => {
       const before = accountState(account);
       await change(account, tx);

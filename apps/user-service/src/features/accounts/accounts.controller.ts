@@ -1,11 +1,6 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import {
-  AccountResponse,
-  Principal,
-  UpdateAccountDto,
-  UsernameCheckResponse,
-} from '@vault/contracts';
+import { AccountResponse, Principal, UpdateAccountDto, UsernameCheckResponse } from '@vault/contracts';
 import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
 import { Conditional, ETagged, IfMatch, IfMatchCondition } from '@vault/platform/http';
 import { toAccountResponse } from '../../capabilities/own-account/account.view';
@@ -32,10 +27,7 @@ export class AccountsController {
   @Authenticated()
   @ApiOperation({ summary: 'The caller’s account by username (URL-encoded; another account: 404).' })
   @ApiOkResponse({ type: AccountResponse })
-  async byUsername(
-    @CurrentPrincipal() p: Principal,
-    @Param('username') username: string,
-  ): Promise<ETagged<AccountResponse>> {
+  async byUsername(@CurrentPrincipal() p: Principal, @Param('username') username: string): Promise<ETagged<AccountResponse>> {
     return tagged(await this.accounts.byUsername(p, username));
   }
 
@@ -44,10 +36,7 @@ export class AccountsController {
   @Authenticated()
   @ApiOperation({ summary: 'The caller’s account by openId (another account: 404).' })
   @ApiOkResponse({ type: AccountResponse })
-  async byOpenId(
-    @CurrentPrincipal() p: Principal,
-    @Param('openId') openId: string,
-  ): Promise<ETagged<AccountResponse>> {
+  async byOpenId(@CurrentPrincipal() p: Principal, @Param('openId') openId: string): Promise<ETagged<AccountResponse>> {
     return tagged(await this.accounts.byOpenId(p, openId));
   }
 
@@ -55,10 +44,7 @@ export class AccountsController {
   @Authenticated()
   @ApiOperation({ summary: 'Whether an account of the tenant has this username; 200 either way.' })
   @ApiOkResponse({ type: UsernameCheckResponse })
-  async check(
-    @CurrentPrincipal() p: Principal,
-    @Param('username') username: string,
-  ): Promise<UsernameCheckResponse> {
+  async check(@CurrentPrincipal() p: Principal, @Param('username') username: string): Promise<UsernameCheckResponse> {
     return { username, exists: await this.accounts.usernameExists(p, username) };
   }
 

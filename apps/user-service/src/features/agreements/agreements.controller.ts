@@ -25,11 +25,7 @@ export class AgreementsController {
   @Authenticated()
   @ApiOperation({ summary: 'Records a consent (appended; the history is kept).' })
   @ApiOkResponse({ type: CreatedIdResponse })
-  async add(
-    @CurrentPrincipal() p: Principal,
-    @Param('id') id: string,
-    @Body() dto: AgreementDto,
-  ): Promise<CreatedIdResponse> {
+  async add(@CurrentPrincipal() p: Principal, @Param('id') id: string, @Body() dto: AgreementDto): Promise<CreatedIdResponse> {
     return { id: await this.agreements.add(p, id, dto) };
   }
 }

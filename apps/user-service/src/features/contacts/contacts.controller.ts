@@ -1,12 +1,6 @@
 import { Body, Controller, Delete, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import {
-  AccountResponse,
-  EmailEntryDto,
-  PhoneEntryDto,
-  PhoneNumberParams,
-  Principal,
-} from '@vault/contracts';
+import { AccountResponse, EmailEntryDto, PhoneEntryDto, PhoneNumberParams, Principal } from '@vault/contracts';
 import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
 import { Idempotent } from '@vault/platform/idempotency';
 import { toAccountResponse } from '../../capabilities/own-account/account.view';
@@ -59,10 +53,7 @@ export class ContactsController {
   @Authenticated()
   @ApiOperation({ summary: 'Removes a phone number (404 when absent).' })
   @ApiOkResponse({ type: AccountResponse })
-  async removePhone(
-    @CurrentPrincipal() p: Principal,
-    @Param() params: PhoneNumberParams,
-  ): Promise<AccountResponse> {
+  async removePhone(@CurrentPrincipal() p: Principal, @Param() params: PhoneNumberParams): Promise<AccountResponse> {
     return toAccountResponse(await this.contacts.removePhone(p, params.id, Number(params.number)));
   }
 }

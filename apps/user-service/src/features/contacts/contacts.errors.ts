@@ -1,8 +1,7 @@
 import { COMMON_ERRORS, MAX_CONTACT_ENTRIES, USER_ERRORS } from '@vault/contracts';
 import { ProblemException } from '@vault/platform/errors';
 
-export const emailExists = () =>
-  ProblemException.of(USER_ERRORS.emailExists, 'The account already has this email address.');
+export const emailExists = () => ProblemException.of(USER_ERRORS.emailExists, 'The account already has this email address.');
 
 export const phoneExists = () => ProblemException.of(USER_ERRORS.phoneExists, 'The account already has this phone number.');
 

@@ -25,7 +25,9 @@ export class AccountDeletionController {
   })
   @ApiOkResponse({ description: 'Deleted; every token of the identity is refused from now on.' })
   @ApiNotFoundResponse({ description: 'No such account of the caller (or already deleted).' })
-  @ApiServiceUnavailableResponse({ description: 'The identity’s tokens could not be revoked (NATS unreachable); nothing was deleted.' })
+  @ApiServiceUnavailableResponse({
+    description: 'The identity’s tokens could not be revoked (NATS unreachable); nothing was deleted.',
+  })
   async delete(@CurrentPrincipal() p: Principal, @Param('id') id: string, @IfMatch() ifMatch: IfMatchCondition): Promise<void> {
     await this.deletion.delete(p, id, ifMatch);
   }

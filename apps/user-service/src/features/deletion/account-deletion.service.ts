@@ -39,7 +39,9 @@ export class AccountDeletionService {
     } catch (err) {
       // The account was not deleted (the commit failed): it keeps its tokens.
       if (revoked) {
-        await this.revocations.withdrawIdentity(p.tenantId, p.openId).catch((e) => this.logger.error(`identity revocation not withdrawn: ${e}`));
+        await this.revocations
+          .withdrawIdentity(p.tenantId, p.openId)
+          .catch((e) => this.logger.error(`identity revocation not withdrawn: ${e}`));
       }
       throw err;
     }

@@ -52,7 +52,10 @@ const aTry = (code: string, attempts: number): MfaCodeTry => ({
 });
 
 async function problemOf(work: Promise<unknown>): Promise<ProblemException> {
-  const err = await work.then(() => undefined, (e: unknown) => e);
+  const err = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ProblemException);
   return err as ProblemException;
 }

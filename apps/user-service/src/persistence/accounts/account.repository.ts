@@ -59,7 +59,12 @@ export class AccountRepository {
 
   /** Locks an account row FOR UPDATE (whatever it holds). */
   async lock(tx: Tx, id: string): Promise<void> {
-    await tx.getRepository(AccountEntity).createQueryBuilder('a').setLock('pessimistic_write').where('a.id = :id', { id }).getOne();
+    await tx
+      .getRepository(AccountEntity)
+      .createQueryBuilder('a')
+      .setLock('pessimistic_write')
+      .where('a.id = :id', { id })
+      .getOne();
   }
 
   /** Inserts or updates the row (its version raised by a change). */

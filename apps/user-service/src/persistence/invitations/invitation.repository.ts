@@ -46,10 +46,12 @@ export class InvitationRepository {
 
   /** Marks the tenant's unexpired, unused invitation of this code used by the account; false when there is none. */
   async consume(tx: Tx, tenantId: string, code: string, accountId: string): Promise<boolean> {
-    const result = await tx.getRepository(InvitationEntity).update(
-      { tenantId, codeHash: codeHash(code), consumedAt: IsNull(), expiresAt: MoreThan(new Date()) },
-      { consumedAt: new Date(), consumedBy: accountId },
-    );
+    const result = await tx
+      .getRepository(InvitationEntity)
+      .update(
+        { tenantId, codeHash: codeHash(code), consumedAt: IsNull(), expiresAt: MoreThan(new Date()) },
+        { consumedAt: new Date(), consumedBy: accountId },
+      );
     return Boolean(result.affected);
   }
 }

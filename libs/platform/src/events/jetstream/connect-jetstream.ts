@@ -9,10 +9,7 @@ import { JetStreamServer, JetStreamServerOptions } from './jetstream.server';
  * its consumers in the background; they stop when the app closes, before the NATS
  * connection and the database are closed.
  */
-export async function connectJetStream(
-  app: INestApplication,
-  options: JetStreamServerOptions,
-): Promise<JetStreamServer> {
+export async function connectJetStream(app: INestApplication, options: JetStreamServerOptions): Promise<JetStreamServer> {
   const server = new JetStreamServer(options);
   // Filters are bound when the listeners are registered: the handlers' errors must
   // reach the transport as they are (dead-letter reason), so the filter comes first.
@@ -28,4 +25,3 @@ export async function connectJetStream(
   await microservice.listen();
   return server;
 }
-

@@ -31,7 +31,10 @@ class LedgerFilter extends BaseRpcExceptionFilter {
 
 @Controller()
 class FailingConsumer {
-  @EventPattern('stock.reserved', jetStreamConsumer({ durable: 'stock', stream: 'STOCK', maxDeliver: 2, backoff: { initialMs: 20, maxMs: 20 } }))
+  @EventPattern(
+    'stock.reserved',
+    jetStreamConsumer({ durable: 'stock', stream: 'STOCK', maxDeliver: 2, backoff: { initialMs: 20, maxMs: 20 } }),
+  )
   reserve(@Payload() body: { sku: string; thrown: string }, @Ctx() ctx: JetStreamContext): Promise<void> {
     if (body.thrown === 'object') throw { code: 'E42', sku: body.sku };
     throw new StockUnavailableError(`sku ${body.sku} is out of stock (delivery ${ctx.getEvent().deliveryCount})`);
@@ -66,7 +69,9 @@ describe('JetStream transport: the dead letter names the handler error (real nat
     server = await connectJetStream(app, {
       connection: nc,
       namespace,
-      streams: [{ name: namespace.stream('STOCK'), subjects: [namespace.subject('stock.>')], replicas: 1, duplicateWindowMs: 60_000 }],
+      streams: [
+        { name: namespace.stream('STOCK'), subjects: [namespace.subject('stock.>')], replicas: 1, duplicateWindowMs: 60_000 },
+      ],
       restartDelayMs: 100,
     });
     await app.init();

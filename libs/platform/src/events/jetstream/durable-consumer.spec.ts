@@ -31,7 +31,14 @@ describe('DurableConsumerRunner (real nats-server)', () => {
     new DurableConsumerRunner<string>({
       js,
       jsm,
-      consumer: { stream: 'EV', durable: opts.durable, filterSubject: opts.filterSubject ?? 'ev.>', ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
+      consumer: {
+        stream: 'EV',
+        durable: opts.durable,
+        filterSubject: opts.filterSubject ?? 'ev.>',
+        ackWaitMs: 2000,
+        maxDeliver: 3,
+        maxAckPending: 100,
+      },
       deadLetter: {
         stream: { name: 'EV_DLQ', subjects: ['dead.>'], replicas: 1, duplicateWindowMs: 60_000 },
         subject: `dead.${opts.durable}`,

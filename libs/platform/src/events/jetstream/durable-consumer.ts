@@ -1,9 +1,4 @@
-import type {
-  ConsumerMessages,
-  JetStreamClient,
-  JetStreamManager,
-  JsMsg,
-} from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import { consumerDeadLettered, consumerProcessed, consumerRedelivered, watchConsumerPending } from '../../observability/metrics';
 import { DurableConsumerSpec, ensureDurableConsumer, ensureStream, StreamSpec } from './streams';
@@ -147,9 +142,7 @@ export class DurableConsumerRunner<T> {
       // After stop() only the batch in progress finishes; the rest is handed back.
       while (this.running && this.buffer.length > 0) {
         const batch = this.buffer.splice(0, this.opts.batchSize);
-        await this.processBatch(batch).catch((err) =>
-          this.opts.logger.error(`consumer ${this.opts.consumer.durable}: ${err}`),
-        );
+        await this.processBatch(batch).catch((err) => this.opts.logger.error(`consumer ${this.opts.consumer.durable}: ${err}`));
       }
       this.processing = undefined;
     })();

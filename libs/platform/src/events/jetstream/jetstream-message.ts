@@ -53,5 +53,3 @@ async function validPayload(
   }
   return value;
 }
-
-

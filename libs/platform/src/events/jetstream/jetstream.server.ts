@@ -68,9 +68,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     const subject = this.normalizePattern(pattern as string);
     const declared = extras[JETSTREAM_CONSUMER] as JetStreamConsumerOptions | undefined;
     if (!isEventHandler || !declared?.durable || !declared.stream) {
-      throw new Error(
-        `${subject}: a JetStream handler is an @EventPattern with jetStreamConsumer({ durable, stream }) extras`,
-      );
+      throw new Error(`${subject}: a JetStream handler is an @EventPattern with jetStreamConsumer({ durable, stream }) extras`);
     }
     if (this.consumers.has(declared.durable)) {
       throw new Error(`${subject}: durable consumer ${declared.durable} has two handlers`);
@@ -189,7 +187,11 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
    * one; resolves once its promise (or observable) completes, rejects with its error.
    */
   private dispatch(c: Consumer, deliveries: Delivery[]): Promise<void> {
-    return consumeInTrace(c.options.durable, deliveries.map((d) => d.msg), () => this.handle(c, deliveries));
+    return consumeInTrace(
+      c.options.durable,
+      deliveries.map((d) => d.msg),
+      () => this.handle(c, deliveries),
+    );
   }
 
   private async handle(c: Consumer, deliveries: Delivery[]): Promise<void> {

@@ -67,10 +67,7 @@ export interface DurableConsumerSpec {
 }
 
 /** Creates (or updates) a durable pull consumer with explicit acks. */
-export async function ensureDurableConsumer(
-  jsm: JetStreamManager,
-  spec: DurableConsumerSpec,
-): Promise<void> {
+export async function ensureDurableConsumer(jsm: JetStreamManager, spec: DurableConsumerSpec): Promise<void> {
   const cfg = {
     ack_wait: nanos(spec.ackWaitMs),
     max_deliver: spec.maxDeliver,

@@ -1,12 +1,4 @@
-import {
-  DynamicModule,
-  Global,
-  Inject,
-  Injectable,
-  Logger,
-  Module,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { ServiceEnv } from '../../config/env';

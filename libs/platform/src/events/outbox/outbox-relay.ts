@@ -151,7 +151,9 @@ export class OutboxRelay {
 
   /** Rows not yet published (the outbox_backlog_rows metric, read at scrape time). */
   async backlog(): Promise<number> {
-    const [row] = await this.opts.dataSource.query(`SELECT count(*)::int AS n FROM ${this.opts.table} WHERE published_at IS NULL`);
+    const [row] = await this.opts.dataSource.query(
+      `SELECT count(*)::int AS n FROM ${this.opts.table} WHERE published_at IS NULL`,
+    );
     return Number(row?.n ?? 0);
   }
 

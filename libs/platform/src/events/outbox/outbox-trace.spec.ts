@@ -31,7 +31,9 @@ describe('trace context through the outbox, the relay and a consumer', () => {
   let relay: OutboxRelay;
 
   const write = (subject: string) =>
-    ds.transaction((m) => insertOutboxEvents(m, TABLE, [{ id: randomUUID(), subject, payload: { subject }, occurredAt: new Date() }]));
+    ds.transaction((m) =>
+      insertOutboxEvents(m, TABLE, [{ id: randomUUID(), subject, payload: { subject }, occurredAt: new Date() }]),
+    );
   const storedContext = async (subject: string): Promise<string | null> =>
     (await ds.query(`SELECT trace_context FROM ${TABLE} WHERE subject = $1`, [subject]))[0].trace_context;
   const delivered = (subject: string) => jsm.streams.getMessage('TR', { last_by_subj: subject });

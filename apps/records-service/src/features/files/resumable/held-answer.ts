@@ -17,26 +17,17 @@ const KEPT_HEADERS = new Set([
  * stored or released the key with it, then sends it. The answers of a creation are short.
  * A callback given to `end` is called once the answer sent is really ended (finished).
  */
-export function holdAnswer(
-  res: Response,
-  settle: (answer: StoredAnswer) => Promise<void>,
-): { readonly ended: boolean } {
+export function holdAnswer(res: Response, settle: (answer: StoredAnswer) => Promise<void>): { readonly ended: boolean } {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
   const state = { ended: false };
   let head: unknown[] | undefined;
   const chunks: Buffer[] = [];
   const collect = (chunk: unknown, encoding: unknown) => {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function')
-      return;
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
     chunks.push(
       typeof chunk === 'string'
-        ? Buffer.from(
-            chunk,
-            (typeof encoding === 'string'
-              ? encoding
-              : 'utf8') as BufferEncoding,
-          )
+        ? Buffer.from(chunk, (typeof encoding === 'string' ? encoding : 'utf8') as BufferEncoding)
         : Buffer.from(chunk as Uint8Array),
     );
   };
@@ -66,23 +57,16 @@ export function holdAnswer(
 }
 
 /** Status, kept headers and body of an answer held by holdAnswer. */
-function answerOf(
-  res: Response,
-  head: unknown[] | undefined,
-  body: Buffer,
-): StoredAnswer {
+function answerOf(res: Response, head: unknown[] | undefined, body: Buffer): StoredAnswer {
   const headers: Record<string, string> = {};
   const keep = (name: string, value: unknown) => {
     const lower = name.toLowerCase();
-    if (KEPT_HEADERS.has(lower) && value !== undefined)
-      headers[lower] = Array.isArray(value) ? value.join(', ') : String(value);
+    if (KEPT_HEADERS.has(lower) && value !== undefined) headers[lower] = Array.isArray(value) ? value.join(', ') : String(value);
   };
-  for (const [name, value] of Object.entries(res.getHeaders()))
-    keep(name, value);
+  for (const [name, value] of Object.entries(res.getHeaders())) keep(name, value);
   const given = head?.find((a) => typeof a === 'object' && a !== null);
   if (Array.isArray(given)) {
-    for (let i = 0; i + 1 < given.length; i += 2)
-      keep(String(given[i]), given[i + 1]);
+    for (let i = 0; i + 1 < given.length; i += 2) keep(String(given[i]), given[i + 1]);
   } else if (given) {
     for (const [name, value] of Object.entries(given)) keep(name, value);
   }

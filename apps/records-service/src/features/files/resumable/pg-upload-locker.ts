@@ -133,8 +133,7 @@ export class PgUploadLocker implements Locker {
     this.held.delete(id);
     try {
       const results = (await client.query(
-        `BEGIN; ${statement}; COMMIT; ` +
-          `SELECT pg_advisory_unlock(hashtextextended(${client.escapeLiteral(lockKey(id))}, 0))`,
+        `BEGIN; ${statement}; COMMIT; ` + `SELECT pg_advisory_unlock(hashtextextended(${client.escapeLiteral(lockKey(id))}, 0))`,
       )) as unknown as QueryResult[];
       client.release();
       return results[1]?.rowCount ?? 0;

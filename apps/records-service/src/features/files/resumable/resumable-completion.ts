@@ -2,10 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Hash } from 'node:crypto';
 import type { Principal } from '@vault/contracts';
 import type { VaultAccess } from '../../../capabilities/access/access.service';
-import {
-  AppendProgress,
-  FileBytesService,
-} from '../../../capabilities/storage/file-bytes.service';
+import { AppendProgress, FileBytesService } from '../../../capabilities/storage/file-bytes.service';
 import { ResumableUploadEntity } from '../../../persistence/resumable-uploads/resumable-upload.entity';
 import { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
 import { checksumMismatch } from '../files.errors';
@@ -73,17 +70,11 @@ export class ResumableCompletion {
   }
 
   /** The completed object's SHA-256, checked against the `sha256` metadata. */
-  private async completedSha256(
-    row: ResumableUploadEntity,
-    hashed: Hash | undefined,
-  ): Promise<string> {
+  private async completedSha256(row: ResumableUploadEntity, hashed: Hash | undefined): Promise<string> {
     try {
       await this.bytes.finishAppend(progressOf(row));
-      const sha256 = hashed
-        ? hashed.digest('hex')
-        : await this.bytes.sha256Of(row.storageKey);
-      if (row.expectedSha256 !== null && row.expectedSha256 !== sha256)
-        throw checksumMismatch('sha256 metadata');
+      const sha256 = hashed ? hashed.digest('hex') : await this.bytes.sha256Of(row.storageKey);
+      if (row.expectedSha256 !== null && row.expectedSha256 !== sha256) throw checksumMismatch('sha256 metadata');
       return sha256;
     } catch (err) {
       await this.uploads.delete(row.id);

@@ -24,12 +24,7 @@ import { ResumableUploadService } from './resumable-upload.service';
 import type { CreationHook } from './tus-calls';
 
 /** The request headers that say what a tus creation creates (with its method and path). */
-export const CREATION_HEADERS = [
-  'Upload-Length',
-  'Upload-Metadata',
-  'Upload-Defer-Length',
-  'Upload-Concat',
-];
+export const CREATION_HEADERS = ['Upload-Length', 'Upload-Metadata', 'Upload-Defer-Length', 'Upload-Concat'];
 
 /** One creation under a claimed key. */
 interface ClaimedCreation {
@@ -59,15 +54,9 @@ export class ResumableCreationKeys {
     private readonly tx: Transactions,
   ) {}
 
-  async create(
-    access: VaultAccess,
-    principal: Principal,
-    req: Request,
-    res: Response,
-  ): Promise<void> {
+  async create(access: VaultAccess, principal: Principal, req: Request, res: Response): Promise<void> {
     const header = req.headers['idempotency-key'];
-    if (header === undefined)
-      return this.resumable.handle(access, principal, req, res);
+    if (header === undefined) return this.resumable.handle(access, principal, req, res);
     const scope: KeyScope = {
       tenantId: principal.tenantId,
       caller: principal.openId,
@@ -75,9 +64,7 @@ export class ResumableCreationKeys {
     };
     const fingerprint = requestFingerprint(
       req,
-      Object.fromEntries(
-        CREATION_HEADERS.map((name) => [name, req.headers[name.toLowerCase()]]),
-      ),
+      Object.fromEntries(CREATION_HEADERS.map((name) => [name, req.headers[name.toLowerCase()]])),
     );
     const claim = await claimKey(this.tx.none, scope, fingerprint);
     if (claim.kind === 'existing') {
@@ -102,19 +89,10 @@ export class ResumableCreationKeys {
     res: Response,
     creation: ClaimedCreation,
   ): Promise<void> {
-    const stopLease = keepClaimAlive(
-      this.tx.none,
-      creation.scope,
-      creation.token,
-      this.log,
-    );
+    const stopLease = keepClaimAlive(this.tx.none, creation.scope, creation.token, this.log);
     const settle = (answer: StoredAnswer | undefined) =>
       this.settle(access, principal, creation, answer)
-        .catch((err: unknown) =>
-          this.log.warn(
-            `idempotency key left in flight until its lease ends: ${String(err)}`,
-          ),
-        )
+        .catch((err: unknown) => this.log.warn(`idempotency key left in flight until its lease ends: ${String(err)}`))
         .finally(stopLease);
     const held = holdAnswer(res, settle);
     let failed = false;
@@ -142,9 +120,7 @@ export class ResumableCreationKeys {
     c: ClaimedCreation,
     answer: StoredAnswer | undefined,
   ): Promise<void> {
-    const open =
-      c.created !== undefined &&
-      (await this.openUpload(access, principal, c.created.id)) !== undefined;
+    const open = c.created !== undefined && (await this.openUpload(access, principal, c.created.id)) !== undefined;
     let kept: StoredAnswer | undefined;
     if (answer && answer.status < 300) kept = answer;
     else if (open) kept = c.created?.answer;
@@ -154,15 +130,8 @@ export class ResumableCreationKeys {
   }
 
   /** A stored answer for a repeat: a 201 names the upload's current offset while it is open. */
-  private async current(
-    access: VaultAccess,
-    principal: Principal,
-    answer: StoredAnswer,
-  ): Promise<StoredAnswer> {
-    const id =
-      answer.status === 201
-        ? answer.headers['location']?.split('/').pop()
-        : undefined;
+  private async current(access: VaultAccess, principal: Principal, answer: StoredAnswer): Promise<StoredAnswer> {
+    const id = answer.status === 201 ? answer.headers['location']?.split('/').pop() : undefined;
     const row = id ? await this.openUpload(access, principal, id) : undefined;
     if (!row) return answer;
     return {
@@ -171,20 +140,13 @@ export class ResumableCreationKeys {
     };
   }
 
-  private openUpload(
-    access: VaultAccess,
-    principal: Principal,
-    id: string,
-  ): Promise<ResumableUploadEntity | undefined> {
+  private openUpload(access: VaultAccess, principal: Principal, id: string): Promise<ResumableUploadEntity | undefined> {
     return this.uploads.findOwned(id, routeRecordId(access), principal.openId);
   }
 }
 
 /** The answer tus gives a creation without bytes (its PostHandler), known once the row is in. */
-function creationAnswer(
-  req: Request,
-  row: ResumableUploadEntity,
-): StoredAnswer {
+function creationAnswer(req: Request, row: ResumableUploadEntity): StoredAnswer {
   const path = new URL(req.originalUrl, 'http://localhost').pathname;
   return {
     status: 201,

@@ -2,10 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Upload } from '@tus/utils';
 import { FILE_ERROR_CODES, Principal } from '@vault/contracts';
 import { ProblemException } from '@vault/platform/errors';
-import {
-  routeRecordId,
-  type VaultAccess,
-} from '../../../capabilities/access/access.service';
+import { routeRecordId, type VaultAccess } from '../../../capabilities/access/access.service';
 import { payloadTooLarge } from '../../../capabilities/plans/plans.errors';
 import { QuotaService } from '../../../capabilities/plans/quota.service';
 import { FileBytesService } from '../../../capabilities/storage/file-bytes.service';
@@ -14,11 +11,7 @@ import { ResumableUploadEntity } from '../../../persistence/resumable-uploads/re
 import { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
 import { Transactions } from '@vault/platform/persistence';
 import { FileChanges } from '../file-changes';
-import {
-  fileNameTaken,
-  uploadExceedsVaultStorage,
-  uploadsFull,
-} from '../files.errors';
+import { fileNameTaken, uploadExceedsVaultStorage, uploadsFull } from '../files.errors';
 import { ResumableEnv } from './resumable.env';
 import type { CreationHook } from './tus-calls';
 import { parseTusMetadata } from './tus-metadata';
@@ -48,22 +41,13 @@ export class ResumableCreation {
   ) {}
 
   /** Admits and reserves `upload` for the caller, expiring in `expiryMs`; answers when it was created. */
-  async create(
-    access: VaultAccess,
-    principal: Principal,
-    upload: Upload,
-    onCreate: CreationHook | undefined,
-  ): Promise<Date> {
+  async create(access: VaultAccess, principal: Principal, upload: Upload, onCreate: CreationHook | undefined): Promise<Date> {
     const { metadata, sha256, mediaType } = parseTusMetadata(upload.metadata);
     const length = upload.size ?? 0;
     await this.admit(access, principal, metadata.fileName, length);
     const createdAt = new Date();
-    const expiresAt = new Date(
-      createdAt.getTime() + this.env.TUS_UPLOAD_EXPIRY_SECONDS * 1000,
-    );
-    const { storageKey, state } = await this.bytes.beginAppend(
-      new Date(expiresAt.getTime() + PURGE_BACKSTOP_MS),
-    );
+    const expiresAt = new Date(createdAt.getTime() + this.env.TUS_UPLOAD_EXPIRY_SECONDS * 1000);
+    const { storageKey, state } = await this.bytes.beginAppend(new Date(expiresAt.getTime() + PURGE_BACKSTOP_MS));
     const row: NewUpload = {
       id: upload.id,
       ownerOpenId: principal.openId,
@@ -86,39 +70,24 @@ export class ResumableCreation {
     return createdAt;
   }
 
-  private async admit(
-    access: VaultAccess,
-    principal: Principal,
-    fileName: string,
-    length: number,
-  ): Promise<void> {
-    if (await this.files.nameTaken(routeRecordId(access), fileName))
-      throw fileNameTaken();
+  private async admit(access: VaultAccess, principal: Principal, fileName: string, length: number): Promise<void> {
+    if (await this.files.nameTaken(routeRecordId(access), fileName)) throw fileNameTaken();
     const limits = await this.quota.uploadLimits(access.vault.id);
-    if (length > limits.maxUploadBytes)
-      throw payloadTooLarge(limits.maxUploadBytes);
+    if (length > limits.maxUploadBytes) throw payloadTooLarge(limits.maxUploadBytes);
     if (length > limits.quotaRemainingBytes) throw uploadExceedsVaultStorage();
     const open = await this.uploads.countOpenOf(principal.openId);
-    if (open >= this.env.TUS_MAX_OPEN_UPLOADS)
-      throw uploadsFull(this.env.TUS_MAX_OPEN_UPLOADS);
+    if (open >= this.env.TUS_MAX_OPEN_UPLOADS) throw uploadsFull(this.env.TUS_MAX_OPEN_UPLOADS);
   }
 
   /** The row and the creation's hook in one transaction, under the record's lock. */
-  private async reserve(
-    access: VaultAccess,
-    upload: NewUpload,
-    onCreate: CreationHook | undefined,
-  ): Promise<void> {
+  private async reserve(access: VaultAccess, upload: NewUpload, onCreate: CreationHook | undefined): Promise<void> {
     await this.tx.run(async (tx) => {
       const record = await this.changes.lock(tx, access);
-      await this.quota
-        .assertRoomForBytes(tx, access.vault.id, upload.length)
-        .catch((err: unknown) => {
-          throw err instanceof ProblemException &&
-            err.code === FILE_ERROR_CODES.storageQuotaExceeded
-            ? uploadExceedsVaultStorage()
-            : err;
-        });
+      await this.quota.assertRoomForBytes(tx, access.vault.id, upload.length).catch((err: unknown) => {
+        throw err instanceof ProblemException && err.code === FILE_ERROR_CODES.storageQuotaExceeded
+          ? uploadExceedsVaultStorage()
+          : err;
+      });
       const row: ResumableUploadEntity = {
         ...upload,
         recordId: record.id,

@@ -1,36 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import {
-  Injectable,
-  Logger,
-  OnModuleDestroy,
-  OnModuleInit,
-} from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Server } from '@tus/server';
 import { ERRORS, Upload } from '@tus/utils';
 import type { Principal } from '@vault/contracts';
 import { requestIdOf } from '@vault/platform/http';
 import type { Request, Response } from 'express';
-import {
-  routeRecordId,
-  type VaultAccess,
-} from '../../../capabilities/access/access.service';
-import {
-  AppendProgress,
-  FileBytesService,
-} from '../../../capabilities/storage/file-bytes.service';
+import { routeRecordId, type VaultAccess } from '../../../capabilities/access/access.service';
+import { AppendProgress, FileBytesService } from '../../../capabilities/storage/file-bytes.service';
 import { ResumableUploadEntity } from '../../../persistence/resumable-uploads/resumable-upload.entity';
 import { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
 import { Transactions } from '@vault/platform/persistence';
 import { chunkBeyondLength, chunkChecksumMismatch } from '../files.errors';
 import { ExpiredUploads } from './expired-uploads';
 import { PgUploadLocker } from './pg-upload-locker';
-import {
-  progressOf,
-  RECORD_FILE_ID_HEADER,
-  RECORD_FILE_URL_HEADER,
-  ResumableCompletion,
-} from './resumable-completion';
+import { progressOf, RECORD_FILE_ID_HEADER, RECORD_FILE_URL_HEADER, ResumableCompletion } from './resumable-completion';
 import { ResumableCreation } from './resumable-creation';
 import { ResumableEnv } from './resumable.env';
 import { CreationHook, TusCall, TusCalls } from './tus-calls';
@@ -85,14 +69,12 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
       datastore: new TusStore(this),
       locker: this.locker,
       relativeLocation: true,
-      generateUrl: (req, { id }) =>
-        `${new URL(req.url).pathname.replace(/\/+$/, '')}/${id}`,
+      generateUrl: (req, { id }) => `${new URL(req.url).pathname.replace(/\/+$/, '')}/${id}`,
       getFileIdFromRequest: (_req, last) => last,
       namingFunction: () => randomUUID(),
       exposedHeaders: [RECORD_FILE_ID_HEADER, RECORD_FILE_URL_HEADER],
       onUploadFinish: (_req, upload) => this.finish(upload.id),
-      onResponseError: (_req, err) =>
-        problemOf(err, this.calls.active, this.log),
+      onResponseError: (_req, err) => problemOf(err, this.calls.active, this.log),
     });
   }
 
@@ -110,31 +92,18 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Serves one tus request (POST, HEAD, PATCH, DELETE) of the caller on the resolved record. */
-  handle(
-    access: VaultAccess,
-    principal: Principal,
-    req: Request,
-    res: Response,
-    onCreate?: CreationHook,
-  ): Promise<void> {
+  handle(access: VaultAccess, principal: Principal, req: Request, res: Response, onCreate?: CreationHook): Promise<void> {
     const refused = tusPrecondition(req);
     if (refused) return Promise.resolve(sendRefusal(req, res, refused, this.log));
     const call: TusCall = { access, principal, req, res, onCreate };
     problemAnswers(res, () => call.problem ?? false, requestIdOf(req));
-    return this.calls.run(call, async () =>
-      sendTusAnswer(res, await this.server.handleWeb(tusRequest(req, res))),
-    );
+    return this.calls.run(call, async () => sendTusAnswer(res, await this.server.handleWeb(tusRequest(req, res))));
   }
 
   /** Creation: every rule of the multipart upload before any byte, then the reservation. */
   async create(upload: Upload): Promise<Upload> {
     const { access, principal, onCreate } = this.calls.current();
-    const createdAt = await this.creation.create(
-      access,
-      principal,
-      upload,
-      onCreate,
-    );
+    const createdAt = await this.creation.create(access, principal, upload, onCreate);
     upload.creation_date = createdAt.toISOString();
     return upload;
   }
@@ -147,10 +116,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     const row = this.lockedRead(id) ?? (await this.owned(id));
     call.row = row;
     const metadata: Record<string, string> = Object.fromEntries(
-      Object.entries(row.metadata).filter(([, v]) => typeof v === 'string') as [
-        string,
-        string,
-      ][],
+      Object.entries(row.metadata).filter(([, v]) => typeof v === 'string') as [string, string][],
     );
     if (row.expectedSha256) metadata['sha256'] = row.expectedSha256;
     return new Upload({
@@ -172,21 +138,13 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   async write(source: Readable, id: string, offset: number): Promise<number> {
     const call = this.calls.current();
     const header = call.req.headers['upload-checksum'];
-    const checksum = parseUploadChecksum(
-      Array.isArray(header) ? header.join(',') : (header ?? null),
-    );
+    const checksum = parseUploadChecksum(Array.isArray(header) ? header.join(',') : (header ?? null));
     // PATCH read the row under the lock just before (getUpload); creation-with-upload did not
     const row = call.row?.id === id ? call.row : await this.owned(id);
     if (row.offset !== offset) throw ERRORS.INVALID_OFFSET;
     const at = progressOf(row);
     const whole = this.hashes.continueAt(id, offset);
-    const chunk = await this.bytes.appendChunk(
-      at,
-      source,
-      checksum?.algorithm,
-      chunkBeyondLength,
-      whole,
-    );
+    const chunk = await this.bytes.appendChunk(at, source, checksum?.algorithm, chunkBeyondLength, whole);
     const next = chunk.next;
     if (checksum && chunk.chunkDigest !== checksum.digest) {
       await this.bytes.releaseAppend(row.storageKey, next.state, at.state);
@@ -219,12 +177,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     });
     const hashed = this.hashes.take(id, row.length);
     return {
-      headers: await this.completion.complete(
-        call.access,
-        call.principal,
-        row,
-        hashed,
-      ),
+      headers: await this.completion.complete(call.access, call.principal, row, hashed),
     };
   }
 
@@ -244,19 +197,10 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
    * Records a chunk's new offset unless the upload moved meanwhile: under the request's
    * lock the update commits and the lock goes in one round trip, else on its own.
    */
-  private async advance(
-    id: string,
-    from: number,
-    next: AppendProgress,
-  ): Promise<boolean> {
+  private async advance(id: string, from: number, next: AppendProgress): Promise<boolean> {
     const change = { offset: next.offset, storeState: next.state };
-    const affected = await this.locker.commitThenUnlock(
-      id,
-      this.uploads.advanceStatement(id, from, change),
-    );
-    return affected === undefined
-      ? this.uploads.advance(id, from, change)
-      : affected === 1;
+    const affected = await this.locker.commitThenUnlock(id, this.uploads.advanceStatement(id, from, change));
+    return affected === undefined ? this.uploads.advance(id, from, change) : affected === 1;
   }
 
   /**
@@ -274,18 +218,12 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   private ownedStatement(id: string): string | undefined {
     const call = this.calls.active;
     if (!call || call.req.method === 'POST' || !UUID.test(id)) return undefined;
-    return this.uploads.ownedStatement(
-      id,
-      routeRecordId(call.access),
-      call.principal.openId,
-    );
+    return this.uploads.ownedStatement(id, routeRecordId(call.access), call.principal.openId);
   }
 
   private async owned(id: string): Promise<ResumableUploadEntity> {
     const { access, principal } = this.calls.current();
-    const row = UUID.test(id)
-      ? await this.uploads.findOwned(id, routeRecordId(access), principal.openId)
-      : undefined;
+    const row = UUID.test(id) ? await this.uploads.findOwned(id, routeRecordId(access), principal.openId) : undefined;
     if (!row) throw ERRORS.FILE_NOT_FOUND;
     return row;
   }

@@ -1,46 +1,18 @@
-import {
-  Controller,
-  Delete,
-  Head,
-  HttpCode,
-  Options,
-  Patch,
-  Post,
-  Req,
-  Res,
-  UseGuards,
-} from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiConsumes,
-  ApiHeader,
-  ApiNoContentResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Controller, Delete, Head, HttpCode, Options, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiConsumes, ApiHeader, ApiNoContentResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Principal } from '@vault/contracts';
 import { Access, CurrentPrincipal, Public } from '@vault/platform/auth';
 import { ReadsOwnBody } from '@vault/platform/http';
-import {
-  ApiIdempotencyKey,
-  IDEMPOTENCY_REPLAYED_HEADER,
-} from '@vault/platform/idempotency';
+import { ApiIdempotencyKey, IDEMPOTENCY_REPLAYED_HEADER } from '@vault/platform/idempotency';
 import type { Request, Response } from 'express';
 import type { VaultAccess } from '../../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../../capabilities/access/role.guard';
-import {
-  RECORD_FILE_ID_HEADER,
-  RECORD_FILE_URL_HEADER,
-} from './resumable-completion';
+import { RECORD_FILE_ID_HEADER, RECORD_FILE_URL_HEADER } from './resumable-completion';
 import { ResumableUploadService } from './resumable-upload.service';
 import { CHUNK_ALGORITHMS } from './tus-metadata';
 import { TUS_EXTENSIONS, TUS_VERSION } from './tus-preconditions';
-import {
-  CREATION_HEADERS,
-  ResumableCreationKeys,
-} from './resumable-creation-keys';
+import { CREATION_HEADERS, ResumableCreationKeys } from './resumable-creation-keys';
 
 const ROUTE = 'vault/vault-id/:vaultId/records/record-id/:recordId/uploads';
 
@@ -74,8 +46,7 @@ export class ResumableUploadsController {
   @Access('record:editor')
   @ReadsOwnBody()
   @ApiOperation({
-    summary:
-      'Create a resumable upload (tus creation, creation-with-upload); Location is the upload URL.',
+    summary: 'Create a resumable upload (tus creation, creation-with-upload); Location is the upload URL.',
     description:
       'Upload-Metadata (tus: comma-separated "key base64(value)") carries fileName, correlationId, fileType, caption ' +
       '(images), uploadTitle, uploadDetail, fileExtension, contentType and optionally sha256 (whole file, hex or base64). ' +
@@ -96,8 +67,7 @@ export class ResumableUploadsController {
   @ApiConsumes('application/offset+octet-stream')
   @ApiResponse({
     status: 201,
-    description:
-      'Created; headers Location, Upload-Expires (and Upload-Offset with a body).',
+    description: 'Created; headers Location, Upload-Expires (and Upload-Offset with a body).',
   })
   create(
     @ResolvedAccess() access: VaultAccess,
@@ -111,14 +81,12 @@ export class ResumableUploadsController {
   @Head(':uploadId')
   @Access('record:editor')
   @ApiOperation({
-    summary:
-      "Where the caller's upload stands: Upload-Offset, Upload-Length (404 for anyone else's).",
+    summary: "Where the caller's upload stands: Upload-Offset, Upload-Length (404 for anyone else's).",
   })
   @tusResumable
   @ApiResponse({
     status: 200,
-    description:
-      'Headers Upload-Offset, Upload-Length, Upload-Metadata, Cache-Control: no-store.',
+    description: 'Headers Upload-Offset, Upload-Length, Upload-Metadata, Cache-Control: no-store.',
   })
   @ApiResponse({ status: 410, description: 'The upload expired.' })
   offset(
@@ -157,8 +125,7 @@ export class ResumableUploadsController {
   })
   @ApiResponse({
     status: 460,
-    description:
-      'checksum_mismatch: the chunk does not match Upload-Checksum; it was discarded.',
+    description: 'checksum_mismatch: the chunk does not match Upload-Checksum; it was discarded.',
   })
   append(
     @ResolvedAccess() access: VaultAccess,
@@ -172,8 +139,7 @@ export class ResumableUploadsController {
   @Delete(':uploadId')
   @Access('record:editor')
   @ApiOperation({
-    summary:
-      'Terminate the upload: its bytes are removed and its reservation released.',
+    summary: 'Terminate the upload: its bytes are removed and its reservation released.',
   })
   @tusResumable
   @ApiNoContentResponse({ description: 'Terminated.' })
@@ -195,8 +161,7 @@ export class TusDiscoveryController {
   @Public()
   @HttpCode(204)
   @ApiOperation({
-    summary:
-      'tus discovery: Tus-Version, Tus-Extension, Tus-Checksum-Algorithm.',
+    summary: 'tus discovery: Tus-Version, Tus-Extension, Tus-Checksum-Algorithm.',
   })
   @ApiNoContentResponse({ description: 'No body.' })
   collection(@Res({ passthrough: true }) res: Response): void {

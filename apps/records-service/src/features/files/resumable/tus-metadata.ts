@@ -19,28 +19,21 @@ export interface TusFileMetadata {
  * (the media type served on download, application/octet-stream without it). Any other
  * key is a 400, like an unknown field anywhere.
  */
-export function parseTusMetadata(
-  raw: Record<string, string | null> | undefined,
-): TusFileMetadata {
+export function parseTusMetadata(raw: Record<string, string | null> | undefined): TusFileMetadata {
   const { sha256, contentType, ...fields } = raw ?? {};
-  const values = Object.fromEntries(
-    Object.entries(fields).map(([k, v]) => [k, v ?? '']),
-  );
+  const values = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v ?? '']));
   const metadata = parseUploadMetadata({}, values);
   return {
     metadata,
     sha256: sha256 === undefined ? undefined : parseSha256(sha256),
-    mediaType: contentType
-      ? sanitizeMediaType(contentType)
-      : 'application/octet-stream',
+    mediaType: contentType ? sanitizeMediaType(contentType) : 'application/octet-stream',
   };
 }
 
 function parseSha256(value: string | null): string {
   const v = (value ?? '').trim();
   if (/^[0-9a-fA-F]{64}$/.test(v)) return v.toLowerCase();
-  if (/^[A-Za-z0-9+/]{43}=$/.test(v))
-    return Buffer.from(v, 'base64').toString('hex');
+  if (/^[A-Za-z0-9+/]{43}=$/.test(v)) return Buffer.from(v, 'base64').toString('hex');
   throw invalid([
     {
       field: 'sha256',
@@ -60,22 +53,12 @@ export const CHUNK_ALGORITHMS: readonly ChunkAlgorithm[] = ['sha1', 'sha256'];
 const DIGEST_LENGTH: Record<ChunkAlgorithm, number> = { sha1: 20, sha256: 32 };
 
 /** Parses Upload-Checksum; an unknown algorithm or a malformed value is a 400 (tus 1.0). */
-export function parseUploadChecksum(
-  value: string | null,
-): ChunkChecksum | undefined {
+export function parseUploadChecksum(value: string | null): ChunkChecksum | undefined {
   if (value === null) return undefined;
   const [algorithm, digest, ...rest] = value.trim().split(/\s+/);
   const known = CHUNK_ALGORITHMS.find((a) => a === algorithm?.toLowerCase());
-  const bytes =
-    digest && /^[A-Za-z0-9+/]+={0,2}$/.test(digest)
-      ? Buffer.from(digest, 'base64')
-      : undefined;
-  if (
-    !known ||
-    !bytes ||
-    rest.length > 0 ||
-    bytes.length !== DIGEST_LENGTH[known]
-  ) {
+  const bytes = digest && /^[A-Za-z0-9+/]+={0,2}$/.test(digest) ? Buffer.from(digest, 'base64') : undefined;
+  if (!known || !bytes || rest.length > 0 || bytes.length !== DIGEST_LENGTH[known]) {
     throw invalid([
       {
         field: 'Upload-Checksum',
@@ -107,11 +90,23 @@ export function firstNonUtf8Byte(b: Uint8Array): number {
   for (let i = 0; i < b.length; ) {
     const c = b[i];
     const [n, min, max] =
-      c < 0x80 ? [0, 0, 0] : c >= 0xc2 && c <= 0xdf ? [1, 0x80, 0xbf]
-        : c === 0xe0 ? [2, 0xa0, 0xbf] : c === 0xed ? [2, 0x80, 0x9f]
-          : c >= 0xe1 && c <= 0xef ? [2, 0x80, 0xbf]
-            : c === 0xf0 ? [3, 0x90, 0xbf] : c >= 0xf1 && c <= 0xf3 ? [3, 0x80, 0xbf]
-              : c === 0xf4 ? [3, 0x80, 0x8f] : [-1, 0, 0];
+      c < 0x80
+        ? [0, 0, 0]
+        : c >= 0xc2 && c <= 0xdf
+          ? [1, 0x80, 0xbf]
+          : c === 0xe0
+            ? [2, 0xa0, 0xbf]
+            : c === 0xed
+              ? [2, 0x80, 0x9f]
+              : c >= 0xe1 && c <= 0xef
+                ? [2, 0x80, 0xbf]
+                : c === 0xf0
+                  ? [3, 0x90, 0xbf]
+                  : c >= 0xf1 && c <= 0xf3
+                    ? [3, 0x80, 0xbf]
+                    : c === 0xf4
+                      ? [3, 0x80, 0x8f]
+                      : [-1, 0, 0];
     if (n < 0) return i;
     for (let k = 1; k <= n; k++) {
       const next = b[i + k];

@@ -68,10 +68,7 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
 }
 
 /** Writes tus's answer on express's response (status, headers, its short text body). */
-export async function sendTusAnswer(
-  res: Response,
-  answer: globalThis.Response,
-): Promise<void> {
+export async function sendTusAnswer(res: Response, answer: globalThis.Response): Promise<void> {
   const rawHeaders: string[] = [];
   answer.headers.forEach((value, name) => rawHeaders.push(name, value));
   const text = answer.body ? await answer.text() : '';

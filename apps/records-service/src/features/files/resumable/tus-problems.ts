@@ -1,10 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { ERROR_CODES, ErrorCode, FieldProblem, PROBLEM_CONTENT_TYPE } from '@vault/contracts';
-import {
-  codeForStatus,
-  ProblemException,
-  problemBody,
-} from '@vault/platform/errors';
+import { codeForStatus, ProblemException, problemBody } from '@vault/platform/errors';
 import { requestIdOf } from '@vault/platform/http';
 import type { Request, Response } from 'express';
 import type { TusCall } from './tus-calls';
@@ -94,8 +90,7 @@ export function problemAnswers(res: Response, isProblem: () => boolean, requestI
   }) as Response['writeHead'];
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     if (!plain) return write(chunk, ...rest);
-    plain.text +=
-      Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
+    plain.text += Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString('utf8') : String(chunk);
     return true;
   }) as Response['write'];
   res.end = ((chunk?: unknown, ...rest: unknown[]) => {

@@ -18,13 +18,7 @@ export interface TusOperations {
 export class TusStore extends DataStore {
   constructor(private readonly ops: TusOperations) {
     super();
-    this.extensions = [
-      'creation',
-      'creation-with-upload',
-      'checksum',
-      'termination',
-      'expiration',
-    ];
+    this.extensions = ['creation', 'creation-with-upload', 'checksum', 'termination', 'expiration'];
   }
 
   override create(upload: Upload): Promise<Upload> {
@@ -35,11 +29,7 @@ export class TusStore extends DataStore {
     return this.ops.getUpload(id);
   }
 
-  override write(
-    source: Readable,
-    id: string,
-    offset: number,
-  ): Promise<number> {
+  override write(source: Readable, id: string, offset: number): Promise<number> {
     return this.ops.write(source, id, offset);
   }
 

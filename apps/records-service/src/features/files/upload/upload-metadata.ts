@@ -81,4 +81,3 @@ export function expectedFileDigest(headers: Record<string, string | string[] | u
 
 /** The `Repr-Digest` field of a stored file (its SHA-256, kept in hex). */
 export const reprDigestOf = (sha256Hex: string) => `sha-256=:${Buffer.from(sha256Hex, 'hex').toString('base64')}:`;
-

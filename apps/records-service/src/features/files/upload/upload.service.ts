@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { FILE_CHECKSUM_HEADER, Principal, RecordFileView, SUBJECTS } from '@vault/contracts';
 import { mapUniqueViolation } from '@vault/platform/errors';
-import {
-  isIdempotentRepeat,
-  settleIdempotencyFingerprint,
-} from '@vault/platform/idempotency';
+import { isIdempotentRepeat, settleIdempotencyFingerprint } from '@vault/platform/idempotency';
 import type { Request, Response } from 'express';
 import { routeRecordId, type VaultAccess } from '../../../capabilities/access/access.service';
 import { actorName } from '../../../capabilities/events/event-payload';
@@ -130,7 +127,8 @@ export class UploadService {
   ): Promise<RecordFileView> {
     const { metadata: meta, stored } = received;
     try {
-      if (expectedSha256 !== undefined && expectedSha256 !== stored.sha256) throw checksumMismatch(`${FILE_CHECKSUM_HEADER} or Repr-Digest`);
+      if (expectedSha256 !== undefined && expectedSha256 !== stored.sha256)
+        throw checksumMismatch(`${FILE_CHECKSUM_HEADER} or Repr-Digest`);
       return await this.tx.run(async (tx) => {
         const record = await this.changes.lock(tx, access);
         await this.quota.assertRoomForBytes(tx, access.vault.id, stored.size);

@@ -1,9 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type {
-  KeyScope,
-  StoredAnswerCodec,
-  StoredAnswerContext,
-} from '@vault/platform/idempotency';
+import type { KeyScope, StoredAnswerCodec, StoredAnswerContext } from '@vault/platform/idempotency';
 import { storedSecretUnavailable } from '../webhooks.errors';
 import { SecretUnreadableError } from './secret-box';
 import { WebhookSecrets } from './webhook-secrets';

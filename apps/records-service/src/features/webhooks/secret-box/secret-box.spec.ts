@@ -128,7 +128,9 @@ describe('WEBHOOK_SECRET_KEYS', () => {
     const short = `k1:${randomBytes(16).toString('base64')}`;
     for (const NODE_ENV of ['development', 'production']) {
       const attempt = () => loadEnv(WebhooksEnv, { ...DB, NODE_ENV, WEBHOOK_SECRET_KEYS: short });
-      expect(attempt).toThrow(/WEBHOOK_SECRET_KEYS: .*key "k1": expected the base64 of 32 bytes.*\(got a value that is not shown\)/);
+      expect(attempt).toThrow(
+        /WEBHOOK_SECRET_KEYS: .*key "k1": expected the base64 of 32 bytes.*\(got a value that is not shown\)/,
+      );
       expect(attempt).not.toThrow(short.slice(3));
     }
   });

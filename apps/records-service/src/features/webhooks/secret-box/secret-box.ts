@@ -21,7 +21,10 @@ export class SecretUnreadableError extends Error {}
  * throws naming what is wrong, never showing key material.
  */
 export function parseKeyring(value: string): RingKey[] {
-  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   if (entries.length === 0) throw new Error('no key: expected <keyId>:<base64 of 32 bytes>[,<keyId>:<key>…]');
   const keys = entries.map((entry, i) => {
     const at = entry.indexOf(':');
@@ -77,14 +80,17 @@ export class SecretBox {
     if (!isSealed(stored)) return stored;
     const [, id, payload = ''] = stored.split(':');
     const key = this.byId.get(id);
-    if (!key) throw new SecretUnreadableError(`the signing secret is sealed with key "${id}", which WEBHOOK_SECRET_KEYS does not hold`);
+    if (!key)
+      throw new SecretUnreadableError(`the signing secret is sealed with key "${id}", which WEBHOOK_SECRET_KEYS does not hold`);
     const bytes = Buffer.from(payload, 'base64url');
     try {
       if (bytes.length < NONCE_BYTES + TAG_BYTES) throw new Error('too short');
       const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, NONCE_BYTES));
       decipher.setAAD(aad(id, owner));
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-      return Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+      return Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString(
+        'utf8',
+      );
     } catch {
       throw new SecretUnreadableError(
         `the signing secret does not decrypt with key "${id}" (the stored value was altered or belongs to another webhook)`,

@@ -1,9 +1,5 @@
 import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import {
-  SecretsToReseal,
-  StoredSecrets,
-  WebhookSecretRepository,
-} from '../../../persistence/webhooks/webhook-secret.repository';
+import { SecretsToReseal, StoredSecrets, WebhookSecretRepository } from '../../../persistence/webhooks/webhook-secret.repository';
 import { SecretUnreadableError } from './secret-box';
 import { WebhookSecrets } from './webhook-secrets';
 
@@ -67,7 +63,8 @@ export class SecretReseal implements OnApplicationBootstrap, BeforeApplicationSh
    * longer signs (its overlap has ended) is not opened: it is cleared. Nothing when nothing changes.
    */
   private resealed({ previousExpired, ...from }: SecretsToReseal): { from: StoredSecrets; to: StoredSecrets }[] {
-    const previousSecret = from.previousSecret === null || previousExpired ? null : this.again(from.previousSecret, from.id, 'previous secret');
+    const previousSecret =
+      from.previousSecret === null || previousExpired ? null : this.again(from.previousSecret, from.id, 'previous secret');
     const to = { id: from.id, secret: this.again(from.secret, from.id, 'secret'), previousSecret };
     return to.secret === from.secret && to.previousSecret === from.previousSecret ? [] : [{ from, to }];
   }
