@@ -283,4 +283,36 @@ describe('request bodies of a service (booted as services boot)', () => {
       ]);
     });
   });
+
+  describe('invalid UTF-8 is refused, never stored as replacement characters', () => {
+    const utf8 = (...parts: (string | number[])[]) => Buffer.concat(parts.map((part) => Buffer.from(part as string)));
+    const FORM_TYPE = { 'content-type': 'application/x-www-form-urlencoded' };
+
+    it.each([
+      ['a lone 0xC3', utf8('{"name":"é', [0xc3], '"}'), 11],
+      ['an overlong 0xC0 0xAF', utf8('{"name":"', [0xc0, 0xaf], '"}'), 9],
+      ['an encoded surrogate 0xED 0xA0 0x80', utf8('{"name":"a', [0xed, 0xa0, 0x80], '"}'), 10],
+      ['a sequence cut off at the end', utf8('{"name":"a"}', [0xe2, 0x82]), 12],
+    ])('refuses a JSON body with %s with 400 naming the offset', async (_name, body, offset) => {
+      const res = await send('POST', '/api/v1/echo', body, JSON_TYPE);
+      const problem = expectProblemReply(res, 400, 'validation_failed');
+      expect(problem['detail']).toContain(`not valid UTF-8`);
+      expect(problem['detail']).toContain(`offset ${offset}`);
+    });
+
+    it('refuses a gzip JSON body and a chunked one with bad bytes alike', async () => {
+      const body = utf8('{"name":"', [0xc3], '"}');
+      const zipped = await send('POST', '/api/v1/echo', gzipSync(body), { ...JSON_TYPE, 'content-encoding': 'gzip' });
+      expect(expectProblemReply(zipped, 400, 'validation_failed')['detail']).toContain('offset 9');
+      const chunked = await send('POST', '/api/v1/echo', body, { ...JSON_TYPE, 'transfer-encoding': 'chunked' });
+      expect(expectProblemReply(chunked, 400, 'validation_failed')['detail']).toContain('offset 9');
+    });
+
+    it('refuses a form body with raw bad bytes, keeps well-formed text', async () => {
+      const bad = await send('POST', '/api/v1/echo', utf8('name=ab', [0xc0, 0xaf]), FORM_TYPE);
+      expect(expectProblemReply(bad, 400, 'validation_failed')['detail']).toContain('offset 7');
+      const good = await send('POST', '/api/v1/echo', utf8('name=Zo%C3%AB ', 'é'), FORM_TYPE);
+      expect([good.status, good.json()]).toEqual([201, { name: 'Zoë é' }]);
+    });
+  });
 });

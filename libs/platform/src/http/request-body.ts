@@ -5,6 +5,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { text, urlencoded } from 'express';
 import { from, Observable, switchMap } from 'rxjs';
 import { ProblemException } from '../errors/problem.exception';
+import { invalidUtf8Offset } from './utf8';
 
 /*
  * Request bodies of every service (docs/errors.md, Request bodies). Services boot
@@ -16,6 +17,8 @@ import { ProblemException } from '../errors/problem.exception';
  *   present; only such a request is checked;
  * - JSON (application/json, application/*+json, UTF-8) and form-encoded bodies are
  *   read, any other type is 415; at most MAX_JSON_BODY_BYTES (413 beyond);
+ * - a JSON or form body that is not well-formed UTF-8 is 400 naming the offset of
+ *   its first bad byte (never decoded into replacement characters);
  * - a JSON body nested deeper than MAX_JSON_DEPTH is refused by a linear scan before
  *   it is parsed; it must hold an object; `__proto__` and `constructor` keys are
  *   refused at any depth as unknown fields;
@@ -69,6 +72,17 @@ function forbiddenField(field: string): ProblemException {
   ]);
 }
 
+/** Bytes that are not UTF-8 are refused rather than decoded into U+FFFD (a latin-1 form body is left alone). */
+function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, encoding?: string): void {
+  if (encoding !== undefined && encoding.toLowerCase() !== 'utf-8' && encoding.toLowerCase() !== 'utf8') return;
+  const offset = invalidUtf8Offset(body);
+  if (offset !== -1) {
+    throw ProblemException.badRequest(
+      `The request body is not valid UTF-8: the byte at offset ${offset} does not start a well-formed sequence.`,
+    );
+  }
+}
+
 /** Form keys (`a[b][c]`) naming `__proto__` or `constructor` at any level: refused before qs drops them silently. */
 function refuseForbiddenFormKeys(_req: unknown, _res: unknown, body: Buffer): void {
   for (const pair of body.toString('latin1').split('&')) {
@@ -117,13 +131,16 @@ function readProblem(err: unknown): unknown {
   return err;
 }
 
-const readText = text({ type: () => true, limit: MAX_JSON_BODY_BYTES, defaultCharset: 'utf-8' });
+const readText = text({ type: () => true, limit: MAX_JSON_BODY_BYTES, defaultCharset: 'utf-8', verify: refuseInvalidUtf8 });
 // body-parser 2 takes `depth` (qs counts the levels below the top-level object); its type declarations lack it
 const formOptions: Parameters<typeof urlencoded>[0] & { depth: number } = {
   extended: true,
   limit: MAX_JSON_BODY_BYTES,
   depth: MAX_JSON_DEPTH - 1,
-  verify: refuseForbiddenFormKeys,
+  verify: (req, res, body, encoding) => {
+    refuseInvalidUtf8(req, res, body, encoding);
+    refuseForbiddenFormKeys(req, res, body);
+  },
 };
 const readForm = urlencoded(formOptions);
 
