@@ -26,6 +26,7 @@ import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
+import { RecordSearchService } from './record-search.service';
 import { RecordsService } from './records.service';
 
 @ApiTags('records')
@@ -33,7 +34,10 @@ import { RecordsService } from './records.service';
 @UseGuards(RoleGuard)
 @Controller('vault/vault-id/:vaultId/records')
 export class RecordsController {
-  constructor(private readonly records: RecordsService) {}
+  constructor(
+    private readonly records: RecordsService,
+    private readonly searches: RecordSearchService,
+  ) {}
 
   @Post()
   @Idempotent()
@@ -68,7 +72,7 @@ export class RecordsController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: RecordSearchQueryDto,
   ): Promise<RecordSearchItem[] | RecordSearchPage> {
-    return this.records.search(access, principal, query);
+    return this.searches.search(access, principal, query);
   }
 
   @Conditional('read')

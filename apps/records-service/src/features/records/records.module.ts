@@ -5,11 +5,12 @@ import { EventsModule } from '../../capabilities/events/events.module';
 import { PersistenceModule } from '../../persistence/persistence.module';
 import { PlansModule } from '../../capabilities/plans/plans.module';
 import { RecordsController } from './records.controller';
+import { RecordSearchService } from './record-search.service';
 import { RecordsService } from './records.service';
 
 @Module({
   imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule],
   controllers: [RecordsController],
-  providers: [RecordsService],
+  providers: [RecordsService, RecordSearchService],
 })
 export class RecordsModule {}

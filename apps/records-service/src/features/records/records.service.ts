@@ -6,11 +6,6 @@ import {
   RecordChangedEvent,
   RecordDto,
   RecordLookupView,
-  pageInfo,
-  RECORD_SEARCH_DEFAULT_PAGE_SIZE,
-  RecordSearchItem,
-  RecordSearchPage,
-  RecordSearchQueryDto,
   RecordTransferredEvent,
   Subject,
   SUBJECTS,
@@ -26,17 +21,17 @@ import { EventPublisher } from '../../capabilities/events/event-publisher';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
 import { RecordFileRepository } from '../../persistence/record-files/record-file.repository';
 import { RecordEntity } from '../../persistence/records/record.entity';
-import { RecordRepository, RecordSearchFilter } from '../../persistence/records/record.repository';
+import { RecordRepository } from '../../persistence/records/record.repository';
 import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 import { QuotaService } from '../../capabilities/plans/quota.service';
-import { toLookupView, toSearchItem } from './record.view';
+import { toLookupView } from './record.view';
 import { destinationRoleTooWeak, sameVault } from './records.errors';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 
-/** Records of a vault: create, read, search, change, soft delete and move between vaults. */
+/** Records of a vault: create, read, change, soft delete and move between vaults (search: RecordSearchService). */
 @Injectable()
 export class RecordsService {
   constructor(
@@ -86,70 +81,6 @@ export class RecordsService {
       await this.files.list(r.id, true),
     );
     return callerView(view, r.id, r.version, access);
-  }
-
-  /**
-   * The records matching the query, newest change first: all of them as the contract's
-   * array, or one page with its page object when `page` or `pageSize` is given.
-   */
-  async search(
-    access: VaultAccess,
-    principal: Principal,
-    q: RecordSearchQueryDto,
-  ): Promise<RecordSearchItem[] | RecordSearchPage> {
-    const filter = await this.searchFilter(q);
-    // a record guest (no vault role) finds only the records shared with it
-    if (filter && !access.vaultRole) filter.sharedWith = principal.openId;
-    if (q.page === undefined && q.pageSize === undefined) {
-      return filter ? this.searchItems(await this.records.search(access.vault.id, filter), q) : [];
-    }
-    const page = q.page ?? 1;
-    const pageSize = q.pageSize ?? RECORD_SEARCH_DEFAULT_PAGE_SIZE;
-    const [rows, total] = filter
-      ? await this.records.searchPage(access.vault.id, filter, (page - 1) * pageSize, pageSize)
-      : [[], 0];
-    return { data: await this.searchItems(rows, q), page: pageInfo(total, page, pageSize) };
-  }
-
-  private async searchItems(rows: RecordEntity[], q: RecordSearchQueryDto): Promise<RecordSearchItem[]> {
-    const contributors = await this.memberships.contributors(rows.map((r) => r.id));
-    return Promise.all(
-      rows.map(async (r) =>
-        toSearchItem(
-          r,
-          await this.catalogue.type(r.recordTypeId),
-          await this.catalogue.subtype(r.recordSubtypeId),
-          contributors.get(r.id) ?? [],
-          q.locale,
-        ),
-      ),
-    );
-  }
-
-  /**
-   * The query as a repository filter, type and subtype names resolved through the
-   * catalogue; undefined when no record can match (an unknown name, or an id and a
-   * name that name different types).
-   */
-  private async searchFilter(q: RecordSearchQueryDto): Promise<RecordSearchFilter | undefined> {
-    const filter: RecordSearchFilter = {
-      status: q.status,
-      name: q.name,
-      uniqueReference: q.uniqueReference,
-      subtypeOther: q.recordSubtypeOther,
-    };
-    if (q.recordTypeId) filter.typeIds = [q.recordTypeId];
-    if (q.recordSubtypeId) filter.subtypeIds = [q.recordSubtypeId];
-    if (q.recordTypeName) {
-      const type = (await this.catalogue.allTypes()).find((t) => t.name === q.recordTypeName);
-      if (!type) return undefined;
-      filter.typeIds = intersect(filter.typeIds, [type.id]);
-    }
-    if (q.recordSubtypeName) {
-      filter.subtypeIds = intersect(filter.subtypeIds, await this.catalogue.subtypeIdsNamed(q.recordSubtypeName));
-    }
-    if (filter.typeIds?.length === 0 || filter.subtypeIds?.length === 0) return undefined;
-    return filter;
   }
 
   /** Changes the record if `ifMatch` names its current version (checked under the row lock). */
@@ -301,9 +232,4 @@ export class RecordsService {
 function mapVaultGone(err: unknown): never {
   if (sqlStateOf(err) === FOREIGN_KEY_VIOLATION) throw vaultNotFound();
   throw err;
-}
-
-/** Values in both lists (`a` undefined: no constraint yet, so `b`). */
-function intersect(a: string[] | undefined, b: string[]): string[] {
-  return a ? a.filter((v) => b.includes(v)) : b;
 }
