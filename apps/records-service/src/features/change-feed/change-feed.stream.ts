@@ -61,28 +61,15 @@ export class ChangeFeedStream implements OnModuleDestroy {
       throw tooManyStreams(slot.refused, max, this.env.CHANGE_FEED_STREAM_RETRY_AFTER_SECONDS);
     }
     try {
-      await this.stream(req, res, principal, vaultId, cursor, field);
+      await this.stream(req, res, principal, { vaultId, cursor, field });
     } finally {
       slot.release();
     }
   }
 
-  private async stream(
-    req: Request,
-    res: Response,
-    principal: Principal,
-    vaultId: string,
-    cursor: string | undefined,
-    field: string,
-  ) {
+  private async stream(req: Request, res: Response, principal: Principal, { vaultId, cursor, field }: StreamRequest) {
     let after = await this.feed.start(cursor, field);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    res.write(': change feed\n\n');
+    openEventStream(res);
     let closed = false;
     let ended!: () => void;
     const done = new Promise<void>((resolve) => (ended = resolve));
@@ -150,4 +137,22 @@ export class ChangeFeedStream implements OnModuleDestroy {
       throw err;
     }
   }
+}
+
+/** The vault and the position a stream starts from (`cursor`, read from `field`). */
+interface StreamRequest {
+  vaultId: string;
+  cursor: string | undefined;
+  field: string;
+}
+
+/** The answer's head: an event stream that proxies must neither buffer nor transform. */
+function openEventStream(res: Response): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.write(': change feed\n\n');
 }
