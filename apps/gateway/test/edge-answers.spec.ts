@@ -2,7 +2,7 @@ import { RunningGateway } from '../src/app/start-gateway';
 import { bootGateway } from './support/boot';
 import { call, CallResult } from './support/client';
 import { EchoUpstream } from './support/echo-upstream';
-import { rawExchange } from './support/raw';
+import { RawAnswer, rawExchange } from './support/raw';
 
 const HSTS = 'max-age=31536000; includeSubDomains';
 const ALWAYS = {
@@ -170,5 +170,85 @@ describe('gateway answers: security headers and requests that are not proxied', 
     );
     expect(huge.status).toBe(431);
     expectProblem(huge, JSON.parse(huge.body), 431, 'request_error');
+  });
+
+  /** HTTP/1.1 framing refused at the HTTPS listener (docs/gateway.md, HTTP edges), never forwarded. */
+  describe('HTTP edges', () => {
+    const httpsRaw = (bytes: string) => rawExchange(gw.httpsPort, bytes, true);
+    const forwarded = () => Object.values(upstreams).flatMap((u) => u?.hits ?? []);
+    beforeEach(() => Object.values(upstreams).forEach((u) => u?.hits.splice(0)));
+
+    function expectClosingProblem(res: RawAnswer, status: number, code: string): void {
+      expect(res.status).toBe(status);
+      expectProblem(res, JSON.parse(res.body), status, code);
+      expect(res.headers.connection).toBe('close');
+      expect(res.headers['strict-transport-security']).toBe(HSTS);
+    }
+
+    it.each([
+      ['the same', 'user-api.localhost', 'user-api.localhost'],
+      ['different', 'user-api.localhost', 'records-api.localhost'],
+    ])('refuses a request with two Host headers (%s values) with 400, not forwarded', async (_, first, second) => {
+      const res = await httpsRaw(
+        `GET /api/v1/x HTTP/1.1\r\nHost: ${first}\r\nHost: ${second}\r\nx-request-id: two-hosts\r\n\r\n`,
+      );
+      expectClosingProblem(res, 400, 'request_error');
+      expect(res.headers['x-request-id']).toBe('two-hosts');
+      expect(forwarded()).toEqual([]);
+    });
+
+    const CHUNKED_BODY = '2\r\n{}\r\n0\r\n\r\n';
+    it.each([
+      ['gzip, chunked', ['gzip, chunked'], CHUNKED_BODY],
+      ['x-custom, chunked', ['x-custom, chunked'], CHUNKED_BODY],
+      ['gzip then chunked, on two lines', ['gzip', 'chunked'], CHUNKED_BODY],
+      ['gzip (chunked not last)', ['gzip'], '{}'],
+      ['x-custom (chunked not last)', ['x-custom'], '{}'],
+    ])('refuses Transfer-Encoding %s with 501, not forwarded', async (_, codings, body) => {
+      const lines = codings.map((c) => `Transfer-Encoding: ${c}\r\n`).join('');
+      const res = await httpsRaw(`POST /api/v1/x HTTP/1.1\r\nHost: user-api.localhost\r\n${lines}\r\n${body}`);
+      expectClosingProblem(res, 501, 'not_implemented');
+      expect(forwarded()).toEqual([]);
+    });
+
+    it('refuses chunked applied twice as invalid HTTP/1.1 (400)', async () => {
+      const res = await httpsRaw(
+        'POST /api/v1/x HTTP/1.1\r\nHost: user-api.localhost\r\nTransfer-Encoding: chunked, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      );
+      expectClosingProblem(res, 400, 'request_error');
+      expect(forwarded()).toEqual([]);
+    });
+
+    it('still forwards a chunked body', async () => {
+      const res = await httpsRaw(
+        'POST /api/v1/x HTTP/1.1\r\nHost: user-api.localhost\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+      );
+      expect(res.status).toBe(200);
+      expect(forwarded()).toHaveLength(1);
+    });
+
+    it.each(['HTTP/2.0', 'HTTP/2', 'HTTP/3.0', 'HTTP/0.9'])('answers a %s request line with 505', async (version) => {
+      const res = await httpsRaw(`GET /api/v1/x ${version}\r\nHost: user-api.localhost\r\nx-request-id: v-1\r\n\r\n`);
+      expectClosingProblem(res, 505, 'http_version_not_supported');
+      expect(forwarded()).toEqual([]);
+    });
+
+    it('answers a version that is not one (HTTP/1.x) as invalid HTTP/1.1 (400)', async () => {
+      const res = await httpsRaw('GET /api/v1/x HTTP/1.x\r\nHost: user-api.localhost\r\n\r\n');
+      expectClosingProblem(res, 400, 'request_error');
+    });
+
+    it('answers plain HTTP with https_required whatever the framing (nothing is forwarded there)', async () => {
+      for (const bytes of [
+        'GET /api/v1/x HTTP/1.1\r\nHost: user-api.localhost\r\nHost: records-api.localhost\r\n\r\n',
+        'POST /api/v1/x HTTP/1.1\r\nHost: user-api.localhost\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+        'GET /api/v1/x HTTP/2.0\r\nHost: user-api.localhost\r\n\r\n',
+      ]) {
+        const res = await rawExchange(gw.httpPort, bytes, false);
+        expect(res.status).toBe(400);
+        expect(JSON.parse(res.body)).toMatchObject({ code: 'https_required' });
+      }
+      expect(forwarded()).toEqual([]);
+    });
   });
 });

@@ -12,6 +12,12 @@ export const GATEWAY_ERRORS = {
     status: 404,
     meaning: 'No module is served at the host name of the request.',
   },
+  notImplemented: {
+    code: 'not_implemented',
+    status: 501,
+    meaning:
+      'The request uses a transfer coding other than `chunked`, which the gateway does not implement; nothing was forwarded and the connection is closed.',
+  },
   badGateway: {
     code: 'bad_gateway',
     status: 502,
@@ -21,6 +27,12 @@ export const GATEWAY_ERRORS = {
     code: 'gateway_timeout',
     status: 504,
     meaning: 'The module did not answer in time.',
+  },
+  httpVersionNotSupported: {
+    code: 'http_version_not_supported',
+    status: 505,
+    meaning:
+      'The request line names an HTTP version other than 1.0 or 1.1 (the gateway speaks HTTP/1.1 only); nothing was forwarded and the connection is closed.',
   },
 } as const satisfies ErrorTable;
 

@@ -7,6 +7,14 @@ import type { Socket } from 'node:net';
  */
 export const LINGER_MS = 2_000;
 
+/** Connections an early answer closes: what the client still sends there is dropped, never answered. */
+const closing = new WeakSet<Socket>();
+
+/** True once an early answer was given on `socket` and will close it (see closeAfterAnswer). */
+export function closingAfterAnswer(socket: Socket): boolean {
+  return closing.has(socket);
+}
+
 /** True when the request carries a body (a declared length above zero, or chunked). */
 export function hasBody(headers: IncomingHttpHeaders): boolean {
   const length = headers['content-length'];
@@ -35,6 +43,7 @@ export function closeAfterAnswer(res: ServerResponse, lingerMs = LINGER_MS): voi
   const { req } = res;
   res.setHeader('connection', 'close');
   const socket = req.socket;
+  closing.add(socket);
   // Node's server calls destroySoon() on the socket after a `Connection: close` answer.
   socket.destroySoon = () => lingeringClose(socket, lingerMs);
   res.once('finish', () => {

@@ -20,7 +20,8 @@ describe('routeRequests', () => {
     const emit = (url: string) => {
       const headers: Record<string, unknown> = (set[url] = {});
       const res = { setHeader: (name: string, value: unknown) => (headers[name] = value), once: () => res };
-      server.emit('request', { url } as IncomingMessage, res as unknown as ServerResponse);
+      const req = { url, httpVersionMajor: 1, headers: {}, headersDistinct: {} };
+      server.emit('request', req as unknown as IncomingMessage, res as unknown as ServerResponse);
     };
     emit('/health/live');
     emit('/api/v1/accounts');

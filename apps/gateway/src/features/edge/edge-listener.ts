@@ -1,5 +1,8 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { observeRequest } from '@vault/platform/observability';
+import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
+import { sendProblem } from '../../capabilities/answers/problem-response';
+import { framingRefusal } from '../../capabilities/answers/request-framing';
 import { withSecurityHeaders } from '../../capabilities/answers/security-headers';
 
 const HEALTH_PATHS = ['/health/live', '/health/ready'];
@@ -13,16 +16,22 @@ export function isHealthPath(url: string | undefined): boolean {
 }
 
 /**
- * Puts the proxy in front of Nest on the HTTPS server: health requests go to
- * the Nest application (which only serves health), every other request goes
- * straight to the proxy without passing through express routing.
+ * Puts the proxy in front of Nest on the HTTPS server: a request framed in a
+ * way the gateway cannot forward faithfully (request-framing.ts) is refused,
+ * health requests go to the Nest application (which only serves health),
+ * every other request goes straight to the proxy without passing through
+ * express routing.
  */
 export function routeRequests(server: Server, proxy: (req: IncomingMessage, res: ServerResponse) => void): void {
   const nest = server.listeners('request')[0] as RequestListener | undefined;
   if (!nest) throw new Error('the Nest request listener is not attached to the server');
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (isHealthPath(req.url)) {
+    const refusal = framingRefusal(req);
+    if (refusal) {
+      // Framing the gateway cannot forward faithfully: answered here, the connection closed (its body is not read).
+      sendProblem(res, refusal, acceptRequestId(req.headers[REQUEST_ID_HEADER]), { close: true });
+    } else if (isHealthPath(req.url)) {
       observeRequest(req, res, () => (req.url ?? '').split('?')[0]);
       // Health answers carry the security headers of every other answer (set before Nest adds its own).
       for (const [name, value] of Object.entries(withSecurityHeaders({}, 200, true))) res.setHeader(name, value ?? '');
