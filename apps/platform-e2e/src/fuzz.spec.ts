@@ -144,7 +144,16 @@ function bodyOf(api: OpenApi, op: Operation): fc.Arbitrary<Partial<CallOptions>>
     {
       weight: 1,
       arbitrary: fc
-        .constantFrom('{', '{"a":', 'null', '\u0000', '[]')
+        // malformed JSON, and JSON whose bytes are not UTF-8 (a lone lead byte, an overlong slash)
+        .constantFrom<string | Buffer>(
+          '{',
+          '{"a":',
+          'null',
+          '\u0000',
+          '[]',
+          Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d]),
+          Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]),
+        )
         .map((raw) => ({ raw, headers: { 'content-type': 'application/json' } })),
     },
   );

@@ -14,12 +14,15 @@ const DROP = '(dropped)';
 /** The Upload-Length of the valid creations: room for every small PATCH of a run (a chunk past it is a 413). */
 export const TUS_UPLOAD_LENGTH = 1024 * 1024;
 
-/** The answers of a valid request: the tus answer, or 429 once the owner has as many uploads open as allowed. */
+/**
+ * The answers of a valid request: the tus answer, or 429 (the caller's rate limit, or as many
+ * uploads open as one caller may have).
+ */
 export const TUS_SUCCESS: Record<string, number[]> = {
   POST: [201, 429],
-  HEAD: [200],
-  PATCH: [204],
-  DELETE: [204],
+  HEAD: [200, 429],
+  PATCH: [204, 429],
+  DELETE: [204, 429],
 };
 
 /** The tus routes: `…/uploads` (creation) and `…/uploads/{uploadId}`. */
