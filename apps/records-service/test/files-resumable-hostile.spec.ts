@@ -107,6 +107,14 @@ describe('resumable uploads, hostile tus input', () => {
     expect(await offsetOf(path.split('/').pop() as string)).toBe(0);
   });
 
+  it('a PATCH with Upload-Length (a deferred length, not offered) is 400 and writes nothing', async () => {
+    const path = (await create().expect(201)).headers['location'];
+    const res = await patch(path, { 'Upload-Length': '4' });
+    expectProblem(res, 400);
+    expect(res.body).toMatchObject({ errors: [expect.objectContaining({ field: 'Upload-Length' })] });
+    expect(await offsetOf(path.split('/').pop() as string)).toBe(0);
+  });
+
   it.each(['HEAD', 'PATCH', 'DELETE'])('%s on …/uploads/%%00 (an id that cannot exist) is 404', async (method) => {
     let req = as(t.http()[method.toLowerCase() as 'head' | 'patch' | 'delete'](`${base()}/%00`));
     if (method === 'PATCH')

@@ -29,7 +29,8 @@ const header = (req: Request, name: string): string | undefined => {
  * What tus 1.0 refuses before anything is locked, read or written, checked in the
  * protocol's order: a missing or unknown Tus-Resumable (412 with Tus-Version), a header
  * of an extension we do not offer (Upload-Defer-Length, Upload-Concat: 400 naming it,
- * with Tus-Extension), an upload id that cannot be one of ours (404), on PATCH a body
+ * with Tus-Extension; on PATCH also Upload-Length, which only a deferred length sends),
+ * an upload id that cannot be one of ours (404), on PATCH a body
  * that is not application/offset+octet-stream (415) and a missing or malformed
  * Upload-Offset (400), on creation Upload-Metadata values that are not UTF-8 (400
  * naming the key). Undefined: @tus/server takes the request.
@@ -47,6 +48,9 @@ export function tusPrecondition(req: Request): ProblemException | undefined {
   const id = req.params['uploadId'];
   if (typeof id !== 'string' || !UUID.test(id)) return tusUploadNotFound();
   if (req.method !== 'PATCH') return undefined;
+  // Upload-Length on a PATCH declares a deferred length: creation-defer-length, not offered
+  // (every upload's length is known from its creation).
+  if (header(req, 'upload-length') !== undefined) return tusExtensionNotOffered('Upload-Length', TUS_EXTENSIONS);
   const type = header(req, 'content-type');
   if (type !== CHUNK_MEDIA_TYPE) return tusContentTypeRefused(type, CHUNK_MEDIA_TYPE);
   const offset = header(req, 'upload-offset');
