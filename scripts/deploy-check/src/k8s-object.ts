@@ -23,6 +23,11 @@ export const describe = (o: K8sObject) => `${o.kind}/${o.metadata?.name ?? '?'}`
 type Any = any;
 type Labels = Record<string, string>;
 
+/** The objects of one kind. */
+export const byKind = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind) as Any[];
+/** The object of this kind and name, if any. */
+export const named = (objs: K8sObject[], kind: string, name: string) => byKind(objs, kind).find((o) => o.metadata?.name === name);
+
 /** Kubernetes label selector semantics (matchLabels and matchExpressions); `{}` selects every pod. */
 export function matchesSelector(selector: Any, labels: Labels): boolean {
   if (!selector) return false;
@@ -53,8 +58,7 @@ export function matchesSelector(selector: Any, labels: Labels): boolean {
 export function containerEnv(objs: K8sObject[], container: Any): Record<string, string> {
   const env: Record<string, string> = {};
   for (const ef of container?.envFrom ?? []) {
-    const name = ef.configMapRef?.name;
-    const cm = name && (objs.find((o) => o.kind === 'ConfigMap' && o.metadata?.name === name) as Any);
+    const cm = ef.configMapRef && named(objs, 'ConfigMap', ef.configMapRef.name);
     if (cm) Object.assign(env, cm.data ?? {});
   }
   for (const e of container?.env ?? []) if (e.value !== undefined) env[e.name] = String(e.value);

@@ -1,5 +1,5 @@
 import { APPS, AppSpec, MODULE_HOST_PREFIXES, migrateName } from './expectations';
-import { describe, K8sObject } from './k8s-object';
+import { byKind, describe, K8sObject, named } from './k8s-object';
 import { Violation, violation } from './violation';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
@@ -11,8 +11,6 @@ const DRAIN_MARGIN_SECONDS = 15;
 const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'Job'];
 const SECRET_NAME = /(PASSWORD|SECRET|TOKEN|PRIVATE_KEY|DATABASE_URL|SMTP_URL)/;
 
-const byKind = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind) as Any[];
-const named = (objs: K8sObject[], kind: string, name: string) => byKind(objs, kind).find((o) => o.metadata?.name === name);
 const selects = (selector: Record<string, string> | undefined, labels: Record<string, string> | undefined) =>
   !!selector && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => labels?.[k] === v);
 

@@ -1,5 +1,5 @@
 import { APPS } from './expectations';
-import { containerEnv, describe, K8sObject, matchesSelector } from './k8s-object';
+import { byKind, containerEnv, describe, K8sObject, matchesSelector } from './k8s-object';
 import { Violation, violation } from './violation';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
@@ -10,8 +10,6 @@ const NAME = 'app.kubernetes.io/name';
 export const METRICS_PORT_NAME = 'metrics';
 /** Namespace label that marks the Prometheus namespace, the only source admitted to the metrics port. */
 export const METRICS_SCRAPER_LABEL = 'vault.platform/metrics-scraper';
-
-const byKind = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind) as Any[];
 
 /**
  * An ingress rule that admits only the Prometheus namespace (namespaceSelector with

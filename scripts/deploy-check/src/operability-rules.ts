@@ -1,4 +1,4 @@
-import { containerEnv, describe, K8sObject, matchesSelector } from './k8s-object';
+import { byKind, containerEnv, describe, K8sObject, matchesSelector, named } from './k8s-object';
 import { Violation, violation } from './violation';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are untyped YAML */
@@ -17,8 +17,6 @@ const HEALTH_PROBES: [string, string][] = [
   ['livenessProbe', '/health/live'],
 ];
 
-const byKind = (objs: K8sObject[], kind: string) => objs.filter((o) => o.kind === kind) as Any[];
-const named = (objs: K8sObject[], kind: string, name: string) => byKind(objs, kind).find((o) => o.metadata?.name === name);
 const mainContainer = (w: Any, name?: string) => {
   const containers = (w?.spec?.template?.spec?.containers ?? []) as Any[];
   return containers.find((c) => c.name === name) ?? containers[0];
