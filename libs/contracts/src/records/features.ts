@@ -44,6 +44,16 @@ export const SUBSCRIPTION_FEATURE_KEYS = [
   'account.sponsorVaults',
 ] as const;
 export type SubscriptionFeatureKey = (typeof SUBSCRIPTION_FEATURE_KEYS)[number];
+
+/**
+ * Keys a plan may carry beside those of SUBSCRIPTION_FEATURE_KEYS (non-negative integer
+ * strings; absent: the service's default): days a deleted item stays in the trash
+ * (`vault.trashDays`, default TRASH_RETENTION_DAYS), days after creation before a record or
+ * file may be purged (`vault.retentionDays`, default 0), unpinned file versions kept
+ * (`vault.fileVersions`). docs/records-api.md, Trash and retention.
+ */
+export const OPTIONAL_FEATURE_KEYS = ['vault.trashDays', 'vault.retentionDays', 'vault.fileVersions'] as const;
+export type OptionalFeatureKey = (typeof OPTIONAL_FEATURE_KEYS)[number];
 export type SubscriptionFeatures = Record<SubscriptionFeatureKey, string>;
 
 /** Vault types; `individual` is the default (docs/records-api.md, Vaults). */

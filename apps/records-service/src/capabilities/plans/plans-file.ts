@@ -1,4 +1,4 @@
-import { SUBSCRIPTION_FEATURE_KEYS, type SubscriptionFeatures } from '@vault/contracts';
+import { OPTIONAL_FEATURE_KEYS, SUBSCRIPTION_FEATURE_KEYS, type SubscriptionFeatures } from '@vault/contracts';
 
 export interface Plan {
   id: string;
@@ -54,11 +54,11 @@ export function parsePlansFile(raw: unknown): { file?: PlansFile; problems: stri
       if (typeof features[key] !== 'string') problems.push(`plans[${i}].features["${key}"] must be a string`);
     }
     for (const key of Object.keys(features)) {
-      if (!(SUBSCRIPTION_FEATURE_KEYS as readonly string[]).includes(key)) {
+      if (![...SUBSCRIPTION_FEATURE_KEYS, ...OPTIONAL_FEATURE_KEYS].includes(key as never)) {
         problems.push(`plans[${i}].features["${key}"] is not a known feature`);
       }
     }
-    for (const key of NUMERIC_FEATURES) {
+    for (const key of [...NUMERIC_FEATURES, ...OPTIONAL_FEATURE_KEYS]) {
       const v = features[key];
       if (typeof v === 'string' && !/^\d+$/.test(v)) {
         problems.push(`plans[${i}].features["${key}"] must be a non-negative integer string`);

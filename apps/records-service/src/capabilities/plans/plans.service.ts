@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { SubscriptionFeatureKey } from '@vault/contracts';
+import type { OptionalFeatureKey, SubscriptionFeatureKey } from '@vault/contracts';
 import { loadJsonConfigFile } from '../../config/json-config-file';
 import { RecordsEnv } from '../../config/records.env';
 import defaultPlans from './default-plans.json';
@@ -34,5 +34,11 @@ export class PlansService {
 
   limit(plan: Plan, key: NumericFeature & SubscriptionFeatureKey): number {
     return Number(plan.features[key]);
+  }
+
+  /** A feature of OPTIONAL_FEATURE_KEYS as a number, or `fallback` when the plan does not set it. */
+  optionalLimit(plan: Plan, key: OptionalFeatureKey, fallback: number): number {
+    const value = (plan.features as Partial<Record<OptionalFeatureKey, string>>)[key];
+    return value === undefined ? fallback : Number(value);
   }
 }
