@@ -137,6 +137,8 @@ describe('DurableConsumerRunner (real nats-server)', () => {
     await js.publish('ev.y', 'd', { msgID: 'm2-d' });
     await until(() => stored.includes('d') && r.deadLettered === 1, 'garbage dead-lettered');
     expect((await deadLetters('dead.restart'))[0]).toMatchObject({ body: 'garbage', deliveries: '1' });
+    // Acks travel after the commit: stop the broker only once it has recorded them.
+    await until(async () => (await jsm.consumers.info('EV', 'restart')).num_ack_pending === 0, 'acks recorded');
     await server.stop('SIGTERM');
     await server.restart();
     await until(async () => {
