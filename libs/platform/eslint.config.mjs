@@ -21,6 +21,7 @@ export const PLATFORM_LAYERS = [
   'auth',
   'health',
   'runtime',
+  'openapi',
   'bootstrap',
 ];
 

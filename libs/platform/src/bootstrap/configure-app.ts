@@ -1,17 +1,12 @@
 import { INestApplication, RequestMethod } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { BaseEnv, LOOPBACK_PROXIES, parseAddressList, ServiceEnv } from '../config/env';
 import { useHttpMetrics } from '../observability/http-metrics';
+import { API_PREFIX, buildModuleDocument, ModuleDocumentOptions } from '../openapi';
 
-const API_PREFIX = 'api/v1';
-
-export interface AppDescription {
-  title: string;
-  description: string;
-  /** Host the module is reached at through the gateway, for the OpenAPI servers list. */
-  publicHost?: string;
-}
+/** Title, description, public host and webhooks of the module's OpenAPI document. */
+export type AppDescription = ModuleDocumentOptions;
 
 /**
  * Applies what main.ts and the integration tests share: the version prefix
@@ -20,24 +15,23 @@ export interface AppDescription {
  */
 export function configureApp(app: INestApplication, desc: AppDescription): void {
   useHttpMetrics(app);
+  useApiPrefix(app);
+  hardenExpress(app).set('trust proxy', trustedProxies(app));
+
+  const document = buildModuleDocument(app, desc);
+  SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
+    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
+    useGlobalPrefix: false,
+  });
+}
+
+/** The version prefix on every route but health (also applied by scripts/openapi-write.mjs). */
+export function useApiPrefix(app: INestApplication): void {
   app.setGlobalPrefix(API_PREFIX, {
     exclude: [
       { path: 'health/live', method: RequestMethod.GET },
       { path: 'health/ready', method: RequestMethod.GET },
     ],
-  });
-  hardenExpress(app).set('trust proxy', trustedProxies(app));
-
-  const builder = new DocumentBuilder()
-    .setTitle(desc.title)
-    .setDescription(desc.description)
-    .setVersion('1.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  if (desc.publicHost) builder.addServer(`https://${desc.publicHost}/${API_PREFIX}`);
-  const document = SwaggerModule.createDocument(app, builder.build());
-  SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
-    jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
-    useGlobalPrefix: false,
   });
 }
 
