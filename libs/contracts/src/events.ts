@@ -31,6 +31,16 @@ export const SUBJECTS = {
   collaboratorUpdated: 'vault.collaborator.updated.v1',
   collaboratorDeleted: 'vault.collaborator.deleted.v1',
   vaultTransferred: 'vault.vault.transferred.v1',
+  /** The trash lifecycle (records/trash-events.ts). */
+  vaultTrashed: 'vault.vault.trashed.v1',
+  vaultRestored: 'vault.vault.restored.v1',
+  vaultPurged: 'vault.vault.purged.v1',
+  recordTrashed: 'vault.record.trashed.v1',
+  recordRestored: 'vault.record.restored.v1',
+  recordPurged: 'vault.record.purged.v1',
+  fileTrashed: 'vault.file.trashed.v1',
+  fileRestored: 'vault.file.restored.v1',
+  filePurged: 'vault.file.purged.v1',
 } as const;
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
 

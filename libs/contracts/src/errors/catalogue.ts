@@ -3,6 +3,7 @@ import { DEVELOPER_ERRORS } from './developer';
 import { ErrorEntry, ErrorTable } from './entry';
 import { GATEWAY_ERRORS } from './gateway';
 import { CHANGE_FEED_ERRORS, COLLABORATOR_ERRORS, FILE_ERRORS, RECORDS_ERRORS, WEBHOOK_ERRORS } from './records';
+import { TRASH_ERRORS } from './trash';
 import { USER_ERRORS } from './user';
 
 /** Every table of the catalogue, by the module that sends its codes. */
@@ -11,7 +12,7 @@ export const ERROR_TABLES = {
   gateway: [GATEWAY_ERRORS],
   developer: [DEVELOPER_ERRORS],
   user: [USER_ERRORS],
-  records: [RECORDS_ERRORS, COLLABORATOR_ERRORS, FILE_ERRORS, WEBHOOK_ERRORS, CHANGE_FEED_ERRORS],
+  records: [RECORDS_ERRORS, COLLABORATOR_ERRORS, FILE_ERRORS, WEBHOOK_ERRORS, CHANGE_FEED_ERRORS, TRASH_ERRORS],
 } as const;
 
 export type ErrorModule = keyof typeof ERROR_TABLES;
@@ -29,7 +30,8 @@ export type ErrorCode =
   | CodesIn<typeof COLLABORATOR_ERRORS>
   | CodesIn<typeof FILE_ERRORS>
   | CodesIn<typeof WEBHOOK_ERRORS>
-  | CodesIn<typeof CHANGE_FEED_ERRORS>;
+  | CodesIn<typeof CHANGE_FEED_ERRORS>
+  | CodesIn<typeof TRASH_ERRORS>;
 
 /** A catalogue entry with the module that sends it. */
 export interface CatalogueError extends ErrorEntry {

@@ -4,4 +4,5 @@ export * from './gateway';
 export * from './developer';
 export * from './user';
 export * from './records';
+export * from './trash';
 export * from './catalogue';

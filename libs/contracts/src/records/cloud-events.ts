@@ -1,6 +1,7 @@
 import { SUBJECTS } from '../events';
 import { RECORDS_EVENT_PAYLOADS, VaultEventBase } from './events';
 import { FileChangedEvent } from './file-events';
+import { TRASH_EVENT_KINDS, TRASH_EVENT_PAYLOADS } from './trash-events';
 import type { WebhookEventType } from './webhook.dto';
 
 /**
@@ -22,6 +23,7 @@ export const VAULT_CLOUD_EVENT_TYPE_OF: Partial<Record<string, WebhookEventType>
   [SUBJECTS.collaboratorCreated]: 'collaborator.created',
   [SUBJECTS.collaboratorUpdated]: 'collaborator.updated',
   [SUBJECTS.collaboratorDeleted]: 'collaborator.deleted',
+  ...Object.fromEntries(Object.entries(TRASH_EVENT_KINDS).map(([subject, kind]) => [subject, kind.type])),
 };
 
 /** The contract class of each subject shown as a CloudEvent, to validate payloads on receipt. */
@@ -30,6 +32,7 @@ export const VAULT_CLOUD_EVENT_PAYLOADS: Record<string, new () => VaultEventBase
   [SUBJECTS.fileUploaded]: FileChangedEvent,
   [SUBJECTS.fileUpdated]: FileChangedEvent,
   [SUBJECTS.fileDeleted]: FileChangedEvent,
+  ...TRASH_EVENT_PAYLOADS,
 };
 
 /** A CloudEvents 1.0 JSON event about a vault (docs/webhooks.md, Envelope; docs/change-feed.md). */

@@ -8,3 +8,6 @@ export * from './file-contracts';
 export * from './collaborator.dto';
 export * from './webhook.dto';
 export * from './cloud-events';
+export * from './trash.dto';
+export * from './legal-hold.dto';
+export * from './trash-events';

@@ -21,6 +21,15 @@ export const WEBHOOK_EVENT_TYPES = [
   'collaborator.created',
   'collaborator.updated',
   'collaborator.deleted',
+  'vault.trashed',
+  'vault.restored',
+  'vault.purged',
+  'record.trashed',
+  'record.restored',
+  'record.purged',
+  'file.trashed',
+  'file.restored',
+  'file.purged',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_ALL_EVENTS = '*';
