@@ -36,13 +36,13 @@ export class RecordDto extends ReadOnlyEchoes {
   @MaxLength(10000)
   description!: string;
 
-  @ApiPropertyOptional({ nullable: true, maxLength: 200 })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 200 })
   @IsOptional()
   @IsString()
   @MaxLength(200)
   uniqueReference?: string | null;
 
-  @ApiPropertyOptional({ nullable: true, maxLength: 500 })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 500 })
   @IsOptional()
   @IsString()
   @MaxLength(500)
@@ -58,14 +58,14 @@ export class RecordDto extends ReadOnlyEchoes {
   @IsNotEmpty()
   recordSubtypeName!: string;
 
-  @ApiPropertyOptional({ description: 'Required when recordSubtypeName is other.', nullable: true })
+  @ApiPropertyOptional({ type: String, description: 'Required when recordSubtypeName is other.', nullable: true })
   @ValidateIf((o: RecordDto) => o.recordSubtypeName === OTHER_SUBTYPE || o.recordSubtypeOther != null)
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   recordSubtypeOther?: string | null;
 
-  @ApiPropertyOptional({ nullable: true })
+  @ApiPropertyOptional({ type: Boolean, nullable: true })
   @IsOptional()
   @IsBoolean()
   editable?: boolean | null;

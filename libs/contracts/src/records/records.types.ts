@@ -92,7 +92,7 @@ export class VaultHomeView {
   @ApiProperty(GUEST_RECORD_ROLES) userRecordRole!: RecordRole[];
   @ApiProperty(FEATURES_SCHEMA) subscriptionFeatures!: SubscriptionFeatures;
   @ApiProperty({ description: 'True when the vault holds its plan quota of records.' }) maxRecordsReached!: boolean;
-  @ApiProperty({ nullable: true, type: Object }) integrations!: null;
+  @ApiProperty({ type: 'null', description: 'Always null: no integrations are offered.' }) integrations!: null;
   @ApiProperty({ type: [HomeTile] }) recordsType!: HomeTile[];
 }
 

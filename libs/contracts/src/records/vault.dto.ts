@@ -22,6 +22,7 @@ export class VaultFieldsDto extends ReadOnlyEchoes {
   name?: string;
 
   @ApiPropertyOptional({
+    type: String,
     description: 'Local part of the vault inbox address; unique across vaults. Null removes the inbox name.',
     nullable: true,
   })
@@ -31,6 +32,7 @@ export class VaultFieldsDto extends ReadOnlyEchoes {
   emailUsername?: string | null;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     format: 'uri',
     maxLength: MAX_URL_LENGTH,
@@ -40,13 +42,13 @@ export class VaultFieldsDto extends ReadOnlyEchoes {
   @IsWebUrl()
   profilePhoto?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 100, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 100, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(100)
   firstName?: string | null;
 
-  @ApiPropertyOptional({ maxLength: 100, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: 100, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(100)
@@ -70,6 +72,7 @@ export class VaultFieldsDto extends ReadOnlyEchoes {
   licenseKey?: string;
 
   @ApiPropertyOptional({
+    type: String,
     description: 'Branding code configured for the tenant; null selects the default brand.',
     nullable: true,
   })

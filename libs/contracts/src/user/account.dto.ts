@@ -184,6 +184,7 @@ export abstract class AccountProfileDto {
   LastName?: string;
 
   @ApiPropertyOptional({
+    type: String,
     format: 'uri',
     nullable: true,
     maxLength: MAX_URL_LENGTH,
@@ -193,7 +194,7 @@ export abstract class AccountProfileDto {
   @IsWebUrl()
   profilePhoto?: string | null;
 
-  @ApiPropertyOptional({ example: '31/01/1990', description: 'DD/MM/YYYY, a real date.', nullable: true })
+  @ApiPropertyOptional({ type: String, example: '31/01/1990', description: 'DD/MM/YYYY, a real date.', nullable: true })
   @IsOptional()
   @IsDayMonthYear()
   dateOfBirth?: string | null;
@@ -218,19 +219,19 @@ export abstract class AccountProfileDto {
   @ContactList(() => PhoneEntryDto, 'number')
   phones?: PhoneEntryDto[];
 
-  @ApiPropertyOptional({ maxLength: TEXT, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: TEXT, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)
   referralCode?: string | null;
 
-  @ApiPropertyOptional({ maxLength: TEXT, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: TEXT, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)
   cobrandId?: string | null;
 
-  @ApiPropertyOptional({ maxLength: TEXT, nullable: true })
+  @ApiPropertyOptional({ type: String, maxLength: TEXT, nullable: true })
   @IsOptional()
   @IsString()
   @MaxLength(TEXT)

@@ -17,12 +17,12 @@ export class CreatedIdResponse {
 
 export class ResidenceResponse {
   @ApiProperty() id: string;
-  @ApiPropertyOptional({ nullable: true }) buildingNumber: string | null;
-  @ApiPropertyOptional({ nullable: true }) streetName: string | null;
-  @ApiPropertyOptional({ nullable: true }) unitNumber: string | null;
-  @ApiPropertyOptional({ nullable: true }) city: string | null;
-  @ApiPropertyOptional({ nullable: true }) provinceState: string | null;
-  @ApiPropertyOptional({ nullable: true }) postalZip: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) buildingNumber: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) streetName: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) unitNumber: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) city: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) provinceState: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true }) postalZip: string | null;
   @ApiPropertyOptional({ enum: COUNTRY_CODES, nullable: true, description: 'Two-letter code, as given.' })
   country: CountryCode | null;
 }

@@ -32,7 +32,12 @@ export function buildModuleDocument(app: INestApplication, opts: ModuleDocumentO
     .setDescription(opts.description)
     .setVersion('1.0')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME);
-  if (opts.publicHost) builder.addServer(`https://${opts.publicHost}/${API_PREFIX}`);
+  if (opts.publicHost) {
+    const [label, ...domain] = opts.publicHost.split('.');
+    builder.addServer(`https://${label}.{domain}/${API_PREFIX}`, `The ${label} module through the gateway.`, {
+      domain: { default: domain.join('.'), description: 'The gateway domain (GATEWAY_DOMAIN) and its HTTPS port.' },
+    });
+  }
   const raw = SwaggerModule.createDocument(app, builder.build(), {
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });

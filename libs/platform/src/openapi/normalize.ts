@@ -1,10 +1,4 @@
-import type {
-  OpenAPIObject,
-  OperationObject,
-  ParameterObject,
-  PathItemObject,
-  ResponseObject,
-} from '@nestjs/swagger';
+import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject, ResponseObject } from '@nestjs/swagger';
 import { PROBLEM_DESCRIPTIONS, PUBLIC_MARKER } from './decorators';
 import { EVERY_ANSWER_HEADERS, RESPONSE_HEADERS } from './headers';
 import { BEARER_SCHEME, PROBLEM_MEDIA_TYPE, PROBLEM_SCHEMA, PROBLEM_SCHEMA_NAME } from './problem-schema';
@@ -62,11 +56,38 @@ export function normalizeDocument(raw: OpenAPIObject, opts: NormalizeOptions): O
     describeSecurity(op, rule);
     describeResponses(op, rule);
   }
-  doc.components = { ...doc.components, headers: componentHeaders(), responses: componentResponses() };
+  doc.components = { ...doc.components, headers: componentHeaders(), responses: componentResponses(usedResponses(doc)) };
   doc.components.schemas = { ...doc.components.schemas, [PROBLEM_SCHEMA_NAME]: PROBLEM_SCHEMA };
   if (opts.webhooks) (doc as OpenAPIObject & { webhooks?: WebhooksObject }).webhooks = opts.webhooks;
   doc.tags = tagsOf(doc);
-  return nullableToTypeArrays(doc);
+  return pruneComponents(nullableToTypeArrays(doc));
+}
+
+/**
+ * Drops the schemas no operation or webhook reaches (message payloads a handler's
+ * parameter types bring in) and the bearer scheme when no operation needs it.
+ */
+function pruneComponents(doc: OpenAPIObject): OpenAPIObject {
+  const schemas = doc.components?.schemas ?? {};
+  const reached = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) {
+        const name = key === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/') ? v.slice(21) : undefined;
+        if (name && !reached.has(name)) {
+          reached.add(name);
+          visit(schemas[name]);
+        } else visit(v);
+      }
+    }
+  };
+  const { paths, components } = doc;
+  visit([paths, (doc as { webhooks?: unknown }).webhooks, components?.responses, components?.headers]);
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+  const secured = [...operationsOf(doc)].some(([, , op]) => (op.security ?? []).length > 0);
+  if (!secured) delete components?.securitySchemes;
+  return doc;
 }
 
 function withoutPrefix(path: string, prefix: string): string {
@@ -105,7 +126,8 @@ function describeResponses(op: OperationObject, rule: string | undefined): void 
   }
   for (const [status, response] of Object.entries(responses)) {
     if ('$ref' in response) continue;
-    if (Number(status) >= 400) response.content = { [PROBLEM_MEDIA_TYPE]: { schema: problemRef() } };
+    // Problem bodies besides what the route declares (the OAuth token endpoint's RFC 6749 errors).
+    if (Number(status) >= 400) response.content = { ...response.content, [PROBLEM_MEDIA_TYPE]: { schema: problemRef() } };
     response.headers = { ...commonHeaderRefs(Number(status)), ...response.headers };
   }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
@@ -129,17 +151,28 @@ function componentHeaders() {
   );
 }
 
+/** The `ProblemNNN` responses the operations refer to. */
+function usedResponses(doc: OpenAPIObject): Set<string> {
+  const used = new Set<string>();
+  for (const [, , op] of operationsOf(doc)) {
+    for (const r of Object.values(op.responses)) if (r && '$ref' in r) used.add(r.$ref.split('/').pop() ?? '');
+  }
+  return used;
+}
+
 /** `ProblemNNN`: the reusable error answers the operations refer to. */
-function componentResponses(): Record<string, ResponseObject> {
+function componentResponses(used: Set<string>): Record<string, ResponseObject> {
   return Object.fromEntries(
-    Object.entries(PROBLEM_DESCRIPTIONS).map(([status, description]) => [
-      `Problem${status}`,
-      {
-        description,
-        headers: commonHeaderRefs(Number(status)),
-        content: { [PROBLEM_MEDIA_TYPE]: { schema: problemRef() } },
-      },
-    ]),
+    Object.entries(PROBLEM_DESCRIPTIONS)
+      .filter(([status]) => used.has(`Problem${status}`))
+      .map(([status, description]) => [
+        `Problem${status}`,
+        {
+          description,
+          headers: commonHeaderRefs(Number(status)),
+          content: { [PROBLEM_MEDIA_TYPE]: { schema: problemRef() } },
+        },
+      ]),
   );
 }
 
