@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { TOKEN_SIGNING_ALGORITHM } from '@vault/contracts';
 import { redactUrl, redactUrlIn } from '../config/url-credentials';
-import { jwksRefreshFailures, watchJwksCache } from '../observability/metrics';
+import { jwksRefreshFailures, watchJwksCache } from '../observability/jwks-metrics';
 
 /** Background refresh of the key set (the JWKS is served with `max-age=300`). */
 export const JWKS_REFRESH_INTERVAL_MS = 5 * 60 * 1000;

@@ -1,12 +1,43 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client';
 
 /**
  * The one Prometheus registry of a process: Node's default process metrics and the
- * platform's own series below. Every app serves it at GET /metrics on METRICS_PORT
- * (services, gateway) or on its health server (workers), never on a public route.
+ * series of the components the process runs. Every app serves it at GET /metrics on
+ * METRICS_PORT (services, gateway) or on its health server (workers), never on a public route.
+ *
+ * The platform's series below are declared without a registry: each is added to it by the
+ * component that owns it, when that component starts (exportMetrics, the `watch…`
+ * functions, a counter's first increment). So a process exports only the series of what
+ * it runs: the gateway has no `jwks_keys_cached` (it verifies no token), a worker no
+ * `gateway_rate_limit_rejections_total`.
  */
 export const metricsRegistry = new Registry();
 collectDefaultMetrics({ register: metricsRegistry });
+
+/** Adds `metrics` to the process registry (once each): called by the component that owns them when it starts. */
+export function exportMetrics(...metrics: Metric[]): void {
+  for (const m of metrics) {
+    const name = (m as unknown as { name: string }).name;
+    if (metricsRegistry.getSingleMetric(name) !== m) metricsRegistry.registerMetric(m);
+  }
+}
+
+/** A labelled counter exported by the first process that counts something with it (no samples before anyway). */
+class CountedCounter<L extends string> extends Counter<L> {
+  constructor(config: ConstructorParameters<typeof Counter<L>>[0]) {
+    super(config);
+    // prom-client assigns `inc` in its constructor: wrap that one.
+    const inc = this.inc.bind(this) as (...args: unknown[]) => void;
+    let exported = false;
+    this.inc = ((...args: unknown[]) => {
+      if (!exported) {
+        exported = true;
+        exportMetrics(this);
+      }
+      inc(...args);
+    }) as Counter<L>['inc'];
+  }
+}
 
 /** RED per route: method, route template (never the raw path) and status code. */
 export const httpRequestDuration = new Histogram({
@@ -14,46 +45,46 @@ export const httpRequestDuration = new Histogram({
   help: 'Duration of HTTP requests served, by method, route template and status code.',
   labelNames: ['method', 'route', 'status_code'] as const,
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Answers replayed from a stored Idempotency-Key answer instead of running again. */
-export const idempotencyReplays = new Counter({
+export const idempotencyReplays = new CountedCounter({
   name: 'idempotency_replays_total',
   help: 'Requests answered with the stored answer of their Idempotency-Key, by route template.',
   labelNames: ['route'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Requests the gateway refused with 429. */
 export const rateLimitRejections = new Counter({
   name: 'gateway_rate_limit_rejections_total',
   help: 'Requests the gateway refused with 429 Too Many Requests.',
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Outbox rows the relay published to JetStream (acknowledged and marked published). */
-export const outboxPublished = new Counter({
+export const outboxPublished = new CountedCounter({
   name: 'outbox_relay_published_total',
   help: 'Outbox rows published to JetStream and marked published by this process.',
   labelNames: ['table'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Messages a durable consumer stored and acknowledged. */
-export const consumerProcessed = new Counter({
+export const consumerProcessed = new CountedCounter({
   name: 'jetstream_consumer_processed_total',
   help: 'Messages a durable JetStream consumer of this process stored and acknowledged.',
   labelNames: ['consumer'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Messages a durable consumer gave up on and published to its dead-letter subject. */
-export const consumerDeadLettered = new Counter({
+export const consumerDeadLettered = new CountedCounter({
   name: 'jetstream_consumer_dead_lettered_total',
   help: 'Messages a durable JetStream consumer of this process dead-lettered.',
   labelNames: ['consumer'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Something that can count its outbox rows not yet published. */
@@ -70,7 +101,7 @@ export const outboxBacklog = new Gauge({
   name: 'outbox_backlog_rows',
   help: 'Outbox rows not yet published to JetStream (read at scrape time).',
   labelNames: ['table'] as const,
-  registers: [metricsRegistry],
+  registers: [],
   async collect() {
     this.reset();
     await Promise.all(
@@ -85,6 +116,7 @@ export const outboxBacklog = new Gauge({
 
 /** Reports `source`'s backlog at each scrape until the returned function is called. */
 export function watchOutboxBacklog(source: OutboxBacklogSource): () => void {
+  exportMetrics(outboxBacklog, outboxPublished);
   outboxSources.add(source);
   return () => outboxSources.delete(source);
 }
@@ -101,7 +133,7 @@ export const natsConnectionUp = new Gauge({
   name: 'nats_connection_up',
   help: 'Whether the NATS connection is up (1) or down/reconnecting (0), by connection.',
   labelNames: ['connection'] as const,
-  registers: [metricsRegistry],
+  registers: [],
   collect() {
     this.reset();
     for (const [connection, s] of natsSources) this.set({ connection }, s.connected ? 1 : 0);
@@ -110,6 +142,7 @@ export const natsConnectionUp = new Gauge({
 
 /** Reports the state of the NATS connection `name` at each scrape until the returned function is called. */
 export function watchNatsConnection(name: string, source: ConnectionSource): () => void {
+  exportMetrics(natsConnectionUp);
   natsSources.set(name, source);
   return () => {
     if (natsSources.get(name) === source) natsSources.delete(name);
@@ -117,53 +150,47 @@ export function watchNatsConnection(name: string, source: ConnectionSource): () 
 }
 
 /** Messages a durable consumer received again (delivery count above 1: nak'ed, timed out or handed back). */
-export const consumerRedelivered = new Counter({
+export const consumerRedelivered = new CountedCounter({
   name: 'jetstream_consumer_redelivered_total',
   help: 'Messages a durable JetStream consumer of this process received on a second or later delivery.',
   labelNames: ['consumer'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Sign-in attempts the developer-service throttle refused with 429, by the limit that refused. */
-export const loginThrottleRefusals = new Counter({
+export const loginThrottleRefusals = new CountedCounter({
   name: 'login_throttle_refusals_total',
   help: 'Sign-in attempts refused with 429 by the login throttle, by limit (ip, pair, user).',
   labelNames: ['limit'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Bytes of record files received (uploads, resumable chunks) and sent (downloads). */
-export const fileBytes = new Counter({
+export const fileBytes = new CountedCounter({
   name: 'file_bytes_total',
   help: 'Bytes of record files received from clients (direction="in") and sent to them (direction="out").',
   labelNames: ['direction'] as const,
-  registers: [metricsRegistry],
-});
-
-/** JWKS refreshes that failed (the last good key set is kept). */
-export const jwksRefreshFailures = new Counter({
-  name: 'jwks_refresh_failures_total',
-  help: 'Refreshes of the token signing key set (JWKS) that failed.',
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Something that reads a value (or values by label) at scrape time. */
-type Reading<L extends string> = () =>
+export type Reading<L extends string> = () =>
   | Promise<Array<{ labels: Partial<Record<L, string>>; value: number }>>
   | Array<{ labels: Partial<Record<L, string>>; value: number }>;
 
 /**
  * A gauge read at scrape time from the sources registered with the returned `watch`
- * (each until the function it returns is called). A source that fails (database or
- * NATS outage) is left out of that scrape instead of failing it.
+ * (each until the function it returns is called), exported by the process from its
+ * first `watch` on. A source that fails (database or NATS outage) is left out of that
+ * scrape instead of failing it. Apps declare their own scraped gauges with it.
  */
-function scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[]) {
+export function scrapedGauge<L extends string>(name: string, help: string, labelNames: readonly L[]) {
   const sources = new Set<Reading<L>>();
   const gauge = new Gauge<L>({
     name,
     help,
     labelNames,
-    registers: [metricsRegistry],
+    registers: [],
     async collect() {
       this.reset();
       const readings = await Promise.all(
@@ -178,6 +205,7 @@ function scrapedGauge<L extends string>(name: string, help: string, labelNames: 
     },
   });
   const watch = (read: Reading<L>): (() => void) => {
+    exportMetrics(gauge);
     sources.add(read);
     return () => sources.delete(read);
   };
@@ -244,30 +272,6 @@ export function watchConsumerPending(consumer: string, info: () => Promise<Consu
       { labels: { consumer, state: 'unacknowledged' }, value: i.ackPending },
     ];
   });
-}
-
-/** What a JWKS key store tells of its cache. */
-export interface JwksCacheState {
-  keys: number;
-  /** Date.now() of the last successful refresh, else of the store's start (stale since then). */
-  lastRefreshAt: number;
-}
-
-const jwksKeys = scrapedGauge('jwks_keys_cached', 'Token signing keys held by the JWKS cache.', [] as const);
-const jwksAge = scrapedGauge(
-  'jwks_last_refresh_age_seconds',
-  'Seconds since the JWKS cache last refreshed successfully (since it started, before its first success).',
-  [] as const,
-);
-
-/** Reports a JWKS key store's cache at each scrape until the returned function is called. */
-export function watchJwksCache(state: () => JwksCacheState): () => void {
-  const unwatchKeys = jwksKeys.watch(() => [{ labels: {}, value: state().keys }]);
-  const unwatchAge = jwksAge.watch(() => [{ labels: {}, value: (Date.now() - state().lastRefreshAt) / 1000 }]);
-  return () => {
-    unwatchKeys();
-    unwatchAge();
-  };
 }
 
 /** The registry in the Prometheus text format, with its content type. */

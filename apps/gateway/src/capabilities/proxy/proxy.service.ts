@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { COMMON_ERRORS, GATEWAY_ERRORS } from '@vault/contracts';
 import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
-import { observeRequest, rateLimitRejections } from '@vault/platform/observability';
+import { exportMetrics, observeRequest, rateLimitRejections, TRACE_RESPONSE_HEADER } from '@vault/platform/observability';
 import { Agent, ClientRequest, IncomingMessage, request, ServerResponse } from 'node:http';
 import { GatewayEnv } from '../../config/gateway.env';
 import { bodyPending, closeAfterAnswer, hasBody } from '../answers/early-answer';
@@ -12,6 +12,7 @@ import { CorsCase, responseHeaders, varyOrigin } from '../cors/cors-rules';
 import { answerPreflight } from '../cors/preflight';
 import { RateDecision } from '../rate-limit/rate-limiter';
 import { RateLimitService } from '../rate-limit/rate-limit.service';
+import { tokenIdentity } from '../rate-limit/token-identity';
 import { HostRouter, Upstream } from '../routing/host-router';
 import { BodyLimit, BodyLimits, declaresTooMuch, describeLimit } from './body-limit';
 import { ClientAddressResolver } from './client-address';
@@ -74,12 +75,17 @@ export class ProxyService implements OnApplicationShutdown {
     });
     this.clients = new ClientAddressResolver(env.TRUSTED_PROXY_CIDRS);
     this.limits = new BodyLimits({ json: env.MAX_JSON_BODY_BYTES, upload: env.MAX_UPLOAD_BYTES });
+    exportMetrics(rateLimitRejections);
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
-    // Labelled by module (developer-api, user-api, records-api): the gateway knows no route templates.
-    observeRequest(req, res, () => this.router.resolve(req.headers.host)?.module ?? UNKNOWN_HOST_ROUTE);
     const requestId = acceptRequestId(req.headers[REQUEST_ID_HEADER]);
+    // Labelled by module (developer-api, user-api, records-api): the gateway knows no route templates.
+    // The tenant is the one the bearer token names (the module verifies it; its own line says so).
+    observeRequest(req, res, () => this.router.resolve(req.headers.host)?.module ?? UNKNOWN_HOST_ROUTE, {
+      requestId: () => requestId,
+      tenant: () => tokenIdentity(req.headers.authorization)?.tenant,
+    });
     const clientIp = this.clients.resolve(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     let rate: RateDecision;
     try {
@@ -212,6 +218,8 @@ export class ProxyService implements OnApplicationShutdown {
     delete up.headers['ratelimit-policy'];
     // The gateway alone answers CORS.
     for (const name of Object.keys(up.headers)) if (name.startsWith('access-control-')) delete up.headers[name];
+    // With tracing on here, the client's traceresponse names the gateway's server span, not the module's.
+    if (res.hasHeader(TRACE_RESPONSE_HEADER)) delete up.headers[TRACE_RESPONSE_HEADER];
     const headers = withSecurityHeaders(clientResponseHeaders(up.headers, x.requestId), status, true);
     headers['vary'] = varyOrigin(headers['vary']);
     res.writeHead(status, up.statusMessage, headers);
