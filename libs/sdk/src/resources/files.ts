@@ -1,0 +1,54 @@
+import type { CallOptions, RecordsClient, Schemas, WriteOptions } from '../api-types.js';
+import { ifMatch } from '../etag.js';
+import { paginate } from '../pagination.js';
+import type { Transport } from '../policy/transport.js';
+import { downloadFile, type DownloadOptions, type DownloadResult } from '../transfer/downloads.js';
+import { uploadFile, type UploadContext, type UploadOptions, type UploadResult } from '../transfer/uploads.js';
+import { dataOf, unwrap } from '../unwrap.js';
+
+/** Files of a record: resumable uploads (tus), downloads with resume and digest check. */
+export class FilesApi {
+  constructor(
+    private readonly api: RecordsClient,
+    private readonly transport: Transport,
+    private readonly upload_: UploadContext,
+  ) {}
+
+  /** The record's file groups (one per submission), newest first. */
+  groups(vaultId: string, recordId: string, o: CallOptions = {}): AsyncGenerator<Schemas['RecordFileGroup']> {
+    return paginate<Schemas['RecordFileGroup']>(async () => {
+      const params = { path: { vaultId, recordId } };
+      const items = await dataOf(
+        this.api.GET('/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files', { params, signal: o.signal }),
+      );
+      return { items, next: undefined };
+    });
+  }
+
+  /** Uploads a file, resumable, with its SHA-256 checked by the platform. */
+  upload(options: UploadOptions): Promise<UploadResult> {
+    return uploadFile(this.upload_, options);
+  }
+
+  /** Downloads a file to `options.to`, resuming an interrupted download, checking its SHA-256. */
+  download(vaultId: string, recordId: string, fileName: string, options: DownloadOptions): Promise<DownloadResult> {
+    return downloadFile(this.transport, this.url(vaultId, recordId, fileName), options);
+  }
+
+  /** Deletes a file (only the metadata version `ifMatch` names, when given). */
+  async delete(vaultId: string, recordId: string, name: string, o: WriteOptions = {}): Promise<void> {
+    const params = { path: { vaultId, recordId, name } };
+    await unwrap(
+      this.api.DELETE('/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}', {
+        params,
+        headers: ifMatch(o.ifMatch),
+        signal: o.signal,
+      }),
+    );
+  }
+
+  private url(vaultId: string, recordId: string, name: string): string {
+    const e = encodeURIComponent;
+    return `${this.upload_.recordsUrl}/vault/vault-id/${e(vaultId)}/records/record-id/${e(recordId)}/record-files/${e(name)}`;
+  }
+}
