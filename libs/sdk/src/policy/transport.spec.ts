@@ -141,8 +141,9 @@ describe('Transport', () => {
   });
 
   it('sends the token and asks for another once on a 401', async () => {
+    let calls = 0;
     const tokens = {
-      getToken: jest.fn(async () => (tokens.getToken.mock.calls.length > 1 ? 'fresh' : 'stale')),
+      getToken: jest.fn(async () => (++calls > 1 ? 'fresh' : 'stale')),
       invalidate: jest.fn(),
     };
     const { transport, sent } = make([problem(401, 'unauthorized'), status(200)], { tokens });
