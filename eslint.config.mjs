@@ -64,7 +64,10 @@ export default [
           depConstraints: [
             // Apps never import apps: they share code only through the two libs.
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
-            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
+            { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform', 'type:sdk'] },
+            // The SDK stands alone (a published package); the CLI is built on it only.
+            { sourceTag: 'type:sdk', onlyDependOnLibsWithTags: [] },
+            { sourceTag: 'type:cli', onlyDependOnLibsWithTags: ['type:sdk'] },
             { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:platform'] },
             // platform builds on contracts; contracts (the wire types) depends on no project.
             { sourceTag: 'type:platform', onlyDependOnLibsWithTags: ['type:contracts'] },
