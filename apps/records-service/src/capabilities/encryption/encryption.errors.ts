@@ -1,3 +1,5 @@
+import { EnvValidationError } from '@vault/platform/config';
+
 /**
  * Failures of encrypted file bodies and of the keys behind them. Plain errors here; the
  * storage and HTTP layers map them to problem answers (never a 5xx for a damaged object,
@@ -39,7 +41,10 @@ export class KeyUnwrapError extends Error {
   override readonly name = 'KeyUnwrapError';
 }
 
-/** The key configuration is missing or wrong: the service refuses to start. */
-export class KeyConfigurationError extends Error {
+/** The key configuration is missing or wrong: the service refuses to start, naming the problem. */
+export class KeyConfigurationError extends EnvValidationError {
   override readonly name = 'KeyConfigurationError';
+  constructor(problem: string) {
+    super([problem]);
+  }
 }
