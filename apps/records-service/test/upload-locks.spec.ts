@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { ProblemException } from '@vault/platform/errors';
 import { createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import { Client } from 'pg';
@@ -160,6 +161,103 @@ describe('resumable upload locks shared by every instance', () => {
       await c.close();
       await d.close();
       await sql.end();
+    }
+  });
+
+  /** The connections one locker holds on the suite's database. */
+  const lockConnections = async (sql: Client) =>
+    Number(
+      (
+        await sql.query(
+          `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'records-service upload locks'`,
+        )
+      ).rows[0].n,
+    );
+
+  it('holds many uploads locked on its few lock connections: a held lock occupies none, other uploads lock at once', async () => {
+    const sql = new Client({ connectionString: db.url });
+    await sql.connect();
+    const c = new PgUploadLocker({ ...options(db.url), maxLocks: 100, sessions: 2 });
+    try {
+      const before = await lockConnections(sql);
+      const locks = Array.from({ length: 50 }, () => c.newLock(randomUUID()));
+      await Promise.all(locks.map((l) => l.lock(never, () => undefined)));
+      expect(c.size).toBe(50);
+      expect((await lockConnections(sql)) - before).toBeLessThanOrEqual(2);
+      // another instance still locks an upload of its own at once
+      const other = b.newLock(randomUUID());
+      await other.lock(never, () => undefined);
+      await other.unlock();
+      await Promise.all(locks.map((l) => l.unlock()));
+      expect(c.size).toBe(0);
+    } finally {
+      await c.close();
+      await sql.end();
+    }
+  });
+
+  it('answers 503 with Retry-After beyond its maxLocks, and locks again once one is let go', async () => {
+    const c = new PgUploadLocker({ ...options(db.url), maxLocks: 2 });
+    try {
+      const [x, y] = [c.newLock(randomUUID()), c.newLock(randomUUID())];
+      await x.lock(never, () => undefined);
+      await y.lock(never, () => undefined);
+      const refused = (await c
+        .newLock(randomUUID())
+        .lock(never, () => undefined)
+        .catch((e: unknown) => e)) as ProblemException;
+      expect([refused.getStatus(), refused.code, refused.headers?.['Retry-After']]).toEqual([503, 'service_unavailable', '1']);
+      await x.unlock();
+      const z = c.newLock(randomUUID());
+      await z.lock(never, () => undefined);
+      await z.unlock();
+      await y.unlock();
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('asks the holders to end when their lock connection is lost; the uploads lock again on a new one', async () => {
+    const sql = new Client({ connectionString: db.url });
+    await sql.connect();
+    const c = new PgUploadLocker({ ...options(db.url), sessions: 1 });
+    try {
+      const id = randomUUID();
+      const released: string[] = [];
+      const held = c.newLock(id);
+      await held.lock(never, () => void released.push(id));
+      await sql.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'records-service upload locks'`,
+      );
+      const deadline = Date.now() + 5000;
+      while (released.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(released).toEqual([id]);
+      await held.unlock();
+      const again = c.newLock(id);
+      await again.lock(never, () => undefined);
+      await again.unlock();
+    } finally {
+      await c.close();
+      await sql.end();
+    }
+  });
+
+  it('gives up on a database that does not answer within the connect timeout: 503 with Retry-After, not a hang', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((s) => void sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as AddressInfo).port;
+    const c = new PgUploadLocker({ ...options(`postgres://postgres@127.0.0.1:${port}/x`), connectTimeoutMs: 300 });
+    try {
+      const refused = (await c
+        .newLock(randomUUID())
+        .lock(never, () => undefined)
+        .catch((e: unknown) => e)) as ProblemException;
+      expect([refused.getStatus(), refused.headers?.['Retry-After']]).toEqual([503, '1']);
+    } finally {
+      await c.close();
+      sockets.forEach((s) => s.destroy());
+      await new Promise((r) => silent.close(r));
     }
   });
 });

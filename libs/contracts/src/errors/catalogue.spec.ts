@@ -130,6 +130,7 @@ describe('error catalogue', () => {
       staleCorrelationId: 'stale_correlation_id',
       missingFilePart: 'missing_file_part',
       uploadLocked: 'upload_locked',
+      uploadBodyTooSlow: 'upload_body_too_slow',
       rangeNotSatisfiable: 'range_not_satisfiable',
     });
   });

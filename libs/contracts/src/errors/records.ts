@@ -98,6 +98,12 @@ export const FILE_ERRORS = {
     status: 423,
     meaning: 'Another request is writing to this resumable upload and did not let go in time; retry (HEAD gives the offset).',
   },
+  uploadBodyTooSlow: {
+    code: 'upload_body_too_slow',
+    status: 408,
+    meaning:
+      'A resumable upload chunk arrived slower than the minimum body rate (TUS_MIN_BODY_BYTES_PER_SECOND) for longer than its grace period; the bytes received are kept, Upload-Offset says how many: resume from there.',
+  },
   missingFilePart: {
     code: 'missing_file_part',
     status: 400,

@@ -62,11 +62,39 @@ export const multipartMalformed = (reason: string) => invalid(`The multipart bod
 
 /* Resumable uploads (tus) */
 
-export const uploadsFull = (max: number) =>
+/** Retry-After (seconds) of a creation refused for an open-uploads cap: uploads end at their own pace. */
+const OPEN_UPLOADS_RETRY_AFTER = '60';
+
+export const uploadsFull = (max: number, of: 'caller' | 'tenant' = 'caller') =>
   ProblemException.of(
     COMMON_ERRORS.tooManyRequests,
-    `At most ${max} resumable uploads may be open at once; finish or terminate one.`,
+    of === 'caller'
+      ? `At most ${max} resumable uploads may be open at once; finish or terminate one.`
+      : `The tenant has ${max} resumable uploads open, its most at once; finish or terminate one.`,
+    { headers: { 'Retry-After': OPEN_UPLOADS_RETRY_AFTER } },
   );
+
+/** A PATCH beyond the concurrent chunks a caller (or its tenant) may send on one instance. */
+export const uploadWritesFull = (max: number, of: 'caller' | 'tenant', retryAfterSeconds: number) =>
+  ProblemException.of(
+    COMMON_ERRORS.tooManyRequests,
+    `At most ${max} chunks of resumable uploads may be sent at once by ${of === 'caller' ? 'one caller' : 'the callers of one tenant'}; retry when one has ended.`,
+    { headers: { 'Retry-After': String(retryAfterSeconds) } },
+  );
+
+/** The chunk came slower than the minimum body rate: what arrived is kept (Upload-Offset). */
+export const uploadBodyTooSlow = (bytesPerSecond: number, graceSeconds: number, headers: Record<string, string>) =>
+  ProblemException.of(
+    FILE_ERRORS.uploadBodyTooSlow,
+    `The chunk arrived slower than ${bytesPerSecond} bytes/s for ${graceSeconds} s; the bytes received are kept (Upload-Offset): resume from there.`,
+    { headers },
+  );
+
+/** This instance holds as many upload locks as it may, or its lock sessions do not answer. */
+export const uploadLocksUnavailable = () =>
+  ProblemException.of(COMMON_ERRORS.serviceUnavailable, 'The upload cannot be locked right now; retry shortly.', {
+    headers: { 'Retry-After': '1' },
+  });
 
 /** tus answers the vault quota at creation with 413 (docs/files.md); the multipart upload says 409. */
 export const uploadExceedsVaultStorage = () =>

@@ -52,6 +52,11 @@ export class ResumableUploadRepository {
     return tx.count(ResumableUploadEntity, { where: { ownerOpenId } });
   }
 
+  /** Uploads open into the records of one tenant (every caller's). */
+  countOpenInTenant(tenantId: string, tx: Tx = this.tx.none): Promise<number> {
+    return tx.count(ResumableUploadEntity, { where: { tenantId } });
+  }
+
   /**
    * Records the bytes a chunk added, only if nobody moved the upload meanwhile
    * (`from` is the offset the chunk started at); returns whether it was recorded.

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { Lock, Locker, RequestRelease } from '@tus/utils';
-import { Client, Pool, type PoolClient, type QueryResult } from 'pg';
-import { uploadLocked } from '../files.errors';
+import { Client, escapeLiteral } from 'pg';
+import { uploadLocked, uploadLocksUnavailable } from '../files.errors';
+import { LockSessions, type SessionRef } from './lock-sessions';
 
 /** Channel on which a request waiting for an upload asks the instance holding it to let go. */
 export const RELEASE_CHANNEL = 'tus_upload_release';
@@ -9,8 +10,14 @@ export const RELEASE_CHANNEL = 'tus_upload_release';
 export interface PgUploadLockerOptions {
   /** Connection string of the service's database. */
   databaseUrl: string;
-  /** Uploads one instance may hold locked at once (one connection each). */
+  /** Uploads one instance may hold locked at once; a request for one more is 503 with Retry-After. */
   maxLocks: number;
+  /** Connections holding the locks (default 2); they hold no connection while an upload streams. */
+  sessions?: number;
+  /** Connecting a lock session gives up after this long (default 5 s): 503 with Retry-After. */
+  connectTimeoutMs?: number;
+  /** A lock statement gives up after this long (default 5 s): 503 with Retry-After. */
+  statementTimeoutMs?: number;
   /** A request gives up (423 upload_locked) when the upload stays locked this long. */
   acquireTimeoutMs: number;
   /** Pause between two attempts to take a held lock. */
@@ -24,72 +31,97 @@ export interface PgUploadLockerOptions {
   readWithLock?: (id: string) => string | undefined;
 }
 
-/** The advisory lock key of an upload. */
-const lockKey = (id: string) => `tus-upload:${id}`;
+/** The advisory lock key of an upload, as SQL. */
+const lockKey = (id: string) => `hashtextextended(${escapeLiteral(`tus-upload:${id}`)}, 0)`;
 
-/** A lock this instance holds: the request's release callback and its connection (until unlocked). */
+/** A lock of this instance: the request's release callback and the session holding it (once taken). */
 interface Held {
   release: RequestRelease;
-  client?: PoolClient;
+  /** Set once the lock is taken, cleared when it is let go. */
+  ref?: SessionRef;
   /** The row `readWithLock` read right after the lock was taken (null: none), until taken. */
   read?: Record<string, unknown> | null;
 }
 
 /**
  * tus upload locks shared by every instance of the service: a PostgreSQL session
- * advisory lock per upload, held on its own connection for the length of the request.
- * A request finding an upload locked NOTIFYs the holder's instance (LISTEN), which
- * calls the holder's release callback: the stalled PATCH of a client that reconnected
- * ends and its successor proceeds, as the tus protocol recommends. Without the
- * notification (listener reconnecting) a waiter still gets the lock once it is freed.
+ * advisory lock per upload, taken and released on one of a few lock sessions
+ * (LockSessions) and held there for the length of the request without occupying the
+ * connection. One instance's requests for the same upload exclude each other here, in
+ * memory (a session's advisory locks are re-entrant). A request finding an upload locked
+ * asks the holder to let go: in this instance directly, elsewhere by NOTIFY to the
+ * holder's instance (LISTEN), which calls the holder's release callback: the stalled PATCH
+ * of a client that reconnected ends and its successor proceeds, as the tus protocol
+ * recommends. Without the notification (listener reconnecting) a waiter still gets the lock
+ * once it is freed, or 423 after `acquireTimeoutMs`.
  */
 export class PgUploadLocker implements Locker {
   private readonly log = new Logger('UploadLocks');
-  private readonly pool: Pool;
+  private readonly sessions: LockSessions;
   private readonly held = new Map<string, Held>();
   private listener?: Promise<Client | undefined>;
   private closed = false;
 
   constructor(readonly options: PgUploadLockerOptions) {
-    this.pool = new Pool({ connectionString: options.databaseUrl, max: options.maxLocks });
-    this.pool.on('error', (err) => this.log.warn(`lock connection failed: ${err.message}`));
+    this.sessions = new LockSessions({
+      databaseUrl: options.databaseUrl,
+      sessions: options.sessions ?? 2,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+      statementTimeoutMs: options.statementTimeoutMs ?? 5000,
+      onLost: (index) => this.lost(index),
+    });
   }
 
   newLock(id: string): Lock {
     return new PgUploadLock(this, id);
   }
 
+  /** Uploads this instance holds locked (or is locking) now. */
+  get size(): number {
+    return this.held.size;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const listener = await this.listener?.catch(() => undefined);
     await listener?.end().catch(() => undefined);
-    await this.pool.end();
+    await this.sessions.close();
   }
 
   /** Takes the upload's lock or answers undefined while another request holds it. */
   async tryLock(id: string, release: RequestRelease): Promise<Held | undefined> {
-    await this.listen();
-    const client = await this.pool.connect();
+    const local = this.held.get(id);
+    if (local) {
+      // another request of this instance holds it: ask it to let go, as another instance would be asked
+      if (local.ref) void Promise.resolve(local.release()).catch(() => undefined);
+      return undefined;
+    }
+    if (this.held.size >= this.options.maxLocks) throw uploadLocksUnavailable();
+    void this.listen();
+    const held: Held = { release };
+    this.held.set(id, held);
+    const read = this.options.readWithLock?.(id);
+    // one round trip: the lock, the holder asked to let go when it is not free, and the read once it is
+    const lock =
+      `WITH l AS MATERIALIZED (SELECT pg_try_advisory_lock(${lockKey(id)}) AS ok) ` +
+      `SELECT ok, CASE WHEN ok THEN NULL ELSE pg_notify('${RELEASE_CHANNEL}', ${escapeLiteral(id)}) END AS asked FROM l`;
     try {
-      const read = this.options.readWithLock?.(id);
-      const lock = `SELECT pg_try_advisory_lock(hashtextextended(${client.escapeLiteral(lockKey(id))}, 0)) AS ok`;
-      // with a read, two statements in one round trip: the second takes its snapshot after the lock
-      const result = (await client.query(read === undefined ? lock : `${lock}; ${read}`)) as unknown as
-        | QueryResult
-        | QueryResult[];
-      const [locked, readResult] = Array.isArray(result) ? result : [result];
-      if ((locked?.rows[0] as { ok?: boolean } | undefined)?.ok) {
-        const row = readResult && ((readResult.rows[0] as Record<string, unknown> | undefined) ?? null);
-        const held: Held = { release, client, read: row };
-        this.held.set(id, held);
+      const { results, ref } = await this.sessions.query(
+        this.sessions.sessionOf(id),
+        read === undefined ? lock : `${lock}; ${read}`,
+      );
+      const [locked, readResult] = results;
+      if ((locked?.rows[0] as { ok?: boolean } | undefined)?.ok && this.sessions.current(ref)) {
+        held.ref = ref;
+        held.read = readResult && ((readResult.rows[0] as Record<string, unknown> | undefined) ?? null);
         return held;
       }
-      await client.query('SELECT pg_notify($1, $2)', [RELEASE_CHANNEL, id]);
     } catch (err) {
-      client.release(err as Error);
-      throw err;
+      this.forget(id, held);
+      this.log.warn(`upload lock not taken: ${(err as Error).message}`);
+      throw uploadLocksUnavailable();
     }
-    client.release();
+    this.forget(id, held);
     return undefined;
   }
 
@@ -105,21 +137,16 @@ export class PgUploadLocker implements Locker {
   }
 
   async unlock(id: string, held: Held): Promise<void> {
-    const client = held.client;
-    held.client = undefined;
-    if (!client) return; // already ended by commitThenUnlock
-    if (this.held.get(id) === held) this.held.delete(id);
-    try {
-      await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey(id)]);
-      client.release();
-    } catch (err) {
-      // a broken connection ends its session, and with it the lock
-      client.release(err as Error);
-    }
+    const ref = held.ref;
+    held.ref = undefined;
+    this.forget(id, held);
+    // already let go by commitThenUnlock, or gone with its session
+    if (!ref || !this.sessions.current(ref)) return;
+    await this.sessions.query(ref.index, `SELECT pg_advisory_unlock(${lockKey(id)})`).catch(() => undefined);
   }
 
   /**
-   * Runs `statement` (complete SQL text, values inlined) on the connection that holds the
+   * Runs `statement` (complete SQL text, values inlined) on the session that holds the
    * upload's lock, in a transaction committed before the lock is released, all in one
    * round trip; the request's lock ends there (its unlock then does nothing). Answers the
    * rows the statement affected, or undefined when this instance holds no lock on the
@@ -127,20 +154,31 @@ export class PgUploadLocker implements Locker {
    */
   async commitThenUnlock(id: string, statement: string): Promise<number | undefined> {
     const held = this.held.get(id);
-    const client = held?.client;
-    if (!held || !client) return undefined;
-    held.client = undefined;
-    this.held.delete(id);
+    const ref = held?.ref;
+    if (!held || !ref || !this.sessions.current(ref)) return undefined;
+    held.ref = undefined;
+    this.forget(id, held);
+    const unlock = `SELECT pg_advisory_unlock(${lockKey(id)})`;
     try {
-      const results = (await client.query(
-        `BEGIN; ${statement}; COMMIT; ` + `SELECT pg_advisory_unlock(hashtextextended(${client.escapeLiteral(lockKey(id))}, 0))`,
-      )) as unknown as QueryResult[];
-      client.release();
+      const { results } = await this.sessions.query(ref.index, `BEGIN; ${statement}; COMMIT; ${unlock}`);
       return results[1]?.rowCount ?? 0;
     } catch (err) {
-      // the broken session ends: its transaction is rolled back and its lock released
-      client.release(err as Error);
+      // the failed statement left its transaction open on the shared session: end it and the lock
+      if (this.sessions.current(ref)) {
+        await this.sessions.query(ref.index, `ROLLBACK; ${unlock}`).catch(() => this.sessions.lose(ref.index, ref.generation));
+      }
       throw err;
+    }
+  }
+
+  private forget(id: string, held: Held): void {
+    if (this.held.get(id) === held) this.held.delete(id);
+  }
+
+  /** A lock session ended, and the locks it held with it: their requests are asked to end. */
+  private lost(index: number): void {
+    for (const held of this.held.values()) {
+      if (held.ref?.index === index) void Promise.resolve(held.release()).catch(() => undefined);
     }
   }
 
@@ -148,7 +186,10 @@ export class PgUploadLocker implements Locker {
   private listen(): Promise<Client | undefined> {
     if (this.closed) return Promise.resolve(undefined);
     this.listener ??= (async () => {
-      const client = new Client({ connectionString: this.options.databaseUrl });
+      const client = new Client({
+        connectionString: this.options.databaseUrl,
+        connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5000,
+      });
       const reset = (err?: Error) => {
         if (err) this.log.warn(`release listener lost: ${err.message}`);
         this.listener = undefined;
@@ -156,8 +197,8 @@ export class PgUploadLocker implements Locker {
       };
       client.on('error', reset);
       client.on('notification', (n) => {
-        const release = n.payload ? this.held.get(n.payload)?.release : undefined;
-        if (release) void Promise.resolve(release()).catch(() => undefined);
+        const held = n.payload ? this.held.get(n.payload) : undefined;
+        if (held?.ref) void Promise.resolve(held.release()).catch(() => undefined);
       });
       try {
         await client.connect();

@@ -25,7 +25,7 @@ type NewUpload = Omit<ResumableUploadEntity, 'recordId' | 'tenantId'>;
 /**
  * The creation step of a resumable upload (ResumableUploadService.create): every rule of
  * the multipart upload before any byte (metadata, name, per-upload limit, vault quota, open
- * uploads of the caller), then the reservation: the upload's row, inserted under the
+ * uploads of the caller and of the record's tenant), then the reservation: the upload's row, inserted under the
  * record's lock once the vault's room is checked again there.
  */
 @Injectable()
@@ -77,6 +77,9 @@ export class ResumableCreation {
     if (length > limits.quotaRemainingBytes) throw uploadExceedsVaultStorage();
     const open = await this.uploads.countOpenOf(principal.openId);
     if (open >= this.env.TUS_MAX_OPEN_UPLOADS) throw uploadsFull(this.env.TUS_MAX_OPEN_UPLOADS);
+    const tenantOpen = await this.uploads.countOpenInTenant(access.vault.tenantId);
+    if (tenantOpen >= this.env.TUS_MAX_OPEN_UPLOADS_PER_TENANT)
+      throw uploadsFull(this.env.TUS_MAX_OPEN_UPLOADS_PER_TENANT, 'tenant');
   }
 
   /** The row and the creation's hook in one transaction, under the record's lock. */

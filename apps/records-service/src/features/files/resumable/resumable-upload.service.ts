@@ -11,7 +11,7 @@ import { AppendProgress, FileBytesService } from '../../../capabilities/storage/
 import { ResumableUploadEntity } from '../../../persistence/resumable-uploads/resumable-upload.entity';
 import { ResumableUploadRepository } from '../../../persistence/resumable-uploads/resumable-upload.repository';
 import { Transactions } from '@vault/platform/persistence';
-import { chunkBeyondLength, chunkChecksumMismatch } from '../files.errors';
+import { chunkBeyondLength, chunkChecksumMismatch, uploadBodyTooSlow, uploadWritesFull } from '../files.errors';
 import { ExpiredUploads } from './expired-uploads';
 import { PgUploadLocker } from './pg-upload-locker';
 import { progressOf, RECORD_FILE_ID_HEADER, RECORD_FILE_URL_HEADER, ResumableCompletion } from './resumable-completion';
@@ -24,6 +24,7 @@ import { tusPrecondition } from './tus-preconditions';
 import { problemAnswers, problemOf, sendRefusal } from './tus-problems';
 import { TusStore } from './tus-store';
 import { UploadHashes } from './upload-hashes';
+import { UploadWriteSlots } from './upload-write-slots';
 
 /** Open uploads whose running SHA-256 one instance keeps in memory (a few hundred bytes each). */
 const HASHED_UPLOADS = 10_000;
@@ -47,6 +48,7 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
   private readonly locker: PgUploadLocker;
   private readonly hashes = new UploadHashes(HASHED_UPLOADS);
   private readonly expired: ExpiredUploads;
+  private readonly writes: UploadWriteSlots;
 
   constructor(
     tx: Transactions,
@@ -60,10 +62,14 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     this.locker = new PgUploadLocker({
       databaseUrl: env.DATABASE_URL,
       maxLocks: env.TUS_MAX_LOCKED_UPLOADS,
+      sessions: env.TUS_LOCK_CONNECTIONS,
+      connectTimeoutMs: env.TUS_LOCK_STATEMENT_TIMEOUT_MS,
+      statementTimeoutMs: env.TUS_LOCK_STATEMENT_TIMEOUT_MS,
       acquireTimeoutMs: env.TUS_LOCK_TIMEOUT_MS,
       retryMs: 100,
       readWithLock: (id) => this.ownedStatement(id),
     });
+    this.writes = new UploadWriteSlots({ caller: env.TUS_MAX_WRITES_PER_CALLER, tenant: env.TUS_MAX_WRITES_PER_TENANT });
     this.server = new Server({
       path: '/uploads',
       datastore: new TusStore(this),
@@ -87,17 +93,56 @@ export class ResumableUploadService implements OnModuleInit, OnModuleDestroy {
     await this.locker.close();
   }
 
+  /** Uploads this instance holds locked now (a HEAD, PATCH or DELETE in progress each). */
+  get locksHeld(): number {
+    return this.locker.size;
+  }
+
   get expiryMs(): number {
     return this.env.TUS_UPLOAD_EXPIRY_SECONDS * 1000;
   }
 
-  /** Serves one tus request (POST, HEAD, PATCH, DELETE) of the caller on the resolved record. */
+  /**
+   * Serves one tus request (POST, HEAD, PATCH, DELETE) of the caller on the resolved record.
+   * A chunk (PATCH) first takes a write slot of the caller and its tenant (429 beyond the
+   * caps), and its body is held to the minimum rate: ended early, it is answered 408 with
+   * the offset its bytes reached.
+   */
   handle(access: VaultAccess, principal: Principal, req: Request, res: Response, onCreate?: CreationHook): Promise<void> {
-    const refused = tusPrecondition(req);
+    const refused = tusPrecondition(req) ?? this.takeWriteSlot(principal, req, res);
     if (refused) return Promise.resolve(sendRefusal(req, res, refused, this.log));
     const call: TusCall = { access, principal, req, res, onCreate };
     problemAnswers(res, () => call.problem ?? false, requestIdOf(req));
-    return this.calls.run(call, async () => sendTusAnswer(res, await this.server.handleWeb(tusRequest(req, res))));
+    const floor = {
+      bytesPerSecond: this.env.TUS_MIN_BODY_BYTES_PER_SECOND,
+      windowMs: this.env.TUS_BODY_RATE_GRACE_MS,
+      tooSlow: () => (call.tooSlow = true),
+    };
+    return this.calls.run(call, async () => {
+      const answer = await this.server.handleWeb(tusRequest(req, res, floor));
+      const offset = answer.headers.get('Upload-Offset');
+      if (!call.tooSlow || req.method !== 'PATCH' || answer.status !== 204 || offset === null) return sendTusAnswer(res, answer);
+      call.problem = true;
+      const { TUS_MIN_BODY_BYTES_PER_SECOND: rate, TUS_BODY_RATE_GRACE_MS: grace } = this.env;
+      const slow = uploadBodyTooSlow(rate, grace / 1000, { 'Upload-Offset': offset, Connection: 'close' });
+      sendRefusal(req, res, slow, this.log);
+    });
+  }
+
+  /** A PATCH's slot among the chunks its caller and tenant send at once, freed with its answer; else the 429. */
+  private takeWriteSlot(principal: Principal, req: Request, res: Response) {
+    if (req.method !== 'PATCH') return undefined;
+    const slot = this.writes.take(principal);
+    if ('release' in slot) {
+      res.once('close', slot.release);
+      return undefined;
+    }
+    const {
+      TUS_MAX_WRITES_PER_CALLER: caller,
+      TUS_MAX_WRITES_PER_TENANT: tenant,
+      TUS_WRITES_RETRY_AFTER_SECONDS: retry,
+    } = this.env;
+    return uploadWritesFull(slot.full === 'caller' ? caller : tenant, slot.full, retry);
   }
 
   /** Creation: every rule of the multipart upload before any byte, then the reservation. */

@@ -23,6 +23,8 @@ export interface TusCall {
   row?: ResumableUploadEntity;
   /** Runs in the creation's transaction, after the row's insert (an Idempotency-Key's answer). */
   onCreate?: CreationHook;
+  /** Set when the chunk's body came slower than the minimum rate and was ended early (408). */
+  tooSlow?: boolean;
 }
 
 /**
