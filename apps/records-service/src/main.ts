@@ -6,6 +6,8 @@ import { AppModule } from './app/app.module';
 import { APP_DESCRIPTION } from './app/app.description';
 import { startJetStreamConsumers } from './app/jetstream-consumers';
 import { isWorkerMode, runActivityLogWorker } from './features/activity-log-pipeline/activity-log.worker';
+import { EXTRACTOR_MODE, runExtractorProcess } from './capabilities/text-extraction/extractor.child';
+import { isSearchMode, runSearchMode } from './features/search/search.worker';
 import { ENTITIES } from './persistence/entities';
 import { MIGRATIONS } from './migrations';
 
@@ -13,7 +15,11 @@ import { MIGRATIONS } from './migrations';
 // few dozen milliseconds while several transfers run (see fixHeapGrowingFactor).
 fixHeapGrowingFactor(100);
 
-if (isWorkerMode(process.argv[2])) {
+if (process.argv[2] === EXTRACTOR_MODE) {
+  runExtractorProcess();
+} else if (isSearchMode(process.argv[2])) {
+  void runSearchMode(process.argv[2]);
+} else if (isWorkerMode(process.argv[2])) {
   void runActivityLogWorker(process.argv[2]);
 } else {
   void runService(AppModule, APP_DESCRIPTION, {

@@ -27,6 +27,8 @@ export const SUBJECTS = {
   fileUploaded: 'vault.file.uploaded.v1',
   fileUpdated: 'vault.file.updated.v1',
   fileDeleted: 'vault.file.deleted.v1',
+  /** The text of a file version was read (or found unreadable): docs/search.md. */
+  fileTextExtracted: 'vault.file.text_extracted.v1',
   collaboratorCreated: 'vault.collaborator.created.v1',
   collaboratorUpdated: 'vault.collaborator.updated.v1',
   collaboratorDeleted: 'vault.collaborator.deleted.v1',

@@ -7,10 +7,14 @@ import { ChangeFeedModule } from '../features/change-feed/change-feed.module';
 import { CollaboratorsModule } from '../features/collaborators/collaborators.module';
 import { RecordsEnv } from '../config/records.env';
 import { FilesModule } from '../features/files/files.module';
+import { OpenUploadsMetrics } from '../features/files/resumable/open-uploads.metrics';
 import { MIGRATIONS } from '../migrations';
 import { ENTITIES } from '../persistence/entities';
 import { RecordsModule } from '../features/records/records.module';
+import { SearchModule } from '../features/search/search.module';
 import { VaultsModule } from '../features/vaults/vaults.module';
+import { TrashModule } from '../features/trash/trash.module';
+import { LegalHoldsModule } from '../features/legal-holds/legal-holds.module';
 import { WebhooksModule } from '../features/webhooks/webhooks.module';
 
 @Module({
@@ -25,6 +29,9 @@ import { WebhooksModule } from '../features/webhooks/webhooks.module';
     ActivityLogPipelineModule.forRoot(),
     WebhooksModule,
     ChangeFeedModule,
+    TrashModule,
+    LegalHoldsModule,
+    SearchModule,
   ],
 })
 export class AppModule {}

@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { connectJetStream, JetStreamServer } from '@vault/platform/events';
 import { activityLogTransport } from '../features/activity-log-pipeline/activity-log.transport';
 import { changeFeedConsumers } from '../features/change-feed/change-feed.writer';
+import { textExtractionConsumers } from '../features/search/text-extraction.consumer';
 import { webhookConsumers } from '../features/webhooks/webhook-fanout';
 
 /**
@@ -15,6 +16,11 @@ export function startJetStreamConsumers(app: INestApplication): Promise<JetStrea
   const options = activityLogTransport(app);
   return connectJetStream(app, {
     ...options,
-    consumers: { ...options.consumers, ...webhookConsumers(app), ...changeFeedConsumers(app) },
+    consumers: {
+      ...options.consumers,
+      ...webhookConsumers(app),
+      ...changeFeedConsumers(app),
+      ...textExtractionConsumers(app),
+    },
   });
 }

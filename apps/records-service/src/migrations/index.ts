@@ -17,6 +17,7 @@ import { ResumableHashInMemory1763800001300 } from './1763800001300-resumable-ha
 import { WebhookDeliveryLease1763900000400 } from './1763900000400-webhook-delivery-lease';
 import { VaultDeletionSchedule1763900000300 } from './1763900000300-vault-deletion-schedule';
 import { WebhookDisabledCode1763900000700 } from './1763900000700-webhook-disabled-code';
+import { SearchIndex1764200000000 } from './1764200000000-search-index';
 
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -40,4 +41,5 @@ export const MIGRATIONS: Function[] = [
   WebhookDeliveryLease1763900000400,
   VaultDeletionSchedule1763900000300,
   WebhookDisabledCode1763900000700,
+  SearchIndex1764200000000,
 ];

@@ -1,6 +1,6 @@
 import { SUBJECTS } from '../events';
 import { RECORDS_EVENT_PAYLOADS, VaultEventBase } from './events';
-import { FileChangedEvent } from './file-events';
+import { FileChangedEvent, FileTextExtractedEvent } from './file-events';
 import { TRASH_EVENT_KINDS, TRASH_EVENT_PAYLOADS } from './trash-events';
 import type { WebhookEventType } from './webhook.dto';
 
@@ -20,6 +20,7 @@ export const VAULT_CLOUD_EVENT_TYPE_OF: Partial<Record<string, WebhookEventType>
   [SUBJECTS.fileUploaded]: 'file.created',
   [SUBJECTS.fileUpdated]: 'file.updated',
   [SUBJECTS.fileDeleted]: 'file.deleted',
+  [SUBJECTS.fileTextExtracted]: 'file.text.extracted',
   [SUBJECTS.collaboratorCreated]: 'collaborator.created',
   [SUBJECTS.collaboratorUpdated]: 'collaborator.updated',
   [SUBJECTS.collaboratorDeleted]: 'collaborator.deleted',
@@ -32,6 +33,7 @@ export const VAULT_CLOUD_EVENT_PAYLOADS: Record<string, new () => VaultEventBase
   [SUBJECTS.fileUploaded]: FileChangedEvent,
   [SUBJECTS.fileUpdated]: FileChangedEvent,
   [SUBJECTS.fileDeleted]: FileChangedEvent,
+  [SUBJECTS.fileTextExtracted]: FileTextExtractedEvent,
   ...TRASH_EVENT_PAYLOADS,
 };
 

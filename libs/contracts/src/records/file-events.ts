@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsString, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Min } from 'class-validator';
 import { FILE_TYPES, type FileType } from '../enums';
 import { RecordChangedEvent } from './events';
 
@@ -17,4 +17,27 @@ export class FileChangedEvent extends RecordChangedEvent {
   @IsInt()
   @Min(0)
   fileSize!: number;
+}
+
+/**
+ * vault.file.text_extracted.v1: the text of a file version was read and indexed
+ * (`status` extracted), or the file is unsearchable (`failed` with `reason`).
+ */
+export class FileTextExtractedEvent extends FileChangedEvent {
+  /** The file version whose text this is. */
+  @IsString()
+  versionId!: string;
+
+  @IsIn(['extracted', 'failed'])
+  status!: 'extracted' | 'failed';
+
+  /** Pages (or sections) read; 0 when failed. */
+  @IsInt()
+  @Min(0)
+  pages!: number;
+
+  /** Why a failed file is unsearchable (encrypted, corrupt, too_large, ...). */
+  @IsOptional()
+  @IsString()
+  reason?: string;
 }

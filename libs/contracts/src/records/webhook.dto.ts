@@ -18,6 +18,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'file.created',
   'file.updated',
   'file.deleted',
+  'file.text.extracted',
   'collaborator.created',
   'collaborator.updated',
   'collaborator.deleted',
