@@ -18,6 +18,7 @@ import { WebhookDeliveryLease1763900000400 } from './1763900000400-webhook-deliv
 import { VaultDeletionSchedule1763900000300 } from './1763900000300-vault-deletion-schedule';
 import { WebhookDisabledCode1763900000700 } from './1763900000700-webhook-disabled-code';
 import { SearchIndex1764200000000 } from './1764200000000-search-index';
+import { VaultKeys1764300000000 } from './1764300000000-vault-keys';
 
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -42,4 +43,5 @@ export const MIGRATIONS: Function[] = [
   VaultDeletionSchedule1763900000300,
   WebhookDisabledCode1763900000700,
   SearchIndex1764200000000,
+  VaultKeys1764300000000,
 ];
