@@ -47,8 +47,8 @@ describe('records-service metrics, scraped from the process', () => {
       NATS_URL: nats.url,
       EVENTS_NAMESPACE: uniqueNamespace('svcmetrics'),
       OUTBOX_RELAY_POLL_MS: '100',
-      WEBHOOK_DISPATCHER: 'off',
-      CHANGE_FEED_WRITER: 'off',
+      WEBHOOK_DISPATCHER: 'inline',
+      CHANGE_FEED_WRITER: 'inline',
       VAULT_PLANS_FILE: '',
       VAULT_BRANDING_FILE: '',
       VAULT_INBOX_DOMAIN: 'inbox.vault.localhost',
@@ -127,5 +127,44 @@ describe('records-service metrics, scraped from the process', () => {
     expect(sample(after, 'db_pool_connections{pool="records-service",state="total"}')).toBeGreaterThan(0);
     // route templates only: no id in any label
     expect(after).not.toMatch(/route="[^"]*[0-9a-f]{8}-[0-9a-f]{4}-/);
+
+    // the change feed's writer: each event's lag from its occurrence to its feed row
+    await waitFor(
+      async () => moved(await scrape(), 'change_feed_write_lag_seconds_count') >= 1,
+      20_000,
+      'the change-feed writer to write the events',
+    );
+    // the dispatcher runs here: its backlog (no subscription, nothing pending) and lag
+    expect(sample(after, 'webhook_deliveries{state="pending"}')).toBe(0);
+    expect(after).toMatch(/^webhook_deliveries\{state="failing"\} 0$/m);
+    expect(after).toMatch(/^webhook_delivery_lag_seconds 0$/m);
+
+    // one tus upload opened: counted until it ends
+    expect(after).toMatch(/^resumable_uploads_open 0$/m);
+    const metadata = Object.entries({ fileName: '260101120001_scan.pdf', correlationId: '260101120001', fileType: 'document' })
+      .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+      .join(',');
+    const opened = await fetch(`${api}/vault/vault-id/${vaultId}/records/record-id/${recordId}/uploads`, {
+      method: 'POST',
+      headers: {
+        authorization: headers.authorization,
+        'tus-resumable': '1.0.0',
+        'upload-length': '100',
+        'upload-metadata': metadata,
+      },
+    });
+    expect(opened.status).toBe(201);
+    expect(sample(await scrape(), 'resumable_uploads_open')).toBe(1);
+  });
+
+  it('exports no series of components it does not run', async () => {
+    const text = await scrape();
+    for (const foreign of [
+      'gateway_rate_limit_rejections_total',
+      'gateway_cors_unregistered_origin_total',
+      'login_throttle_refusals_total',
+    ]) {
+      expect(text).not.toContain(foreign);
+    }
   });
 });

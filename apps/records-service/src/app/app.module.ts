@@ -33,5 +33,7 @@ import { WebhooksModule } from '../features/webhooks/webhooks.module';
     LegalHoldsModule,
     SearchModule,
   ],
+  // The open tus uploads, on this process's /metrics.
+  providers: [OpenUploadsMetrics],
 })
 export class AppModule {}

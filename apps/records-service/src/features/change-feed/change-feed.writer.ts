@@ -17,6 +17,7 @@ import {
   type JetStreamEvent,
 } from '@vault/platform/events';
 import { ChangeFeedRepository, FeedRow } from '../../persistence/change-feed/change-feed.repository';
+import { exportFeedLag, observeFeedLag } from './change-feed-lag';
 import { ChangeFeedEnv } from './change-feed.env';
 import { FeedSignal } from './feed-signal';
 
@@ -78,11 +79,14 @@ export class ChangeFeedWriter {
   constructor(
     private readonly feed: ChangeFeedRepository,
     private readonly signal: FeedSignal,
-  ) {}
+  ) {
+    exportFeedLag();
+  }
 
   @EventPattern('vault.>', jetStreamConsumer(CHANGE_FEED_CONSUMER))
   async write(@Payload() events: JetStreamEvent<VaultEventBase>[]): Promise<void> {
     const rows = events.flatMap(toFeedRows);
     this.signal.written(await this.feed.insertNew(rows, this.signal.instanceId));
+    observeFeedLag(rows);
   }
 }

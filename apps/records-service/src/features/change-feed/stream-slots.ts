@@ -1,11 +1,11 @@
 import { Counter, Gauge } from 'prom-client';
-import { metricsRegistry } from '@vault/platform/observability';
+import { exportMetrics } from '@vault/platform/observability';
 
-/** Live change-feed streams open in this process (change_feed_streams_open). */
+/** Live change-feed streams open in this process (change_feed_streams_open; exported by the processes serving streams). */
 const openStreams = new Gauge({
   name: 'change_feed_streams_open',
   help: 'Live change-feed event streams open in this process.',
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** Streams refused with 429 because a cap was reached, by cap (caller or tenant). */
@@ -13,7 +13,7 @@ const refusedStreams = new Counter({
   name: 'change_feed_streams_refused_total',
   help: 'Live change-feed event streams refused with 429, by the cap reached (caller or tenant).',
   labelNames: ['cap'] as const,
-  registers: [metricsRegistry],
+  registers: [],
 });
 
 /** The cap a refused stream reached. */
@@ -31,7 +31,9 @@ export class StreamSlots {
   constructor(
     private readonly perCaller: number,
     private readonly perTenant: number,
-  ) {}
+  ) {
+    exportMetrics(openStreams, refusedStreams);
+  }
 
   /** A slot for the caller (its release, to call once), or the cap that refuses it. */
   take(tenantId: string, openId: string): { release: () => void } | { refused: StreamCap } {

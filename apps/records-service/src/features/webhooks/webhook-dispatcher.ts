@@ -11,6 +11,7 @@ import { OutboundHttp, PostResult } from './outbound-http';
 import { SecretUnreadableError } from './secret-box/secret-box';
 import { WebhookSecrets } from './secret-box/webhook-secrets';
 import { signedHeaders } from './signing';
+import { countAttempt } from './webhook-metrics';
 import { TargetGuard } from './target-guard';
 import { retrySchedule, WebhooksEnv } from './webhooks.env';
 
@@ -162,7 +163,9 @@ export class WebhookDispatcher {
       const now = new Date();
       const res = await this.attempt(w, d, now);
       this.attempted++;
-      attempted.push({ id: d.id, outcome: this.outcomeOf(res, d, now), at: Date.now() });
+      const o = this.outcomeOf(res, d, now);
+      countAttempt(o.status, res.notSigned);
+      attempted.push({ id: d.id, outcome: o, at: Date.now() });
       last = { res, d, now };
       if (!delivered(res)) break;
     }

@@ -1,5 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { deliveryBacklog } from '../../persistence/webhooks/webhook-delivery-backlog';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { watchDeliveries } from './webhook-metrics';
 import { WebhooksEnv } from './webhooks.env';
 
 /**
@@ -9,16 +12,23 @@ import { WebhooksEnv } from './webhooks.env';
  */
 @Injectable()
 export class WebhooksRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private unwatch?: () => void;
+
   constructor(
     private readonly env: WebhooksEnv,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly ds: DataSource,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.env.WEBHOOK_DISPATCHER === 'inline') this.dispatcher.start();
+    if (this.env.WEBHOOK_DISPATCHER !== 'inline') return;
+    this.dispatcher.start();
+    // The delivery backlog is exported by the processes that deliver.
+    this.unwatch = watchDeliveries(() => deliveryBacklog(this.ds.manager));
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.unwatch?.();
     await this.dispatcher.stop();
   }
 }
