@@ -116,7 +116,7 @@ async function waitForReady(url, timeoutMs, isAlive) {
  * Launches the built apps (dist/apps/<app>/main.js) with the given ports and
  * backends, waits until each is ready, and returns their addresses and a stop().
  *
- * opts: { postgresUrl, natsUrl, databases?, ports?, env?, nodeArgs?: { [app]: string[] },
+ * opts: { postgresUrl, natsUrl, databases?, ports?, metricsPorts?: { [app]: number }, env?, nodeArgs?: { [app]: string[] },
  *   mains?: { [app]: string } (another main.js, started from its own folder), onOutput?(app, line) }
  */
 async function launchPlatform(opts) {
@@ -127,6 +127,9 @@ async function launchPlatform(opts) {
     https: opts.ports?.https ?? (await freePort()),
     http: opts.ports?.http ?? (await freePort()),
   };
+  // Each process serves its own /metrics on a port of its own (one METRICS_PORT for all would clash).
+  const metricsPorts = {};
+  for (const app of APPS) metricsPorts[app] = opts.metricsPorts?.[app] ?? (await freePort());
   const databases = { ...DATABASES, ...(opts.databases ?? {}) };
   const jwks = `http://127.0.0.1:${ports['developer-service']}/api/v1/.well-known/jwks.json`;
   const domain = opts.env?.GATEWAY_DOMAIN ?? 'localhost';
@@ -172,7 +175,7 @@ async function launchPlatform(opts) {
     );
   };
   const start = async (app) => {
-    const env = { ...process.env, ...common, ...perApp[app] };
+    const env = { ...process.env, ...common, ...perApp[app], METRICS_PORT: String(metricsPorts[app]) };
     if (databases[app]) env.DATABASE_URL = databaseUrl(opts.postgresUrl, databases[app]);
     const main = opts.mains?.[app] ?? path.join(ROOT, 'dist/apps', app, 'main.js');
     const child = spawn(process.execPath, [...(opts.nodeArgs?.[app] ?? []), main], {
@@ -201,6 +204,8 @@ async function launchPlatform(opts) {
   }
   return {
     ports,
+    metricsPorts,
+    metricsUrls: Object.fromEntries(APPS.map((app) => [app, `http://127.0.0.1:${metricsPorts[app]}/metrics`])),
     domain,
     issuer,
     databases,

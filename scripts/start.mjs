@@ -85,6 +85,8 @@ async function main() {
       https,
       http: Number(process.env.HTTP_PORT ?? 8080),
     },
+    // METRICS_PORT is per process here: 9464 (developer), 9465 (user), 9466 (records), 9467 (gateway) from METRICS_PORT_BASE.
+    metricsPorts: Object.fromEntries(APPS.map((name, i) => [name, Number(process.env.METRICS_PORT_BASE ?? 9464) + i])),
     onOutput: (name, line) => console.log(`\x1b[${COLORS[name]}m[${name}]\x1b[0m ${line}`),
   });
   cleanups.unshift(() => app.stop());
@@ -97,6 +99,9 @@ Vault platform is running.
   Records API    https://records-api.${d}:${https}/api/v1
   OpenAPI        https://<module>-api.${d}:${https}/api/v1/docs
   Plain HTTP     http://127.0.0.1:${app.ports.http}  (refused with an error, by design)
+
+Metrics (Prometheus text, one port per process; not reachable through the gateway)
+${APPS.map((name) => `  ${name.padEnd(18)} ${app.metricsUrls[name]}`).join('\n')}
 
 Demo tenant (unless VAULT_BOOTSTRAP_FILE is set): tenant demo, client demo-app,
 secret demo-secret, user demo@vault.local / demo-password
