@@ -12,9 +12,15 @@ export interface WrappedKey {
  */
 export abstract class KeyEncryptionKeys {
   constructor(
-    private readonly defaultKekId: string,
+    /** The KEK of tenants without one of their own. */
+    readonly defaultKekId: string,
     private readonly tenantKekIds: ReadonlyMap<string, string> = new Map(),
   ) {}
+
+  /** Tenants with a KEK of their own, and its id. */
+  tenantKeks(): Record<string, string> {
+    return Object.fromEntries(this.tenantKekIds);
+  }
 
   /** The KEK new wraps of this tenant use (a tenant-specific one, else the default). */
   activeKekId(tenantId: string): string {

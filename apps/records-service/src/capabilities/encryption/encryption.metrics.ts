@@ -1,0 +1,32 @@
+import { Counter, Gauge } from 'prom-client';
+import { exportMetrics } from '@vault/platform/observability';
+import { DamageKind } from './encryption.errors';
+
+/** Stored objects refused because they do not authenticate (tampered, truncated): alert on any. */
+const rejectedObjects = new Counter({
+  name: 'vault_encrypted_objects_rejected_total',
+  help: 'Encrypted stored objects refused on read because they do not authenticate, by where the damage was found.',
+  labelNames: ['kind'] as const,
+  registers: [],
+});
+
+/** Live vault keys per KEK id: a rotation is done when only the active KEK has keys. */
+const keysByKek = new Gauge({
+  name: 'vault_keys_by_kek',
+  help: 'Live vault keys wrapped by each key-encryption key (rotation progress).',
+  labelNames: ['kek'] as const,
+  registers: [],
+});
+
+export function exportEncryptionMetrics(): void {
+  exportMetrics(rejectedObjects, keysByKek);
+}
+
+export function countRejectedObject(kind: DamageKind): void {
+  rejectedObjects.inc({ kind });
+}
+
+export function setKeysByKek(counts: { kekId: string; count: number }[]): void {
+  keysByKek.reset();
+  for (const { kekId, count } of counts) keysByKek.set({ kek: kekId }, count);
+}
