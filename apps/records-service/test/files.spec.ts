@@ -95,6 +95,10 @@ describe('record files (filesystem storage)', () => {
       [`GET ${base}/:name`]: 'record:viewer',
       [`PUT ${base}/:name`]: 'record:editor',
       [`DELETE ${base}/:name`]: 'record:editor',
+      [`GET ${base}/:name/versions`]: 'record:viewer',
+      [`GET ${base}/:name/versions/version-id/:versionId`]: 'record:viewer',
+      [`POST ${base}/:name/versions/version-id/:versionId/restore`]: 'record:editor',
+      [`PUT ${base}/:name/versions/version-id/:versionId`]: 'record:editor',
     });
   });
 

@@ -27,6 +27,9 @@ export const SUBJECTS = {
   fileUploaded: 'vault.file.uploaded.v1',
   fileUpdated: 'vault.file.updated.v1',
   fileDeleted: 'vault.file.deleted.v1',
+  /** File versions (records/file-versions.ts). */
+  fileVersionCreated: 'vault.file.version.created.v1',
+  fileVersionRestored: 'vault.file.version.restored.v1',
   /** The text of a file version was read (or found unreadable): docs/search.md. */
   fileTextExtracted: 'vault.file.text_extracted.v1',
   collaboratorCreated: 'vault.collaborator.created.v1',

@@ -17,6 +17,7 @@ import { ResumableHashInMemory1763800001300 } from './1763800001300-resumable-ha
 import { WebhookDeliveryLease1763900000400 } from './1763900000400-webhook-delivery-lease';
 import { VaultDeletionSchedule1763900000300 } from './1763900000300-vault-deletion-schedule';
 import { WebhookDisabledCode1763900000700 } from './1763900000700-webhook-disabled-code';
+import { FileVersions1764000000000 } from './1764000000000-file-versions';
 import { SearchIndex1764200000000 } from './1764200000000-search-index';
 import { VaultKeys1764300000000 } from './1764300000000-vault-keys';
 
@@ -42,6 +43,7 @@ export const MIGRATIONS: Function[] = [
   WebhookDeliveryLease1763900000400,
   VaultDeletionSchedule1763900000300,
   WebhookDisabledCode1763900000700,
+  FileVersions1764000000000,
   SearchIndex1764200000000,
   VaultKeys1764300000000,
 ];

@@ -3,6 +3,8 @@ import { ActivityLogEntryEntity } from './activity-log/activity-log-entry.entity
 import { RecordMembershipEntity, VaultMembershipEntity } from './memberships/membership.entity';
 import { RecordSubtypeEntity, RecordTypeEntity } from './record-types/record-type.entity';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
+import { BlobEntity } from './blobs/blob.entity';
+import { FileVersionEntity } from './file-versions/file-version.entity';
 import { FilePurgeEntity, RecordFileEntity } from './record-files/record-file.entity';
 import { LicenseEntity } from './licenses/license.entity';
 import { RecordEntity } from './records/record.entity';
@@ -25,6 +27,8 @@ export const ENTITIES: Function[] = [
   ActivityLogEntryEntity,
   RecordFileEntity,
   FilePurgeEntity,
+  BlobEntity,
+  FileVersionEntity,
   ResumableUploadEntity,
   AccountDirectoryEntity,
   WebhookEntity,

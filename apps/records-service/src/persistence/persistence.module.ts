@@ -3,7 +3,9 @@ import { AccessRepository } from './access/access.repository';
 import { AccountDirectoryRepository } from './account-directory/account-directory.repository';
 import { ActivityLogRepository } from './activity-log/activity-log.repository';
 import { ChangeFeedRepository } from './change-feed/change-feed.repository';
+import { BlobRepository } from './blobs/blob.repository';
 import { CollaboratorRepository } from './memberships/collaborator.repository';
+import { FileVersionRepository } from './file-versions/file-version.repository';
 import { LicenseRepository } from './licenses/license.repository';
 import { MembershipRepository } from './memberships/membership.repository';
 import { PurgeQueueRepository } from './record-files/purge-queue.repository';
@@ -25,6 +27,8 @@ const PROVIDERS = [
   RecordRepository,
   RecordFileRepository,
   PurgeQueueRepository,
+  BlobRepository,
+  FileVersionRepository,
   MembershipRepository,
   LicenseRepository,
   RecordTypeRepository,

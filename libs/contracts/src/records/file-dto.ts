@@ -66,7 +66,20 @@ export class UploadFileMetadataDto extends CaptionedFileFields {
   @IsString()
   @Matches(/^\.?[A-Za-z0-9]{1,19}$/, { message: 'fileExtension must be letters and digits, optionally dotted' })
   fileExtension?: string;
+
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description:
+      'true: a file of this name becomes a new current version instead of 409 file_name_taken (docs/files.md, Versions). ' +
+      'In tus Upload-Metadata the key alone means true.',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false', ''], { message: 'replace must be true or false' })
+  replace?: string;
 }
+
+/** Whether upload metadata asks to replace a file of the same name (`replace=true`, or the tus key alone). */
+export const replacesExisting = (m: { replace?: string }): boolean => m.replace === 'true' || m.replace === '';
 
 /** PUT body: metadata only. */
 export class UpdateFileDto extends CaptionedFileFields {

@@ -8,6 +8,7 @@ export * from './file-contracts';
 export * from './collaborator.dto';
 export * from './webhook.dto';
 export * from './cloud-events';
+export * from './file-versions';
 export * from './search.dto';
 export * from './trash.dto';
 export * from './legal-hold.dto';

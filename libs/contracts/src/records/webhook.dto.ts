@@ -18,6 +18,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'file.created',
   'file.updated',
   'file.deleted',
+  'file.version.created',
+  'file.version.restored',
   'file.text.extracted',
   'collaborator.created',
   'collaborator.updated',

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Principal } from '@vault/contracts';
+import type { Principal, VaultStorageUsageView } from '@vault/contracts';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
 import type { Tx } from '@vault/platform/persistence';
 import { UsageRepository } from '../../persistence/usage/usage.repository';
@@ -11,6 +11,11 @@ import { PlansService } from './plans.service';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
+const DAY = 24 * 60 * 60 * 1000;
+/** Unpinned versions of a file kept when the plan does not set vault.fileVersions. */
+export const DEFAULT_FILE_VERSIONS = 10;
+/** Days a thinned version stays in the trash when the plan does not set vault.trashDays. */
+const TRASH_DAYS = 30;
 
 /** Plan limits of an upload into a vault, in bytes. */
 export interface UploadLimits {
@@ -85,6 +90,29 @@ export class QuotaService {
   async assertRoomForBytes(tx: Tx, vaultId: string, adding: number): Promise<void> {
     const max = this.plans.limit(await this.licenses.planOf(vaultId, tx), 'vault.maxVaultGBs') * GiB;
     if ((await this.usage.vaultBytes(vaultId, tx)) + adding > max) throw storageQuotaExceeded();
+  }
+
+  /**
+   * How a new version of a file thins the older ones in this vault: the newest `keep`
+   * unpinned versions stay (vault.fileVersions, default 10), older ones go to the trash
+   * until `purgeAt` (vault.trashDays, default TRASH_DAYS).
+   */
+  async versionThinning(tx: Tx, vaultId: string): Promise<{ keep: number; purgeAt: Date }> {
+    const plan = await this.licenses.planOf(vaultId, tx);
+    const keep = this.plans.optionalLimit(plan, 'vault.fileVersions', DEFAULT_FILE_VERSIONS);
+    const days = this.plans.optionalLimit(plan, 'vault.trashDays', TRASH_DAYS);
+    return { keep, purgeAt: new Date(Date.now() + days * DAY) };
+  }
+
+  /** The vault's storage against vault.maxVaultGBs, with what its stored bytes are. */
+  async storageUsage(vaultId: string): Promise<VaultStorageUsageView> {
+    const plan = await this.licenses.planOf(vaultId);
+    const b = await this.usage.vaultBreakdown(vaultId);
+    return {
+      limitBytes: this.plans.limit(plan, 'vault.maxVaultGBs') * GiB,
+      usedBytes: b.storedBytes + b.uploadingBytes,
+      ...b,
+    };
   }
 
   /** A record moving into `vaultId` brings its files: the vault must have room for them. */

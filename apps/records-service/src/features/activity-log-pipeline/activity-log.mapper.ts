@@ -1,12 +1,17 @@
 import {
   CollaboratorChangedEvent,
+  FILE_VERSION_EVENT_KINDS,
+  FILE_VERSION_EVENT_PAYLOADS,
   FileChangedEvent,
+  FileVersionEvent,
   LicenseCreatedEvent,
   RECORDS_EVENT_KINDS,
   RECORDS_EVENT_PAYLOADS,
   RecordChangedEvent,
   RecordTransferredEvent,
   SUBJECTS,
+  TRASH_EVENT_KINDS,
+  TRASH_EVENT_PAYLOADS,
   VaultChangedEvent,
   VaultEventBase,
 } from '@vault/contracts';
@@ -20,11 +25,13 @@ export class InvalidEventError extends Error {}
 /** Columns of one log row, locale-neutral. */
 export type LogRow = ActivityLogRow;
 
-const KINDS: Record<string, { entity: string; eventType: string }> = {
+const KINDS: Record<string, { entity: string; eventType: string; action?: string }> = {
   ...RECORDS_EVENT_KINDS,
   [SUBJECTS.fileUploaded]: { entity: 'File', eventType: 'Create' },
   [SUBJECTS.fileUpdated]: { entity: 'File', eventType: 'Update' },
   [SUBJECTS.fileDeleted]: { entity: 'File', eventType: 'Delete' },
+  ...TRASH_EVENT_KINDS,
+  ...FILE_VERSION_EVENT_KINDS,
 };
 
 /** Contract class of each logged subject; payloads are validated against it on receipt. */
@@ -33,6 +40,8 @@ export const LOGGED_EVENT_PAYLOADS: Record<string, new () => VaultEventBase> = {
   [SUBJECTS.fileUploaded]: FileChangedEvent,
   [SUBJECTS.fileUpdated]: FileChangedEvent,
   [SUBJECTS.fileDeleted]: FileChangedEvent,
+  ...TRASH_EVENT_PAYLOADS,
+  ...FILE_VERSION_EVENT_PAYLOADS,
 };
 
 const VERBS: Record<string, string> = {
@@ -67,7 +76,7 @@ export function toLogRows(eventId: string, subject: string, event: VaultEventBas
     subject,
     entity: kind.entity,
     eventType: kind.eventType,
-    action: VERBS[kind.eventType],
+    action: kind.action ?? VERBS[kind.eventType],
     actorOpenId: event.actor.openId,
     actorName: event.actor.username,
     vaultName: event.vault.name,
@@ -84,8 +93,9 @@ export function toLogRows(eventId: string, subject: string, event: VaultEventBas
     return [{ ...base, details: { planId: event.planId, sponsored: event.sponsored } }];
   }
   if (event instanceof FileChangedEvent) {
-    const action = subject === SUBJECTS.fileUploaded ? 'uploaded' : base.action;
-    return [{ ...base, action, recordId: event.record.id, recordName: event.record.name, fileName: event.fileName }];
+    const action = subject === SUBJECTS.fileUploaded ? 'uploaded' : (KINDS[subject].action ?? base.action);
+    const details = event instanceof FileVersionEvent ? { versionId: event.versionId, versionNumber: event.versionNumber } : {};
+    return [{ ...base, action, details, recordId: event.record.id, recordName: event.record.name, fileName: event.fileName }];
   }
   if (event instanceof RecordTransferredEvent) {
     const record = { recordId: event.record.id, recordName: event.record.name };

@@ -35,8 +35,9 @@ export class FileChanges {
   }
 
   /**
-   * Writes the change's event, and a new version of the record: its files are part of
-   * what a record read shows, so the record's ETag changes with them.
+   * Writes the change's event (`extra`: the fields a subject adds to FileChangedEvent), and
+   * a new version of the record: its files are part of what a record read shows, so the
+   * record's ETag changes with them.
    */
   async publish(
     tx: Tx,
@@ -45,6 +46,7 @@ export class FileChanges {
     access: VaultAccess,
     record: RecordEntity,
     file: RecordFileEntity,
+    extra: object = {},
   ): Promise<void> {
     const type = await this.catalogue.type(record.recordTypeId);
     const event: FileChangedEvent = {
@@ -55,6 +57,7 @@ export class FileChanges {
       correlationId: file.correlationId,
       fileType: file.fileType,
       fileSize: file.size,
+      ...extra,
     };
     await this.events.publish(tx, subject, event);
     await this.records.bumpVersion(tx, record.id);

@@ -16,15 +16,27 @@ import { ResumableUploadService } from './resumable/resumable-upload.service';
 import { ResumableUploadsController, TusDiscoveryController } from './resumable/resumable-uploads.controller';
 import { ResumableEnv } from './resumable/resumable.env';
 import { UploadService } from './upload/upload.service';
+import { StorageUsageController } from './versions/storage-usage.controller';
+import { FileVersionsController } from './versions/file-versions.controller';
+import { FileVersionsService } from './versions/file-versions.service';
+import { VersionWriter } from './versions/version-writer';
 
 /** Record files: streaming upload and download, metadata, quotas. */
 @Module({
   imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule, StorageModule],
-  controllers: [FilesController, ResumableUploadsController, TusDiscoveryController],
+  controllers: [
+    FilesController,
+    FileVersionsController,
+    StorageUsageController,
+    ResumableUploadsController,
+    TusDiscoveryController,
+  ],
   providers: [
     FileChanges,
     FilesService,
     UploadService,
+    VersionWriter,
+    FileVersionsService,
     ResumableCreation,
     ResumableCompletion,
     ResumableUploadService,

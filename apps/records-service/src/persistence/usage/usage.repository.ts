@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { RecordFileEntity } from '../record-files/record-file.entity';
 import { RecordEntity } from '../records/record.entity';
 import { ResumableUploadEntity } from '../resumable-uploads/resumable-upload.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
@@ -11,8 +10,17 @@ interface ByteScope {
   id: string;
 }
 
-/** The declared length of an open resumable upload (its reservation). */
-const OPEN_LENGTH = 'f.upload_length';
+/** A version of a file that neither it nor its record is in the trash (aliases v, f, r). */
+const LIVE_VERSION = `(v.deleted_at IS NULL AND r.status <> 'DELETED')`;
+
+/** Bytes a vault stores, by what uses them (each blob counted once), and reserved by open uploads. */
+export interface VaultStorageBreakdown {
+  storedBytes: number;
+  currentBytes: number;
+  versionBytes: number;
+  trashBytes: number;
+  uploadingBytes: number;
+}
 
 /** What a vault uses of its plan: live records per type and bytes of files (the live-record total is on the vault row). */
 @Injectable()
@@ -34,41 +42,71 @@ export class UsageRepository {
   }
 
   /**
-   * Bytes of all files of the vault's records, plus the declared length of every
-   * resumable upload still open on them (reserved until it commits, expires or ends).
+   * Bytes the vault stores: every blob of the vault once, whatever references it
+   * (current files, older versions, the trash), plus the declared length of every
+   * resumable upload still open on its records (reserved until it commits, expires or ends).
    */
   async vaultBytes(vaultId: string, tx: Tx = this.tx.none): Promise<number> {
+    const [row]: { total: string }[] = await tx.query(`SELECT COALESCE(SUM(size), 0) AS total FROM blobs WHERE vault_id = $1`, [
+      vaultId,
+    ]);
     const scope: ByteScope = { join: true, where: 'r.vault_id = :id', id: vaultId };
-    return (
-      (await this.sum(tx, RecordFileEntity, 'f.size', scope)) + (await this.sum(tx, ResumableUploadEntity, OPEN_LENGTH, scope))
-    );
+    return Number(row.total) + (await this.reserved(tx, scope));
   }
 
   /**
-   * Bytes of the files of one record, plus the declared length of its open resumable
-   * uploads: a record that moves takes both with it.
+   * Bytes of the blobs the versions of one record's files use (each once), plus the
+   * declared length of its open resumable uploads: a record that moves takes both with it.
    */
   async recordBytes(recordId: string, tx: Tx = this.tx.none): Promise<number> {
-    const scope: ByteScope = { join: false, where: 'f.record_id = :id', id: recordId };
-    return (
-      (await this.sum(tx, RecordFileEntity, 'f.size', scope)) + (await this.sum(tx, ResumableUploadEntity, OPEN_LENGTH, scope))
+    const [row]: { total: string }[] = await tx.query(
+      `SELECT COALESCE(SUM(b.size), 0) AS total FROM blobs b WHERE b.id IN (
+         SELECT v.blob_id FROM file_versions v JOIN record_files f ON f.id = v.file_id WHERE f.record_id = $1)`,
+      [recordId],
     );
+    const scope: ByteScope = { join: false, where: 'f.record_id = :id', id: recordId };
+    return Number(row.total) + (await this.reserved(tx, scope));
   }
 
-  /** SUM of `column` over the rows (alias `f`) of `entity` in `scope` (by record, or joined to the vault). */
-  private async sum(
-    tx: Tx,
-    entity: typeof RecordFileEntity | typeof ResumableUploadEntity,
-    column: string,
-    { join, where, id }: ByteScope,
-  ): Promise<number> {
-    const qb = tx.getRepository(entity).createQueryBuilder('f').select(`COALESCE(SUM(${column}), 0)`, 'total');
+  /**
+   * What the vault's stored bytes are (VaultStorageBreakdown): each blob counted once, as
+   * current when a current version of a live file uses it, else as a version when a live
+   * version of a live file does, else as trash.
+   */
+  async vaultBreakdown(vaultId: string): Promise<VaultStorageBreakdown> {
+    const [row]: Record<keyof VaultStorageBreakdown, string>[] = await this.tx.none.query(
+      `SELECT COALESCE(SUM(b.size), 0) AS "storedBytes",
+         COALESCE(SUM(b.size) FILTER (WHERE s.cur), 0) AS "currentBytes",
+         COALESCE(SUM(b.size) FILTER (WHERE s.live AND NOT s.cur), 0) AS "versionBytes",
+         COALESCE(SUM(b.size) FILTER (WHERE NOT s.live), 0) AS "trashBytes"
+       FROM blobs b CROSS JOIN LATERAL (
+         SELECT COALESCE(bool_or(${LIVE_VERSION} AND v.current), false) AS cur,
+           COALESCE(bool_or(${LIVE_VERSION}), false) AS live
+         FROM file_versions v JOIN record_files f ON f.id = v.file_id JOIN records r ON r.id = f.record_id
+         WHERE v.blob_id = b.id) s
+       WHERE b.vault_id = $1`,
+      [vaultId],
+    );
+    const scope: ByteScope = { join: true, where: 'r.vault_id = :id', id: vaultId };
+    return {
+      storedBytes: Number(row.storedBytes),
+      currentBytes: Number(row.currentBytes),
+      versionBytes: Number(row.versionBytes),
+      trashBytes: Number(row.trashBytes),
+      uploadingBytes: await this.reserved(this.tx.none, scope),
+    };
+  }
+
+  /** Declared lengths of the open resumable uploads (alias `f`) in `scope` (by record, or joined to the vault). */
+  private async reserved(tx: Tx, { join, where, id }: ByteScope): Promise<number> {
+    const qb = tx
+      .getRepository(ResumableUploadEntity)
+      .createQueryBuilder('f')
+      .select('COALESCE(SUM(f.upload_length), 0)', 'total');
     if (join) qb.innerJoin(RecordEntity, 'r', 'r.id = f.record_id');
     qb.where(where, { id });
-    if (entity === ResumableUploadEntity) {
-      // a complete upload is being committed: its commit counts its bytes itself
-      qb.andWhere('f.upload_offset < f.upload_length');
-    }
+    // a complete upload is being committed: its commit counts its bytes itself
+    qb.andWhere('f.upload_offset < f.upload_length');
     const raw = await qb.getRawOne<{ total: string }>();
     return Number(raw?.total ?? 0);
   }

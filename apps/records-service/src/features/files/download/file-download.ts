@@ -7,13 +7,16 @@ import { MissingObjectError } from '../../../capabilities/storage/file-storage';
 import { reprDigestOf } from '../upload/upload-metadata';
 import { contentDisposition, etagMatches, parseRange } from './http-range';
 
+/** What a download sends: a file's current bytes, or one of its versions. */
+export type DownloadSource = Pick<RecordFileEntity, 'fileName' | 'mediaType' | 'size' | 'sha256' | 'storageKey' | 'createdAt'>;
+
 /**
- * Streams a stored file: Content-Type (stored media type), Content-Length, ETag
+ * Streams a stored file (or one version of it): Content-Type (stored media type), Content-Length, ETag
  * (quoted SHA-256), attachment disposition; `If-None-Match` gives 304, one `Range`
  * 206 (416 when it lies beyond the end; `If-Range` with another tag sends it whole).
  * Bytes missing from storage (a delete racing the download) answer 404.
  */
-export async function sendFile(req: Request, res: Response, file: RecordFileEntity, bytes: FileBytesService) {
+export async function sendFile(req: Request, res: Response, file: DownloadSource, bytes: FileBytesService) {
   const etag = `"${file.sha256}"`;
   res.setHeader('ETag', etag);
   res.setHeader('Repr-Digest', reprDigestOf(file.sha256));

@@ -1,27 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { FILE_CHECKSUM_HEADER, Principal, RecordFileView, SUBJECTS } from '@vault/contracts';
+import {
+  FILE_CHECKSUM_HEADER,
+  Principal,
+  RecordFileView,
+  replacesExisting,
+  SUBJECTS,
+  UploadFileMetadataDto,
+} from '@vault/contracts';
 import { mapUniqueViolation } from '@vault/platform/errors';
 import { isIdempotentRepeat, settleIdempotencyFingerprint } from '@vault/platform/idempotency';
 import type { Request, Response } from 'express';
 import { routeRecordId, type VaultAccess } from '../../../capabilities/access/access.service';
 import { actorName } from '../../../capabilities/events/event-payload';
-import { PurgeQueueRepository } from '../../../persistence/record-files/purge-queue.repository';
 import { FILE_NAME_INDEX, RecordFileRepository } from '../../../persistence/record-files/record-file.repository';
-import { Transactions } from '@vault/platform/persistence';
+import { Transactions, Tx } from '@vault/platform/persistence';
+import type { RecordFileEntity } from '../../../persistence/record-files/record-file.entity';
+import type { RecordEntity } from '../../../persistence/records/record.entity';
 import { payloadTooLarge, storageQuotaExceeded } from '../../../capabilities/plans/plans.errors';
 import { QuotaService } from '../../../capabilities/plans/quota.service';
 import { FileBytesService } from '../../../capabilities/storage/file-bytes.service';
 import { FileChanges } from '../file-changes';
-import {
-  checksumMismatch,
-  fieldsAfterFilePart,
-  fileNameTaken,
-  missingFilePart,
-  notMultipart,
-  uploadExpired,
-} from '../files.errors';
+import { checksumMismatch, fieldsAfterFilePart, fileNameTaken, missingFilePart, notMultipart } from '../files.errors';
 import { toFileView } from '../record-file.view';
+import { NewVersion, PlacedBytes, VersionWriter } from '../versions/version-writer';
 import { fieldSnapshot, formFields, MULTIPART_OVERHEAD_BYTES, readMultipart, sanitizeMediaType } from './multipart';
 import { RecordFileStorageEngine } from './record-file-storage-engine';
 import { expectedFileDigest, parseUploadMetadata } from './upload-metadata';
@@ -43,10 +45,10 @@ export class UploadService {
   constructor(
     private readonly tx: Transactions,
     private readonly files: RecordFileRepository,
-    private readonly purges: PurgeQueueRepository,
     private readonly changes: FileChanges,
     private readonly quota: QuotaService,
     private readonly bytes: FileBytesService,
+    private readonly versions: VersionWriter,
   ) {}
 
   async receiveMultipart(access: VaultAccess, principal: Principal, req: Request, res: Response): Promise<RecordFileView> {
@@ -94,7 +96,8 @@ export class UploadService {
     const metadata = parseUploadMetadata(req.query as Record<string, unknown>, formFields(req));
     // a repeat of a completed upload took the name itself: its fingerprint decides (replay or 422)
     const repeat = isIdempotentRepeat(req);
-    if (!repeat && (await this.files.nameTaken(routeRecordId(state.access), metadata.fileName))) throw fileNameTaken();
+    if (!repeat && !replacesExisting(metadata) && (await this.files.nameTaken(routeRecordId(state.access), metadata.fileName)))
+      throw fileNameTaken();
     const { maxUploadBytes, quotaRemainingBytes } = state.limits;
     const limit = Math.min(maxUploadBytes, quotaRemainingBytes);
     const overLimit = () => (limit === maxUploadBytes ? payloadTooLarge(maxUploadBytes) : storageQuotaExceeded());
@@ -115,9 +118,11 @@ export class UploadService {
   }
 
   /**
-   * Step 3: makes stored bytes a record file: checks the client checksum and the vault
-   * quota, inserts the metadata row and the event in one transaction. Any refusal
-   * removes the bytes at once.
+   * Step 3: makes stored bytes a record file, or with `replace` a new current version of
+   * the file of that name: checks the client checksum, places the bytes in the vault's blob
+   * of their SHA-256 (quota checked for new bytes only), writes the rows and the event in
+   * one transaction. Any refusal removes the bytes at once; bytes the vault already held
+   * are removed after the commit.
    */
   async commit(
     access: VaultAccess,
@@ -125,44 +130,82 @@ export class UploadService {
     received: ReceivedFile,
     expectedSha256: string | undefined,
   ): Promise<RecordFileView> {
-    const { metadata: meta, stored } = received;
+    const { stored } = received;
+    let placed: PlacedBytes | undefined;
     try {
       if (expectedSha256 !== undefined && expectedSha256 !== stored.sha256)
         throw checksumMismatch(`${FILE_CHECKSUM_HEADER} or Repr-Digest`);
-      return await this.tx.run(async (tx) => {
+      const view = await this.tx.run(async (tx) => {
         const record = await this.changes.lock(tx, access);
-        await this.quota.assertRoomForBytes(tx, access.vault.id, stored.size);
-        if (!(await this.purges.dequeue(stored.storageKey, tx))) throw uploadExpired();
-        const now = new Date();
-        const file = this.files.create({
-          id: randomUUID(),
-          recordId: record.id,
-          tenantId: record.tenantId,
-          fileName: meta.fileName,
-          correlationId: meta.correlationId,
-          fileType: meta.fileType,
-          uploadDetail: meta.uploadDetail ?? null,
-          caption: meta.caption ?? null,
-          uploadTitle: meta.uploadTitle ?? null,
-          fileExtension: meta.fileExtension ?? null,
-          mediaType: received.mediaType,
-          storageKey: stored.storageKey,
-          size: stored.size,
-          sha256: stored.sha256,
-          uploader: actorName(principal),
-          uploaderOpenId: principal.openId,
-          active: true,
-          revision: 0,
-          createdAt: now,
-          updatedAt: now,
-        });
+        const existing = replacesExisting(received.metadata)
+          ? await this.files.lock(tx, record.id, received.metadata.fileName)
+          : null;
+        placed = await this.versions.placeBytes(tx, access.vault.id, stored);
+        const version = { blob: placed.blob, mediaType: received.mediaType, principal };
+        if (existing) return this.replace(tx, access, record, existing, received, version);
+        const file = this.newFile(record, principal, received, placed.blob);
         await this.files.insert(tx, file).catch((err) => mapUniqueViolation(err, { [FILE_NAME_INDEX]: fileNameTaken }));
+        await this.versions.first(tx, file, version);
         await this.changes.publish(tx, SUBJECTS.fileUploaded, principal, access, record, file);
         return toFileView(access.vault.id, file);
       });
+      if (placed?.duplicate) await this.bytes.purgeKey(stored.storageKey);
+      return view;
     } catch (err) {
       await this.bytes.discard(stored.storageKey);
       throw err;
     }
   }
+
+  /** A new current version of `file`, whose metadata the upload's replaces. */
+  private async replace(
+    tx: Tx,
+    access: VaultAccess,
+    record: RecordEntity,
+    file: RecordFileEntity,
+    received: ReceivedFile,
+    version: NewVersion,
+  ): Promise<RecordFileView> {
+    Object.assign(file, metadataColumns(received.metadata));
+    const created = await this.versions.next(tx, access.vault.id, file, version);
+    await this.changes.publish(tx, SUBJECTS.fileVersionCreated, version.principal, access, record, file, {
+      versionId: created.id,
+      versionNumber: created.number,
+      sha256: file.sha256,
+    });
+    return toFileView(access.vault.id, file);
+  }
+
+  private newFile(record: RecordEntity, principal: Principal, received: ReceivedFile, blob: PlacedBytes['blob']) {
+    const now = new Date();
+    return this.files.create({
+      id: randomUUID(),
+      recordId: record.id,
+      tenantId: record.tenantId,
+      ...metadataColumns(received.metadata),
+      mediaType: received.mediaType,
+      storageKey: blob.storageKey,
+      size: blob.size,
+      sha256: blob.sha256,
+      uploader: actorName(principal),
+      uploaderOpenId: principal.openId,
+      active: true,
+      revision: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+}
+
+/** The columns of a record file that upload metadata sets. */
+function metadataColumns(meta: UploadFileMetadataDto): Partial<RecordFileEntity> {
+  return {
+    fileName: meta.fileName,
+    correlationId: meta.correlationId,
+    fileType: meta.fileType,
+    uploadDetail: meta.uploadDetail ?? null,
+    caption: meta.caption ?? null,
+    uploadTitle: meta.uploadTitle ?? null,
+    fileExtension: meta.fileExtension ?? null,
+  };
 }
