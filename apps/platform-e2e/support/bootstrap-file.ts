@@ -42,6 +42,10 @@ export const E2E_BOOTSTRAP = {
         // the sharing suite's own accounts
         { username: 'sam@alpha.example', password: 'sam-password-1' },
         { username: 'sue@alpha.example', password: 'sue-password-1' },
+        // the SDK suites' own accounts, and the CLI suite's
+        { username: 'sid@alpha.example', password: 'sid-password-1' },
+        { username: 'sol@alpha.example', password: 'sol-password-1' },
+        { username: 'cli@alpha.example', password: 'cli-password-1' },
       ],
     },
     {

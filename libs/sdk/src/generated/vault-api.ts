@@ -554,6 +554,75 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}/versions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The live versions of the file, newest first; the current one has current: true. */
+    get: operations['FileVersions_list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}/versions/version-id/{versionId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Download one version (Range, If-None-Match and If-Range as the file download). */
+    get: operations['FileVersions_download'];
+    /** Pin (never thinned) or unpin a version; an unpinned old version may go to the trash at once. */
+    put: operations['FileVersions_pin'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}/versions/version-id/{versionId}/restore': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Make a new current version with the bytes of this one (no bytes copied; older versions thinned per vault.fileVersions). */
+    post: operations['FileVersions_restore'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/vault/vault-id/{vaultId}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Bytes the vault uses against vault.maxVaultGBs: current files, older versions, the trash and open uploads. */
+    get: operations['StorageUsage_usage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/vault/vault-id/{vaultId}/records/record-id/{recordId}/uploads': {
     parameters: {
       query?: never;
@@ -849,11 +918,228 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/vault/vault-id/{vaultId}/trash': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The vault's trashed records and files, newest deletion first (owners and editors).
+     * @description Files of a trashed record are not listed on their own: they come back with the record. Each item says when the purger removes it (purgeAt).
+     */
+    get: operations['Trash_vaultTrash'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/trash': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's trashed vaults (those it owns), newest deletion first. */
+    get: operations['Trash_ownedTrash'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/trash/item-id/{itemId}/restore': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Bring a trashed vault, record or file back whole.
+     * @description The role its delete needed: a vault owner for a vault; a vault owner or editor or the rec_owner for a record; an editor of the record for a file. A vault comes back with its records, files, collaborators, licences and webhooks; a record with its status and files; a file under its name (409 name_taken when a live file took it, unless onConflict=rename). An item of a trashed vault or record: 409 parent_in_trash.
+     */
+    post: operations['Trash_restore'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/trash/item-id/{itemId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Purge a trashed vault, record or file now (the role its delete needed).
+     * @description Refused with 409 legal_hold (naming the hold) or retention_period (naming the date) while either covers it.
+     */
+    delete: operations['Trash_purge'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/legal-holds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant's legal holds, newest first (compliance officers). */
+    get: operations['LegalHolds_list'];
+    put?: never;
+    /**
+     * Place a legal hold on a vault, a record or a file of the tenant (compliance officers).
+     * @description Deletes still move what it covers to the trash, but no purge (by hand, when due, version thinning, the removal of a deleted owner's vault) happens until it is released: those answer 409 legal_hold naming it.
+     */
+    post: operations['LegalHolds_place'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/legal-holds/hold-id/{holdId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Release a legal hold (compliance officers); the hold stays listed as released. */
+    delete: operations['LegalHolds_release'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/vault/vault-id/{vaultId}/retention': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What keeps the vault (and all in it) from purge, and until when. */
+    get: operations['LegalHolds_vaultRetention'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/vault/vault-id/{vaultId}/records/record-id/{recordId}/retention': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What keeps the record (and its files) from purge, and until when. */
+    get: operations['LegalHolds_recordRetention'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}/retention': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What keeps the file from purge, and until when. */
+    get: operations['LegalHolds_fileRetention'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/search': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Find files by what they say, over every vault the caller may read (docs/search.md). */
+    get: operations['Search_find'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}/text': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The text extracted from the file's current bytes, page by page. */
+    get: operations['Search_fileText'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/vault/vault-id/{vaultId}/search-settings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Whether the vault's file contents are indexed, and in which language. */
+    get: operations['Search_settings'];
+    /** Turn content indexing on or off (off removes the extracted text at once; it is stored unencrypted) or change its language. */
+    put: operations['Search_saveSettings'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    AccountDeletedEvent: Record<string, never>;
     TokenRequestDto: {
       /**
        * @description Secret of the client application.
@@ -977,7 +1263,7 @@ export interface components {
     };
     ResidenceDto: {
       /** @description Read-only; accepted and ignored on input. */
-      readonly id?: Record<string, never>;
+      readonly id?: unknown;
       buildingNumber?: string;
       streetName?: string;
       unitNumber?: string;
@@ -1237,7 +1523,7 @@ export interface components {
     };
     PhoneEntryDto: {
       /** @description Read-only; accepted and ignored on input. */
-      readonly _id?: Record<string, never>;
+      readonly _id?: unknown;
       /** @default false */
       primary: boolean;
       /** @description Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored. */
@@ -1249,7 +1535,7 @@ export interface components {
     };
     CreateEmailEntryDto: {
       /** @description Read-only; accepted and ignored on input. */
-      readonly _id?: Record<string, never>;
+      readonly _id?: unknown;
       /** @default false */
       primary: boolean;
       /** @description Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored. */
@@ -1262,17 +1548,17 @@ export interface components {
     };
     AccountSettingsDto: {
       /** @description Read-only; accepted and ignored on input. */
-      readonly id?: Record<string, never>;
+      readonly id?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly _id?: Record<string, never>;
+      readonly _id?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly account?: Record<string, never>;
+      readonly account?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly createdAt?: Record<string, never>;
+      readonly createdAt?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly updatedAt?: Record<string, never>;
+      readonly updatedAt?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly __v?: Record<string, never>;
+      readonly __v?: unknown;
       /** @enum {string} */
       notificationMethod: 'push' | 'email' | 'sms';
       /** @enum {string} */
@@ -1532,15 +1818,15 @@ export interface components {
     };
     AgreementDto: {
       /** @description Read-only; accepted and ignored on input. */
-      readonly id?: Record<string, never>;
+      readonly id?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly _id?: Record<string, never>;
+      readonly _id?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly account?: Record<string, never>;
+      readonly account?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly createdAt?: Record<string, never>;
+      readonly createdAt?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly updatedAt?: Record<string, never>;
+      readonly updatedAt?: unknown;
       /** @enum {string} */
       locale: 'en-CA' | 'es-US' | 'fr-CA' | 'en-US';
       /** @enum {string} */
@@ -1551,21 +1837,21 @@ export interface components {
     };
     CreateAccountDto: {
       /** @description Read-only; accepted and ignored on input. */
-      readonly id?: Record<string, never>;
+      readonly id?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly _id?: Record<string, never>;
+      readonly _id?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly active?: Record<string, never>;
+      readonly active?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly openId?: Record<string, never>;
+      readonly openId?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly customerId?: Record<string, never>;
+      readonly customerId?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly createdAt?: Record<string, never>;
+      readonly createdAt?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly updatedAt?: Record<string, never>;
+      readonly updatedAt?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly __v?: Record<string, never>;
+      readonly __v?: unknown;
       /** @description Required (or its alias firsName). */
       firstName: string;
       /** @description Alias of firstName (reference spelling). */
@@ -1578,21 +1864,21 @@ export interface components {
        * Format: uri
        * @description An https URL (http only for localhost).
        */
-      profilePhoto?: Record<string, never> | null;
+      profilePhoto?: string | null;
       /**
        * @description DD/MM/YYYY, a real date.
        * @example 31/01/1990
        */
-      dateOfBirth?: Record<string, never> | null;
+      dateOfBirth?: string | null;
       /** @enum {string|null} */
       maritalStatus?: 'single' | 'rather_not_say' | 'married' | 'separated' | 'divorced' | 'widowed' | 'defunct' | null;
       /** @enum {string|null} */
       gender?: 'female' | 'male' | 'rather_not_say' | 'other' | null;
-      primaryResidence?: (components['schemas']['ResidenceDto'] | null) & components['schemas']['ResidenceDto'];
+      primaryResidence?: components['schemas']['ResidenceDto'] | null;
       phones?: components['schemas']['PhoneEntryDto'][];
-      referralCode?: Record<string, never> | null;
-      cobrandId?: Record<string, never> | null;
-      defaultTeam?: Record<string, never> | null;
+      referralCode?: string | null;
+      cobrandId?: string | null;
+      defaultTeam?: string | null;
       /** @description Defaults to the identity user name. */
       username?: string;
       emails?: components['schemas']['CreateEmailEntryDto'][];
@@ -1607,12 +1893,12 @@ export interface components {
     };
     ResidenceResponse: {
       id: string;
-      buildingNumber?: Record<string, never> | null;
-      streetName?: Record<string, never> | null;
-      unitNumber?: Record<string, never> | null;
-      city?: Record<string, never> | null;
-      provinceState?: Record<string, never> | null;
-      postalZip?: Record<string, never> | null;
+      buildingNumber?: string | null;
+      streetName?: string | null;
+      unitNumber?: string | null;
+      city?: string | null;
+      provinceState?: string | null;
+      postalZip?: string | null;
       /**
        * @description Two-letter code, as given.
        * @enum {string|null}
@@ -1895,7 +2181,7 @@ export interface components {
       maritalStatus: 'single' | 'rather_not_say' | 'married' | 'separated' | 'divorced' | 'widowed' | 'defunct' | null;
       /** @enum {string|null} */
       gender: 'female' | 'male' | 'rather_not_say' | 'other' | null;
-      primaryResidence: (components['schemas']['ResidenceResponse'] | null) & components['schemas']['ResidenceResponse'];
+      primaryResidence: components['schemas']['ResidenceResponse'] | null;
       emails: components['schemas']['EmailEntryResponse'][];
       phones: components['schemas']['PhoneEntryResponse'][];
       referralCode: string | null;
@@ -1916,7 +2202,7 @@ export interface components {
     };
     EmailEntryDto: {
       /** @description Read-only; accepted and ignored on input. */
-      readonly _id?: Record<string, never>;
+      readonly _id?: unknown;
       /** @default false */
       primary: boolean;
       /** @description Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored. */
@@ -1926,21 +2212,21 @@ export interface components {
     };
     UpdateAccountDto: {
       /** @description Read-only; accepted and ignored on input. */
-      readonly id?: Record<string, never>;
+      readonly id?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly _id?: Record<string, never>;
+      readonly _id?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly active?: Record<string, never>;
+      readonly active?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly openId?: Record<string, never>;
+      readonly openId?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly customerId?: Record<string, never>;
+      readonly customerId?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly createdAt?: Record<string, never>;
+      readonly createdAt?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly updatedAt?: Record<string, never>;
+      readonly updatedAt?: unknown;
       /** @description Read-only; accepted and ignored on input. */
-      readonly __v?: Record<string, never>;
+      readonly __v?: unknown;
       /** @description Required (or its alias firsName). */
       firstName: string;
       /** @description Alias of firstName (reference spelling). */
@@ -1953,29 +2239,29 @@ export interface components {
        * Format: uri
        * @description An https URL (http only for localhost).
        */
-      profilePhoto?: Record<string, never> | null;
+      profilePhoto?: string | null;
       /**
        * @description DD/MM/YYYY, a real date.
        * @example 31/01/1990
        */
-      dateOfBirth?: Record<string, never> | null;
+      dateOfBirth?: string | null;
       /** @enum {string|null} */
       maritalStatus?: 'single' | 'rather_not_say' | 'married' | 'separated' | 'divorced' | 'widowed' | 'defunct' | null;
       /** @enum {string|null} */
       gender?: 'female' | 'male' | 'rather_not_say' | 'other' | null;
-      primaryResidence?: (components['schemas']['ResidenceDto'] | null) & components['schemas']['ResidenceDto'];
+      primaryResidence?: components['schemas']['ResidenceDto'] | null;
       phones?: components['schemas']['PhoneEntryDto'][];
-      referralCode?: Record<string, never> | null;
-      cobrandId?: Record<string, never> | null;
-      defaultTeam?: Record<string, never> | null;
+      referralCode?: string | null;
+      cobrandId?: string | null;
+      defaultTeam?: string | null;
       username: string;
       emails?: components['schemas']['EmailEntryDto'][];
       /** @description Ignored: use the settings endpoint. */
-      readonly settings?: Record<string, never>;
+      readonly settings?: unknown;
       /** @description Ignored: use the agreements endpoint. */
-      readonly agreements?: Record<string, never>;
+      readonly agreements?: unknown;
       /** @description Ignored: only used at account creation. */
-      readonly invitationCode?: Record<string, never>;
+      readonly invitationCode?: unknown;
     };
     SettingsResponse: {
       id: string;
@@ -2280,32 +2566,32 @@ export interface components {
     };
     CreateVaultDto: {
       /** @description Read-only; ignored. */
-      id?: Record<string, never> | null;
+      id?: unknown;
       /** @description Read-only; ignored. */
-      createdAt?: Record<string, never> | null;
+      createdAt?: unknown;
       /** @description Read-only; ignored. */
-      updatedAt?: Record<string, never> | null;
+      updatedAt?: unknown;
       /** @description Read-only; ignored. */
-      status?: Record<string, never> | null;
+      status?: unknown;
       /** @description Read-only; ignored. */
-      lastModifiedBy?: Record<string, never> | null;
+      lastModifiedBy?: unknown;
       name?: string;
       /** @description Local part of the vault inbox address; unique across vaults. Null removes the inbox name. */
-      emailUsername?: Record<string, never> | null;
+      emailUsername?: string | null;
       /**
        * Format: uri
        * @description An https URL (http only for localhost).
        */
-      profilePhoto?: Record<string, never> | null;
-      firstName?: Record<string, never> | null;
-      lastName?: Record<string, never> | null;
+      profilePhoto?: string | null;
+      firstName?: string | null;
+      lastName?: string | null;
       /** @description Whether this is the account default vault. */
       default?: boolean;
       editable?: boolean;
       /** @description Licence key of a configured plan; unknown keys are refused. */
       licenseKey?: string;
       /** @description Branding code configured for the tenant; null selects the default brand. */
-      brandCode?: Record<string, never> | null;
+      brandCode?: string | null;
       /**
        * @default individual
        * @enum {string}
@@ -2360,32 +2646,32 @@ export interface components {
     };
     UpdateVaultDto: {
       /** @description Read-only; ignored. */
-      id?: Record<string, never> | null;
+      id?: unknown;
       /** @description Read-only; ignored. */
-      createdAt?: Record<string, never> | null;
+      createdAt?: unknown;
       /** @description Read-only; ignored. */
-      updatedAt?: Record<string, never> | null;
+      updatedAt?: unknown;
       /** @description Read-only; ignored. */
-      status?: Record<string, never> | null;
+      status?: unknown;
       /** @description Read-only; ignored. */
-      lastModifiedBy?: Record<string, never> | null;
+      lastModifiedBy?: unknown;
       name?: string;
       /** @description Local part of the vault inbox address; unique across vaults. Null removes the inbox name. */
-      emailUsername?: Record<string, never> | null;
+      emailUsername?: string | null;
       /**
        * Format: uri
        * @description An https URL (http only for localhost).
        */
-      profilePhoto?: Record<string, never> | null;
-      firstName?: Record<string, never> | null;
-      lastName?: Record<string, never> | null;
+      profilePhoto?: string | null;
+      firstName?: string | null;
+      lastName?: string | null;
       /** @description Whether this is the account default vault. */
       default?: boolean;
       editable?: boolean;
       /** @description Licence key of a configured plan; unknown keys are refused. */
       licenseKey?: string;
       /** @description Branding code configured for the tenant; null selects the default brand. */
-      brandCode?: Record<string, never> | null;
+      brandCode?: string | null;
     };
     DisplayValue: {
       /** @enum {string} */
@@ -2418,7 +2704,8 @@ export interface components {
       };
       /** @description True when the vault holds its plan quota of records. */
       maxRecordsReached: boolean;
-      integrations: Record<string, never> | null;
+      /** @description Always null: no integrations are offered. */
+      integrations: null;
       recordsType: components['schemas']['HomeTile'][];
     };
     LicensePlanRef: {
@@ -2488,27 +2775,27 @@ export interface components {
     };
     RecordDto: {
       /** @description Read-only; ignored. */
-      id?: Record<string, never> | null;
+      id?: unknown;
       /** @description Read-only; ignored. */
-      createdAt?: Record<string, never> | null;
+      createdAt?: unknown;
       /** @description Read-only; ignored. */
-      updatedAt?: Record<string, never> | null;
+      updatedAt?: unknown;
       /** @description Read-only; ignored. */
-      status?: Record<string, never> | null;
+      status?: unknown;
       /** @description Read-only; ignored. */
-      lastModifiedBy?: Record<string, never> | null;
+      lastModifiedBy?: unknown;
       name: string;
       /** @description May be an empty string. */
       description: string;
-      uniqueReference?: Record<string, never> | null;
-      storageLocation?: Record<string, never> | null;
+      uniqueReference?: string | null;
+      storageLocation?: string | null;
       /** @description A record type name of the catalogue. */
       recordTypeName: string;
       /** @description A subtype name of that record type. */
       recordSubtypeName: string;
       /** @description Required when recordSubtypeName is other. */
-      recordSubtypeOther?: Record<string, never> | null;
-      editable?: Record<string, never> | null;
+      recordSubtypeOther?: string | null;
+      editable?: boolean | null;
       recordDetails?: {
         [key: string]: unknown;
       } | null;
@@ -2678,6 +2965,46 @@ export interface components {
       /** @description Mandatory: the submission the file belongs to; a value other than the stored one is 409 stale_correlation_id. */
       correlationId: string;
     };
+    FileVersionView: {
+      /** Format: uuid */
+      id: string;
+      /** @description Number among the versions of the file; 1 is the first upload. */
+      number: number;
+      /** @description Bytes. */
+      size: number;
+      /** @description Lower-case hex SHA-256 of the bytes (the download ETag, unquoted). */
+      sha256: string;
+      /** Format: date-time */
+      createdAt: string;
+      /** @description Who uploaded or restored it (display name). */
+      createdBy: string;
+      /** @description The version the file name downloads. */
+      current: boolean;
+      /** @description Pinned versions are never thinned by vault.fileVersions. */
+      pinned: boolean;
+      /** @description A restore: the version it was made from. */
+      restoredFrom: string | null;
+    };
+    PinFileVersionDto: {
+      /** @description true keeps the version whatever vault.fileVersions says; false lets it be thinned. */
+      pinned: boolean;
+    };
+    VaultStorageUsageView: {
+      /** @description vault.maxVaultGBs in bytes. */
+      limitBytes: number;
+      /** @description What counts against the limit: storedBytes + uploadingBytes. */
+      usedBytes: number;
+      /** @description Bytes stored, each distinct content of the vault once. */
+      storedBytes: number;
+      /** @description Of storedBytes: what the current versions of live files use. */
+      currentBytes: number;
+      /** @description Of storedBytes: what only older (live) versions use. */
+      versionBytes: number;
+      /** @description Of storedBytes: what only trashed files, records and versions use. */
+      trashBytes: number;
+      /** @description Reserved by resumable uploads still open (Upload-Length). */
+      uploadingBytes: number;
+    };
     CollaboratorView: {
       /**
        * Format: uuid
@@ -2733,7 +3060,6 @@ export interface components {
       /** @enum {string} */
       role: 'rec_editor' | 'rec_viewer' | 'rec_info';
     };
-    AccountStateEvent: Record<string, never>;
     ActivityLogEntryDto: {
       /** @description Display name of the actor. */
       user: string;
@@ -2804,12 +3130,24 @@ export interface components {
         | 'file.created'
         | 'file.updated'
         | 'file.deleted'
+        | 'file.version.created'
+        | 'file.version.restored'
+        | 'file.text.extracted'
         | 'collaborator.created'
         | 'collaborator.updated'
         | 'collaborator.deleted'
+        | 'vault.trashed'
+        | 'vault.restored'
+        | 'vault.purged'
+        | 'record.trashed'
+        | 'record.restored'
+        | 'record.purged'
+        | 'file.trashed'
+        | 'file.restored'
+        | 'file.purged'
         | '*'
       )[];
-      description?: Record<string, never> | null;
+      description?: unknown;
     };
     WebhookWithSecretView: {
       /** Format: uuid */
@@ -2829,9 +3167,21 @@ export interface components {
         | 'file.created'
         | 'file.updated'
         | 'file.deleted'
+        | 'file.version.created'
+        | 'file.version.restored'
+        | 'file.text.extracted'
         | 'collaborator.created'
         | 'collaborator.updated'
         | 'collaborator.deleted'
+        | 'vault.trashed'
+        | 'vault.restored'
+        | 'vault.purged'
+        | 'record.trashed'
+        | 'record.restored'
+        | 'record.purged'
+        | 'file.trashed'
+        | 'file.restored'
+        | 'file.purged'
         | '*'
       )[];
       description: string | null;
@@ -2879,9 +3229,21 @@ export interface components {
         | 'file.created'
         | 'file.updated'
         | 'file.deleted'
+        | 'file.version.created'
+        | 'file.version.restored'
+        | 'file.text.extracted'
         | 'collaborator.created'
         | 'collaborator.updated'
         | 'collaborator.deleted'
+        | 'vault.trashed'
+        | 'vault.restored'
+        | 'vault.purged'
+        | 'record.trashed'
+        | 'record.restored'
+        | 'record.purged'
+        | 'file.trashed'
+        | 'file.restored'
+        | 'file.purged'
         | '*'
       )[];
       description: string | null;
@@ -2931,12 +3293,24 @@ export interface components {
         | 'file.created'
         | 'file.updated'
         | 'file.deleted'
+        | 'file.version.created'
+        | 'file.version.restored'
+        | 'file.text.extracted'
         | 'collaborator.created'
         | 'collaborator.updated'
         | 'collaborator.deleted'
+        | 'vault.trashed'
+        | 'vault.restored'
+        | 'vault.purged'
+        | 'record.trashed'
+        | 'record.restored'
+        | 'record.purged'
+        | 'file.trashed'
+        | 'file.restored'
+        | 'file.purged'
         | '*'
       )[];
-      description?: Record<string, never> | null;
+      description?: unknown;
       /** @description false pauses deliveries; true resumes a subscription that was disabled (its reason is cleared). Resuming one disabled for `creator_account_deleted` makes the caller its creator (takes it over). */
       enabled?: boolean;
     };
@@ -2961,9 +3335,21 @@ export interface components {
         | 'file.created'
         | 'file.updated'
         | 'file.deleted'
+        | 'file.version.created'
+        | 'file.version.restored'
+        | 'file.text.extracted'
         | 'collaborator.created'
         | 'collaborator.updated'
-        | 'collaborator.deleted';
+        | 'collaborator.deleted'
+        | 'vault.trashed'
+        | 'vault.restored'
+        | 'vault.purged'
+        | 'record.trashed'
+        | 'record.restored'
+        | 'record.purged'
+        | 'file.trashed'
+        | 'file.restored'
+        | 'file.purged';
       /** @enum {string} */
       status: 'pending' | 'delivered' | 'failed';
       attempts: number;
@@ -2982,107 +3368,186 @@ export interface components {
       items: components['schemas']['WebhookDeliveryView'][];
       pageInfo: components['schemas']['PageInfoDto'];
     };
+    TrashItemView: {
+      /**
+       * Format: uuid
+       * @description The id of the vault, record or file: the `itemId` of restore and purge.
+       */
+      id: string;
+      /** @enum {string} */
+      kind: 'vault' | 'record' | 'file';
+      /** @description Vault name, record name or file name. */
+      name: string;
+      /**
+       * Format: uuid
+       * @description The record (a file's record; null for a vault).
+       */
+      recordId: string | null;
+      /** Format: uuid */
+      vaultId: string;
+      /** Format: date-time */
+      deletedAt: string;
+      /** @description Who deleted it (username, or openId). */
+      deletedBy: string;
+      /**
+       * Format: date-time
+       * @description When the purger removes it; a legal hold or the retention period may keep it longer.
+       */
+      purgeAt: string;
+      /** @description Bytes of the stored files it holds (a record: all its files; a vault: all of them). */
+      bytes: number;
+    };
+    TrashPage: {
+      data: components['schemas']['TrashItemView'][];
+      /** @description Cursor of the next page (query `cursor`); null on the last. */
+      nextCursor: string | null;
+    };
+    RestoredItemView: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      kind: 'vault' | 'record' | 'file';
+      /** @description Its name now (a file restored with onConflict=rename: the new name). */
+      name: string;
+      /** Format: uuid */
+      vaultId: string;
+      /** Format: uuid */
+      recordId: string | null;
+    };
+    PlaceHoldDto: {
+      /**
+       * Format: uuid
+       * @description The vault held, or the vault of the record or file held.
+       */
+      vaultId: string;
+      /**
+       * Format: uuid
+       * @description A record of the vault: only it (with its files) is held.
+       */
+      recordId?: string;
+      /**
+       * Format: uuid
+       * @description A file of the record: only it is held (needs recordId).
+       */
+      fileId?: string;
+      /** @description The case name, shown in every refusal it causes. */
+      name: string;
+      reason?: string;
+    };
+    LegalHoldView: {
+      /** Format: uuid */
+      id: string;
+      /**
+       * @description What it holds.
+       * @enum {string}
+       */
+      kind: 'vault' | 'record' | 'file';
+      /** Format: uuid */
+      vaultId: string;
+      /** Format: uuid */
+      recordId: string | null;
+      /** Format: uuid */
+      fileId: string | null;
+      name: string;
+      reason: string | null;
+      placedBy: string;
+      /** Format: date-time */
+      placedAt: string;
+      releasedBy: string | null;
+      /** Format: date-time */
+      releasedAt: string | null;
+    };
+    RetentionView: {
+      /** @enum {string} */
+      kind: 'vault' | 'record' | 'file';
+      /** Format: uuid */
+      id: string;
+      /** @description Whether a purge now would be refused. */
+      purgeBlocked: boolean;
+      /**
+       * Format: date-time
+       * @description End of the plan's retention period (vault.retentionDays) for it and what it holds; null when none.
+       */
+      retainedUntil: string | null;
+      /** @description vault.retentionDays of the plan. */
+      retentionDays: number;
+      /** @description Active holds on it, on its record or on its vault. */
+      holds: components['schemas']['LegalHoldView'][];
+      /**
+       * Format: date-time
+       * @description Set while it is in the trash.
+       */
+      deletedAt: string | null;
+      /**
+       * Format: date-time
+       * @description When the purger may remove it.
+       */
+      purgeAt: string | null;
+    };
+    SearchHitDto: {
+      /** Format: uuid */
+      vaultId: string;
+      /** Format: uuid */
+      recordId: string;
+      recordName: string;
+      fileName: string;
+      /**
+       * Format: uuid
+       * @description The file version whose text matched (its extraction).
+       */
+      versionId: string;
+      /** @description 1-based page (PDF page, or section of a long text). */
+      page: number;
+      /**
+       * @description Text around the matches, HTML-escaped, with the matched words in <mark></mark>.
+       * @example the policy covers <mark>flood</mark> damage
+       */
+      snippet: string;
+      /** @description Relevance, higher is better; only comparable within one query. */
+      score: number;
+    };
+    SearchPageDto: {
+      data: components['schemas']['SearchHitDto'][];
+      /** @description Cursor of the next page; null on the last page. */
+      nextCursor: string | null;
+    };
+    FileTextPageDto: {
+      page: number;
+      /** @description The text read from the page. */
+      text: string;
+      /** @description Whether the text was read by OCR (no usable text layer). */
+      ocr: boolean;
+    };
+    FileTextDto: {
+      fileName: string;
+      /**
+       * Format: uuid
+       * @description The file version the text was read from.
+       */
+      versionId: string | null;
+      /** @enum {string} */
+      status: 'pending' | 'extracted' | 'failed' | 'skipped';
+      /** @description Why the file is not searchable: encrypted, corrupt, too_large, too_many_pages, timeout, ... */
+      reason: string | null;
+      /** @description Media type sniffed from the bytes. */
+      detectedType: string | null;
+      /** @enum {string} */
+      language: 'simple' | 'english' | 'german' | 'french' | 'spanish';
+      pages: components['schemas']['FileTextPageDto'][];
+    };
+    SearchSettingsDto: {
+      /** @description Whether the text of this vault's files is extracted and indexed. Extracted text is stored unencrypted beside the index; false removes it and stops extraction. */
+      contentIndexing: boolean;
+      /**
+       * @description Language of stemming for this vault (simple: none).
+       * @enum {string}
+       */
+      language: 'simple' | 'english' | 'german' | 'french' | 'spanish';
+    };
   };
   responses: {
     /** @description validation_failed: the request is malformed or a field is invalid (`errors` names them). */
     Problem400: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description unauthorized: no token, or a token that is invalid, expired or revoked. */
-    Problem401: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description forbidden: the caller sees the resource but its role does not allow this. */
-    Problem403: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description not_found: no such resource visible to the caller. */
-    Problem404: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description method_not_allowed. */
-    Problem405: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description not_acceptable: the Accept header names no type the route answers. */
-    Problem406: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description conflict: the request conflicts with the current state. */
-    Problem409: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description length_required: the body has no declared length. */
-    Problem411: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description precondition_failed: If-Match names no current version. */
-    Problem412: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         RateLimit: components['headers']['RateLimit'];
@@ -3107,42 +3572,6 @@ export interface components {
     };
     /** @description unsupported_media_type: the Content-Type is not one the route reads. */
     Problem415: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description range_not_satisfiable: the Range lies outside the file. */
-    Problem416: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description unprocessable_content: the request is well-formed but cannot be applied. */
-    Problem422: {
-      headers: {
-        'X-Request-Id': components['headers']['X-Request-Id'];
-        RateLimit: components['headers']['RateLimit'];
-        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-        [name: string]: unknown;
-      };
-      content: {
-        'application/problem+json': components['schemas']['Problem'];
-      };
-    };
-    /** @description precondition_required: this write needs an If-Match header. */
-    Problem428: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         RateLimit: components['headers']['RateLimit'];
@@ -3205,6 +3634,43 @@ export interface components {
     };
     /** @description gateway_timeout: the module did not answer in time. */
     Problem504: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        RateLimit: components['headers']['RateLimit'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description unauthorized: no token, or a token that is invalid, expired or revoked. */
+    Problem401: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        RateLimit: components['headers']['RateLimit'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description forbidden: the caller sees the resource but its role does not allow this. */
+    Problem403: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        RateLimit: components['headers']['RateLimit'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description not_found: no such resource visible to the caller. */
+    Problem404: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         RateLimit: components['headers']['RateLimit'];
@@ -3278,7 +3744,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The access token and a refresh token for `POST .../oauth/token` (grant_type=refresh_token). */
+      /** @description The access token and a refresh token for `POST .../oauth/token` (grant_type=refresh_token). Set-Cookie: a device cookie `vault_device_…` for this login; presented at later sign-ins, it keeps them apart from strangers' failures (docs/developer-api.md, Device cookies). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3385,6 +3851,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          'application/json': components['schemas']['OAuthErrorDto'];
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3398,6 +3865,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          'application/json': components['schemas']['OAuthErrorDto'];
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -3413,6 +3881,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          'application/json': components['schemas']['OAuthErrorDto'];
           'application/problem+json': components['schemas']['Problem'];
         };
       };
@@ -5529,6 +5998,284 @@ export interface operations {
       504: components['responses']['Problem504'];
     };
   };
+  FileVersions_list: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description File name (URL-encoded). */
+        name: string;
+        vaultId: string;
+        recordId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FileVersionView'][];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      /** @description not_found: no such vault, record, file or live version visible to the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  FileVersions_download: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description File name (URL-encoded). */
+        name: string;
+        /** @description A version id from the versions list. */
+        versionId: string;
+        vaultId: string;
+        recordId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The bytes of the version, with the media type it was uploaded with. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description The range asked for (Content-Range). */
+      206: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description If-None-Match names the ETag (the SHA-256) of the version. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      /** @description not_found: no such vault, record, file or live version visible to the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description range_not_satisfiable: the Range lies outside the version. */
+      416: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  FileVersions_pin: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description File name (URL-encoded). */
+        name: string;
+        /** @description A version id from the versions list. */
+        versionId: string;
+        vaultId: string;
+        recordId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PinFileVersionDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FileVersionView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      /** @description not_found: no such vault, record, file or live version visible to the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      413: components['responses']['Problem413'];
+      415: components['responses']['Problem415'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  FileVersions_restore: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description File name (URL-encoded). */
+        name: string;
+        /** @description A version id from the versions list. */
+        versionId: string;
+        vaultId: string;
+        recordId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The new current version. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Path of the new version (download). */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FileVersionView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      /** @description not_found: no such vault, record, file or live version visible to the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  StorageUsage_usage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        vaultId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['VaultStorageUsageView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      /** @description not_found: no such vault visible to the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
   ResumableUploads_create: {
     parameters: {
       query?: never;
@@ -6868,12 +7615,12 @@ export interface operations {
         };
         content: {
           'application/json': {
-            data: Record<string, never>[];
+            data: unknown[];
             nextCursor: string;
             hasMore: boolean;
           };
           'text/event-stream': {
-            data: Record<string, never>[];
+            data: unknown[];
             nextCursor: string;
             hasMore: boolean;
           };
@@ -6917,6 +7664,668 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Trash_vaultTrash: {
+    parameters: {
+      query?: {
+        /** @description The `nextCursor` of the previous page. */
+        cursor?: string;
+        pageSize?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Vault id. */
+        vaultId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrashPage'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      404: components['responses']['Problem404'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Trash_ownedTrash: {
+    parameters: {
+      query?: {
+        /** @description The `nextCursor` of the previous page. */
+        cursor?: string;
+        pageSize?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TrashPage'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Trash_restore: {
+    parameters: {
+      query?: {
+        /** @description For a file whose name a live file took meanwhile: `fail` answers 409 name_taken, `rename` restores it as `name (1).ext` (the first free number). */
+        onConflict?: 'fail' | 'rename';
+      };
+      header?: never;
+      path: {
+        /** @description Id of a trashed vault, record or file (the `id` of a trash listing). */
+        itemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RestoredItemView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      /** @description forbidden: the caller sees the resource but its role does not allow this. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description not_found: no such item in the trash visible to the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description name_taken, parent_in_trash, max_owned_vaults_reached or max_records_reached. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Trash_purge: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of a trashed vault, record or file (the `id` of a trash listing). */
+        itemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Empty body: purged. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      /** @description forbidden: the caller sees the resource but its role does not allow this. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description not_found: no such item in the trash visible to the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description legal_hold or retention_period. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  LegalHolds_list: {
+    parameters: {
+      query?: {
+        /** @description Only the holds on this vault or on its records and files. */
+        vaultId?: string;
+        /** @description true: released holds too (default false). */
+        includeReleased?: 'true' | 'false';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LegalHoldView'][];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      /** @description compliance_role_required: the token has no compliance role. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  LegalHolds_place: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PlaceHoldDto'];
+      };
+    };
+    responses: {
+      /** @description Created. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LegalHoldView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      /** @description compliance_role_required: the token has no compliance role. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description not_found: no such vault, record or file in the tenant. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      413: components['responses']['Problem413'];
+      415: components['responses']['Problem415'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  LegalHolds_release: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Legal hold id. */
+        holdId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LegalHoldView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      /** @description compliance_role_required: the token has no compliance role. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description not_found: no such legal hold. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description hold_released: released already. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  LegalHolds_vaultRetention: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Vault id. */
+        vaultId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RetentionView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      404: components['responses']['Problem404'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  LegalHolds_recordRetention: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Vault id. */
+        vaultId: string;
+        /** @description Record id. */
+        recordId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RetentionView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      404: components['responses']['Problem404'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  LegalHolds_fileRetention: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description File name. */
+        name: string;
+        /** @description Vault id. */
+        vaultId: string;
+        /** @description Record id. */
+        recordId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RetentionView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      404: components['responses']['Problem404'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Search_find: {
+    parameters: {
+      query: {
+        /** @description Words to find, web-search syntax: "a phrase", -excluded, or. Accents and umlauts are folded (Büro finds Buero); a word of 3 letters or more also finds it inside longer words. */
+        q: string;
+        /** @description Only this vault (one the caller may read). */
+        vaultId?: string;
+        /** @description Only records of this record type name, e.g. identityDocs. */
+        recordType?: string;
+        fileType?: 'image' | 'document' | 'cloud';
+        /** @description The `nextCursor` of the previous page (same query and filters). */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchPageDto'];
+        };
+      };
+      /** @description validation_failed: no q, a q over 500 characters, a bad filter or cursor. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      401: components['responses']['Problem401'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Search_fileText: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        name: string;
+        vaultId: string;
+        recordId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FileTextDto'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      /** @description No such vault, record or file for the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Search_settings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        vaultId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchSettingsDto'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      404: components['responses']['Problem404'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Search_saveSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        vaultId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SearchSettingsDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchSettingsDto'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      403: components['responses']['Problem403'];
+      404: components['responses']['Problem404'];
+      413: components['responses']['Problem413'];
+      415: components['responses']['Problem415'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];

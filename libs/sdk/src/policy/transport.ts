@@ -37,7 +37,7 @@ export interface TransportOptions {
 /** One logical call, sent once or several times. */
 export interface SendInit {
   method: string;
-  headers?: HeadersInit;
+  headers?: ConstructorParameters<typeof Headers>[0];
   body?: Uint8Array | string;
   signal?: AbortSignal;
   /** A POST's key: the caller's own, or false for none; by default one is made for the call. */
@@ -154,7 +154,7 @@ export class Transport {
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return await this.options.fetch(url, { method, headers, body: body as BodyInit | undefined, signal: controller.signal });
+      return await this.options.fetch(url, { method, headers, body: body as RequestInit['body'], signal: controller.signal });
     } catch (e) {
       throw controller.signal.aborted && controller.signal.reason instanceof AttemptTimeout ? controller.signal.reason : e;
     } finally {
