@@ -48,7 +48,8 @@ describe('record files (filesystem storage)', () => {
   let recordId: string;
 
   const path = (v = vaultId, r = recordId) => filesPath(v, r);
-  const rowsOf = (r = recordId) => t.sql<{ storage_key: string }>('SELECT * FROM record_files WHERE record_id = $1', [r]);
+  const rowsOf = (r = recordId) =>
+    t.sql<{ id: string; storage_key: string }>('SELECT * FROM record_files WHERE record_id = $1', [r]);
   /** Storage folder, metadata rows and purge queue, to prove a refused upload left nothing. */
   const trace = async () =>
     JSON.stringify({
@@ -99,6 +100,7 @@ describe('record files (filesystem storage)', () => {
       [`GET ${base}/:name/versions/version-id/:versionId`]: 'record:viewer',
       [`POST ${base}/:name/versions/version-id/:versionId/restore`]: 'record:editor',
       [`PUT ${base}/:name/versions/version-id/:versionId`]: 'record:editor',
+      [`GET ${base}/:name/retention`]: 'record:viewer',
     });
   });
 
@@ -514,18 +516,21 @@ describe('record files (filesystem storage)', () => {
   });
 
   describe('DELETE', () => {
-    it('answers the metadata, removes the bytes and frees the quota', async () => {
+    it('answers the metadata and moves the file to the trash; a purge removes the bytes', async () => {
       const created = await upload(t, owner, vaultId, recordId, { meta: meta('d.pdf') }).expect(201);
       const [row] = await rowsOf();
       const res = await t.delete(owner, `${path()}/d.pdf`).expect(200);
       expect(res.body).toMatchObject({ _id: created.body.id, fileName: 'd.pdf', recordDetail: recordId, __v: 0 });
-      expect(existsSync(storage.objectPath(row.storage_key))).toBe(false);
-      expect(await rowsOf()).toEqual([]);
-      expect(await t.sql('SELECT 1 FROM file_purges WHERE storage_key = $1', [row.storage_key])).toEqual([]);
+      const [trashed] = await t.sql('SELECT deleted_at IS NOT NULL AS trashed FROM record_files WHERE id = $1', [row.id]);
+      expect(trashed).toEqual({ trashed: true });
+      expect(existsSync(storage.objectPath(row.storage_key))).toBe(true);
       const [event] = (await t.outbox(SUBJECTS.fileDeleted)).filter((e) => e.payload.record.id === recordId);
       expect(event.payload).toMatchObject({ fileName: 'd.pdf', fileSize: 1000 });
       await t.delete(owner, `${path()}/d.pdf`).expect(404);
       await t.get(owner, `${path()}/d.pdf`).expect(404);
+      await t.delete(owner, `/trash/item-id/${row.id}`).expect(200);
+      expect(await rowsOf()).toEqual([]);
+      await eventually(() => !existsSync(storage.objectPath(row.storage_key)));
     });
   });
 
@@ -602,18 +607,22 @@ describe('record files (filesystem storage)', () => {
       await t.get(owner, `${path()}/t.pdf`).expect(200);
     });
 
-    it('are deleted with their record, bytes included', async () => {
+    it('go to the trash with their record and are purged with it, bytes included', async () => {
       await upload(t, owner, vaultId, recordId, { meta: meta('x.pdf') }).expect(201);
       const [row] = await rowsOf();
       await t.delete(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).expect(200);
+      expect(await rowsOf()).toHaveLength(1);
+      await t.delete(owner, `/trash/item-id/${recordId}`).expect(200);
       expect(await rowsOf()).toEqual([]);
       await eventually(() => !existsSync(storage.objectPath(row.storage_key)));
     });
 
-    it('are deleted with their vault, bytes included', async () => {
+    it('go to the trash with their vault and are purged with it, bytes included', async () => {
       await upload(t, owner, vaultId, recordId, { meta: meta('x.pdf') }).expect(201);
       const [row] = await rowsOf();
       await t.delete(owner, `/vault/vault-id/${vaultId}`).expect(200);
+      expect(await rowsOf()).toHaveLength(1);
+      await t.delete(owner, `/trash/item-id/${vaultId}`).expect(200);
       expect(await rowsOf()).toEqual([]);
       await eventually(() => !existsSync(storage.objectPath(row.storage_key)));
     });

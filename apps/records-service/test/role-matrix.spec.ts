@@ -382,6 +382,39 @@ const ROUTES: Route[] = [
       expect: recordEditor(method === 'HEAD' ? 200 : 204),
     }),
   ),
+  // the trash and retention (docs/records-api.md, Trash; Retention and legal holds)
+  {
+    name: 'list the vault trash',
+    pattern: `GET ${V}/trash`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/trash`,
+    writes: false,
+    expect: vaultEditor(200),
+  },
+  {
+    name: 'vault retention',
+    pattern: `GET ${V}/retention`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/retention`,
+    writes: false,
+    expect: vaultViewer(200),
+  },
+  {
+    name: 'record retention',
+    pattern: `GET ${R}/retention`,
+    method: 'GET',
+    path: (w) => `${recordPath(w)}/retention`,
+    writes: false,
+    expect: recordViewer(200),
+  },
+  {
+    name: 'file retention',
+    pattern: `GET ${R}/record-files/:name/retention`,
+    method: 'GET',
+    path: (w) => `${filesPath(w.vault, w.record)}/${w.fileName}/retention`,
+    writes: false,
+    expect: recordViewer(200),
+  },
 ];
 
 let t: RecordsTestApp;

@@ -38,6 +38,16 @@ const EXPECTED = {
   'GET /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/deliveries': 'vault:owner',
   'POST /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/deliveries/delivery-id/:deliveryId/redeliver': 'vault:owner',
   'GET /vault/vault-id/:vaultId/events': 'vault:guest',
+  'GET /vault/vault-id/:vaultId/trash': 'vault:editor',
+  'GET /trash': 'authenticated',
+  'POST /trash/item-id/:itemId/restore': 'authenticated',
+  'DELETE /trash/item-id/:itemId': 'authenticated',
+  'POST /legal-holds': 'authenticated',
+  'GET /legal-holds': 'authenticated',
+  'DELETE /legal-holds/hold-id/:holdId': 'authenticated',
+  'GET /vault/vault-id/:vaultId/retention': 'vault:viewer',
+  'GET /vault/vault-id/:vaultId/records/record-id/:recordId/retention': 'record:viewer',
+  'GET /vault/vault-id/:vaultId/records/record-id/:recordId/record-files/:name/retention': 'record:viewer',
 };
 
 describe('records-service routes', () => {
@@ -65,7 +75,7 @@ describe('records-service routes', () => {
     const id = '00000000-0000-4000-8000-000000000000';
     for (const route of Object.keys(EXPECTED)) {
       const [method, path] = route.split(' ');
-      const url = `/api/v1${path.replace(':vaultId', id).replace(':recordId', id).replace(':collaboratorId', id).replace(':webhookId', id).replace(':deliveryId', id)}`;
+      const url = `/api/v1${path.replace(':vaultId', id).replace(':recordId', id).replace(':collaboratorId', id).replace(':webhookId', id).replace(':deliveryId', id).replace(':itemId', id).replace(':holdId', id).replace(':name', 'x.pdf')}`;
       const agent = t.http()[method.toLowerCase() as 'get'](url);
       await agent.expect(401);
       for (const [name, token] of Object.entries(tokens)) {

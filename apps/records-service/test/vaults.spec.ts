@@ -327,7 +327,7 @@ describe('vaults', () => {
   });
 
   describe('DELETE /vault/vault-id/{vaultId}', () => {
-    it('lets only the owner delete; the vault, its records and roles are gone', async () => {
+    it('lets only the owner delete; the vault goes to the trash with its records and roles, its inbox name free', async () => {
       const id = await t.createVault(owner, { emailUsername: 'doomed-box' });
       const recordId = await t.createRecord(owner, id);
       const editor = await t.caller();
@@ -337,9 +337,15 @@ describe('vaults', () => {
       expect(res.text).toBe('');
       await t.get(owner, `/vault/vault-id/${id}`).expect(404);
       await t.delete(owner, `/vault/vault-id/${id}`).expect(404);
-      expect(await t.sql('SELECT id FROM records WHERE id = $1', [recordId])).toEqual([]);
-      expect(await t.sql('SELECT * FROM vault_memberships WHERE vault_id = $1', [id])).toEqual([]);
+      expect(await t.sql('SELECT id FROM records WHERE id = $1', [recordId])).toEqual([{ id: recordId }]);
+      expect(await t.sql('SELECT role FROM vault_memberships WHERE vault_id = $1 ORDER BY role', [id])).toEqual([
+        { role: 'vault_editor' },
+        { role: 'vault_owner' },
+      ]);
+      const [trashed] = await t.sql('SELECT deleted_at IS NOT NULL AS trashed FROM vaults WHERE id = $1', [id]);
+      expect(trashed).toEqual({ trashed: true });
       expect((await t.outbox(SUBJECTS.vaultDeleted)).some((e) => e.vault_id === id)).toBe(true);
+      expect((await t.outbox(SUBJECTS.vaultTrashed)).some((e) => e.vault_id === id)).toBe(true);
       expect((await t.get(owner, '/vault/check-email?emailUsername=doomed-box')).text).toBe('email_username_available');
     });
   });

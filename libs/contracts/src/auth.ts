@@ -12,6 +12,8 @@ export interface AccessTokenClaims {
   jti: string;
   /** Organisation username the token was issued to. */
   preferred_username?: string;
+  /** Tenant roles of the organisation user (`compliance`: docs/records-api.md, Legal holds); absent when none. */
+  roles?: string[];
 }
 
 /** The authenticated caller as seen by every service after token verification. */
@@ -21,6 +23,8 @@ export interface Principal {
   clientId: string;
   username?: string;
   scopes: string[];
+  /** Tenant roles from the token's `roles` claim (`compliance`); empty when none. */
+  roles?: string[];
   tokenId: string;
   expiresAt: number;
 }

@@ -18,6 +18,7 @@ import { WebhookDeliveryLease1763900000400 } from './1763900000400-webhook-deliv
 import { VaultDeletionSchedule1763900000300 } from './1763900000300-vault-deletion-schedule';
 import { WebhookDisabledCode1763900000700 } from './1763900000700-webhook-disabled-code';
 import { FileVersions1764000000000 } from './1764000000000-file-versions';
+import { Trash1764100000000 } from './1764100000000-trash';
 import { SearchIndex1764200000000 } from './1764200000000-search-index';
 import { VaultKeys1764300000000 } from './1764300000000-vault-keys';
 
@@ -44,6 +45,7 @@ export const MIGRATIONS: Function[] = [
   VaultDeletionSchedule1763900000300,
   WebhookDisabledCode1763900000700,
   FileVersions1764000000000,
+  Trash1764100000000,
   SearchIndex1764200000000,
   VaultKeys1764300000000,
 ];

@@ -6,6 +6,7 @@ import { ChangeFeedRepository } from './change-feed/change-feed.repository';
 import { BlobRepository } from './blobs/blob.repository';
 import { CollaboratorRepository } from './memberships/collaborator.repository';
 import { FileVersionRepository } from './file-versions/file-version.repository';
+import { LegalHoldRepository } from './legal-holds/legal-hold.repository';
 import { LicenseRepository } from './licenses/license.repository';
 import { MembershipRepository } from './memberships/membership.repository';
 import { PurgeQueueRepository } from './record-files/purge-queue.repository';
@@ -14,6 +15,7 @@ import { RecordTypeRepository } from './record-types/record-type.repository';
 import { RecordRepository } from './records/record.repository';
 import { ResumableUploadRepository } from './resumable-uploads/resumable-upload.repository';
 import { Transactions } from '@vault/platform/persistence';
+import { TrashRepository } from './trash/trash.repository';
 import { UsageRepository } from './usage/usage.repository';
 import { VaultRepository } from './vaults/vault.repository';
 import { WebhookDeliveryRepository } from './webhooks/webhook-delivery.repository';
@@ -41,6 +43,8 @@ const PROVIDERS = [
   WebhookDeliveryRepository,
   WebhookSecretRepository,
   ChangeFeedRepository,
+  TrashRepository,
+  LegalHoldRepository,
 ];
 
 /**

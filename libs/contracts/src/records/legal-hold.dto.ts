@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import type { TenantRole } from '../roles';
 import { TRASH_ITEM_KINDS, type TrashItemKind } from './trash.dto';
 
 /** The token role of a tenant's compliance officer (claim `roles`), who places and releases legal holds. */
-export const COMPLIANCE_ROLE = 'compliance';
+export const COMPLIANCE_ROLE: TenantRole = 'compliance';
 
 /** POST /legal-holds body: a named case on a vault, or a record or file of it. */
 export class PlaceHoldDto {

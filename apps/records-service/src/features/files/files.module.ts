@@ -5,6 +5,7 @@ import { CatalogueModule } from '../../capabilities/catalogue/catalogue.module';
 import { EventsModule } from '../../capabilities/events/events.module';
 import { PersistenceModule } from '../../persistence/persistence.module';
 import { PlansModule } from '../../capabilities/plans/plans.module';
+import { RetentionModule } from '../../capabilities/retention/retention.module';
 import { StorageModule } from '../../capabilities/storage/storage.module';
 import { FileChanges } from './file-changes';
 import { FilesController } from './files.controller';
@@ -23,7 +24,7 @@ import { VersionWriter } from './versions/version-writer';
 
 /** Record files: streaming upload and download, metadata, quotas. */
 @Module({
-  imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule, StorageModule],
+  imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule, RetentionModule, StorageModule],
   controllers: [
     FilesController,
     FileVersionsController,

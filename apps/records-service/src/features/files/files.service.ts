@@ -5,7 +5,7 @@ import { routeRecordId, type VaultAccess } from '../../capabilities/access/acces
 import { RecordFileEntity } from '../../persistence/record-files/record-file.entity';
 import { RecordFileRepository } from '../../persistence/record-files/record-file.repository';
 import { Transactions } from '@vault/platform/persistence';
-import { FileBytesService } from '../../capabilities/storage/file-bytes.service';
+import { Trasher } from '../../capabilities/retention/trasher';
 import { FileChanges } from './file-changes';
 import { captionRequired, fileNotFound, staleCorrelationId } from './files.errors';
 import { fileETag, toFileView, toGroups } from './record-file.view';
@@ -17,7 +17,7 @@ export class FilesService {
     private readonly tx: Transactions,
     private readonly files: RecordFileRepository,
     private readonly changes: FileChanges,
-    private readonly bytes: FileBytesService,
+    private readonly trasher: Trasher,
   ) {}
 
   async list(access: VaultAccess): Promise<RecordFileGroup[]> {
@@ -60,7 +60,10 @@ export class FilesService {
     });
   }
 
-  /** Deletes the metadata (freeing the quota at commit), then the bytes. */
+  /**
+   * Moves the file to the trash (docs/files.md, Trash): it leaves every read and frees its
+   * name now; its bytes stay (and count toward the quota) until it is purged.
+   */
   async remove(
     access: VaultAccess,
     principal: Principal,
@@ -72,11 +75,10 @@ export class FilesService {
       const found = await this.files.lock(tx, record.id, fileName);
       if (!found) throw fileNotFound();
       ifMatch.assert(fileETag(found));
-      await this.files.delete(tx, found.id);
       await this.changes.publish(tx, SUBJECTS.fileDeleted, principal, access, record, found);
+      await this.trasher.trashFile(tx, access.vault, record, found, principal);
       return found;
     });
-    await this.bytes.purgeKey(file.storageKey);
     return toFileView(access.vault.id, file);
   }
 }

@@ -4,12 +4,13 @@ import { CatalogueModule } from '../../capabilities/catalogue/catalogue.module';
 import { EventsModule } from '../../capabilities/events/events.module';
 import { PersistenceModule } from '../../persistence/persistence.module';
 import { PlansModule } from '../../capabilities/plans/plans.module';
+import { RetentionModule } from '../../capabilities/retention/retention.module';
 import { RecordsController } from './records.controller';
 import { RecordSearchService } from './record-search.service';
 import { RecordsService } from './records.service';
 
 @Module({
-  imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule],
+  imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule, RetentionModule],
   controllers: [RecordsController],
   providers: [RecordsService, RecordSearchService],
 })

@@ -26,6 +26,7 @@ import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 import { QuotaService } from '../../capabilities/plans/quota.service';
+import { Trasher } from '../../capabilities/retention/trasher';
 import { toLookupView } from './record.view';
 import { destinationRoleTooWeak, sameVault } from './records.errors';
 
@@ -44,6 +45,7 @@ export class RecordsService {
     private readonly catalogue: CatalogueService,
     private readonly quota: QuotaService,
     private readonly events: EventPublisher,
+    private readonly trasher: Trasher,
   ) {}
 
   async create({ vault }: VaultAccess, principal: Principal, dto: RecordDto): Promise<IdResponse> {
@@ -100,17 +102,19 @@ export class RecordsService {
     });
   }
 
-  /** Soft delete: the record turns DELETED (and inactive), leaves searches and the quota; its files go. */
+  /**
+   * Moves the record to the trash with its files: it turns DELETED (and inactive), leaves
+   * searches and the record quota; a restore gives its status and files back.
+   */
   async remove(access: VaultAccess, principal: Principal, ifMatch = IfMatchCondition.absent): Promise<void> {
     await this.tx.run(async (tx) => {
       // the vault first, as every change that moves its counters (see lockVaults)
       await this.lockVaults(tx, [access.vault.id]);
       const record = await this.lockRecord(tx, access.vault.id, access.record?.id);
       ifMatch.assert(callerETag(record.id, record.version, access));
-      await this.records.update(tx, record.id, { status: 'DELETED', active: false, lastModifiedBy: actorName(principal) });
-      await this.files.deleteAllOfRecord(tx, record.id);
       const type = await this.catalogue.type(record.recordTypeId);
       await this.publish(tx, SUBJECTS.recordDeleted, principal, access.vault, record, type.name);
+      await this.trasher.trashRecord(tx, access.vault, record, principal);
     });
   }
 

@@ -3,19 +3,23 @@ import { SUBJECTS, VaultChangedEvent } from '@vault/contracts';
 import { PeriodicTask } from '@vault/platform/runtime';
 import { eventBase } from '../../capabilities/events/event-payload';
 import { EventPublisher } from '../../capabilities/events/event-publisher';
+import { ItemPurger } from '../../capabilities/retention/item-purger';
 import { Transactions } from '@vault/platform/persistence';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
 
 /** How often each instance looks for due removals, and how many vaults one transaction removes. */
 const CHECK_INTERVAL_MS = 10 * 60 * 1000;
 const BATCH = 20;
+/** How long a vault a legal hold keeps waits before it is looked at again. */
+const HOLD_RECHECK_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Removes the vaults scheduled for removal once their time has come (a deleted owner's
  * vaults nobody else holds a role on, docs/user-api.md, Account deletion), as `DELETE`
  * of a vault does: its records, memberships and licences go with it, its files' bytes
- * are queued for removal, and `vault.deleted` is published. Instances share the work
- * (locked rows are skipped).
+ * are queued for removal, and `vault.deleted` then `vault.purged` are published. A legal
+ * hold or the plan's retention period postpones the removal (docs/records-api.md, Retention
+ * and legal holds). Instances share the work (locked rows are skipped).
  */
 @Injectable()
 export class VaultDeletionPurger implements OnModuleInit, OnModuleDestroy {
@@ -26,6 +30,7 @@ export class VaultDeletionPurger implements OnModuleInit, OnModuleDestroy {
     private readonly tx: Transactions,
     private readonly vaults: VaultRepository,
     private readonly events: EventPublisher,
+    private readonly purger: ItemPurger,
   ) {}
 
   onModuleInit(): void {
@@ -45,8 +50,12 @@ export class VaultDeletionPurger implements OnModuleInit, OnModuleDestroy {
         for (const vault of due) {
           const actor = { tenantId: vault.tenantId, openId: 'system', username: 'system (owner account deleted)' };
           const event: VaultChangedEvent = { ...eventBase(actor, vault), changedFields: [] };
-          await this.events.publish(tx, SUBJECTS.vaultDeleted, event);
-          await this.vaults.delete(tx, vault.id);
+          const outcome = await this.purger.purge(tx, 'vault', vault.id, actor, async () => {
+            await this.events.publish(tx, SUBJECTS.vaultDeleted, event);
+          });
+          if (outcome.purged) continue;
+          const later = 'until' in outcome.blocker ? outcome.blocker.until : new Date(now.getTime() + HOLD_RECHECK_MS);
+          await this.vaults.postponeDeletion(tx, vault.id, later);
         }
         return due.length;
       });

@@ -29,6 +29,7 @@ import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { Ownership, VaultRepository } from '../../persistence/vaults/vault.repository';
 import { LicensesService } from '../../capabilities/plans/licenses.service';
 import { QuotaService } from '../../capabilities/plans/quota.service';
+import { Trasher } from '../../capabilities/retention/trasher';
 import { toVaultView } from './vault.view';
 import { emailUsernameTaken, mapEmailRace, onlyOwnerChangesDefault, onlyOwnerChangesLicence } from './vaults.errors';
 
@@ -52,6 +53,7 @@ export class VaultsService {
     private readonly quota: QuotaService,
     private readonly branding: BrandingService,
     private readonly events: EventPublisher,
+    private readonly trasher: Trasher,
   ) {}
 
   async create(principal: Principal, dto: CreateVaultDto): Promise<IdResponse> {
@@ -167,14 +169,18 @@ export class VaultsService {
       .catch(mapEmailRace);
   }
 
-  /** Removes the vault with its records, memberships and licences (hard delete). */
+  /**
+   * Moves the vault to the trash with everything in it (docs/records-api.md, Trash): it
+   * leaves every read now, `vault.deleted` then `vault.trashed` are published, and the
+   * purger removes it at its purgeAt unless it is restored.
+   */
   async remove(access: VaultAccess, principal: Principal, ifMatch = IfMatchCondition.absent): Promise<void> {
     await this.tx.run(async (tx) => {
       const vault = await this.lockVault(tx, access.vault.id);
       ifMatch.assert(vaultETag(vault, access));
       const event: VaultChangedEvent = { ...eventBase(principal, vault), changedFields: [] };
       await this.events.publish(tx, SUBJECTS.vaultDeleted, event);
-      await this.vaults.delete(tx, vault.id);
+      await this.trasher.trashVault(tx, vault, principal);
     });
   }
 

@@ -33,9 +33,14 @@ export function eventVaults(e: VaultEvent): string[] {
 
 /**
  * What `data` falls back to when the resource no longer exists (deletions): its ids
- * and the last known fields the event carries.
+ * and the last known fields the event carries (and `purgeAt` for `*.trashed`).
  */
 export function lastKnown(e: VaultEvent): Record<string, unknown> {
+  const purgeAt = (e.payload as { purgeAt?: string }).purgeAt;
+  return purgeAt ? { ...knownFields(e), purgeAt } : knownFields(e);
+}
+
+function knownFields(e: VaultEvent): Record<string, unknown> {
   const p = e.payload;
   if (p instanceof FileChangedEvent) {
     return {

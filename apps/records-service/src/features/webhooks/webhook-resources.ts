@@ -27,7 +27,8 @@ interface Resources {
   plans: Map<string, Plan>;
 }
 
-const isDeletion = (e: VaultEvent) => e.type.endsWith('.deleted');
+/** Events whose resource is gone from live state: deleted, trashed or purged (`data` from the event). */
+const isDeletion = (e: VaultEvent) => /\.(deleted|trashed|purged)$/.test(e.type);
 
 /**
  * The `data` of a webhook: the resource an event is about, read now and shown as the

@@ -39,7 +39,7 @@ export class AccessRepository {
    * The vault of the tenant with the caller's role on it and, when `recordId` is given,
    * the vault's live record of that id with the caller's role on it; without a vault role
    * and without `recordId`, the caller's roles on the vault's live records (guestRoles).
-   * One SELECT with joins. Null when the tenant has no such vault.
+   * One SELECT with joins. Null when the tenant has no such live vault (a trashed one is not found).
    */
   async resolve(tenantId: string, openId: string, vaultId: string, recordId?: string): Promise<ResolvedTarget | null> {
     this.statements ??= this.prepare();
@@ -81,7 +81,7 @@ export class AccessRepository {
         CASE WHEN vm.role IS NULL THEN ${guestRolesSql('$3')} END AS guest_roles
       FROM vaults v
       LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $3
-      WHERE v.id = $1 AND v.tenant_id = $2`;
+      WHERE v.id = $1 AND v.tenant_id = $2 AND v.deleted_at IS NULL`;
     return {
       vaultOnly: vaultPart,
       withRecord: `SELECT ${select('v', vaultColumns)}, vm.role AS vm_role, ${select('r', recordColumns)}, rm.role AS rm_role
@@ -89,7 +89,7 @@ export class AccessRepository {
         LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $3
         LEFT JOIN records r ON r.id = $4 AND r.vault_id = v.id AND r.tenant_id = v.tenant_id AND r.status <> 'DELETED'
         LEFT JOIN record_memberships rm ON rm.record_id = r.id AND rm.open_id = $3
-        WHERE v.id = $1 AND v.tenant_id = $2`,
+        WHERE v.id = $1 AND v.tenant_id = $2 AND v.deleted_at IS NULL`,
       vault: mapper('v', vaultColumns, () => new VaultEntity()),
       record: mapper('r', recordColumns, () => new RecordEntity()),
     };

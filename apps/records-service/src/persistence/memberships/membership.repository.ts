@@ -38,9 +38,13 @@ export class MembershipRepository {
     return out;
   }
 
-  /** Ids of the vaults an account owns in its tenant. */
+  /** Ids of the live vaults an account owns in its tenant (those in the trash are not counted). */
   async ownedVaultIds(tx: Tx, tenantId: string, openId: string): Promise<string[]> {
-    const rows = await tx.find(VaultMembershipEntity, { where: { tenantId, openId, role: 'vault_owner' } });
+    const rows: { vaultId: string }[] = await tx.query(
+      `SELECT m.vault_id AS "vaultId" FROM vault_memberships m JOIN vaults v ON v.id = m.vault_id AND v.deleted_at IS NULL
+        WHERE m.tenant_id = $1 AND m.open_id = $2 AND m.role = 'vault_owner'`,
+      [tenantId, openId],
+    );
     return rows.map((r) => r.vaultId);
   }
 

@@ -62,6 +62,18 @@ export class RecordFileEntity {
   @Column({ type: 'integer', default: 0 })
   revision!: number;
 
+  /** Set while the file is in the trash (docs/records-api.md, Trash): live rows have null. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
+
+  /** Who moved it to the trash (the actor's display name). */
+  @Column({ name: 'deleted_by', type: 'text', nullable: true })
+  deletedBy!: string | null;
+
+  /** When the purger removes it from the trash (later while a hold or retention keeps it). */
+  @Column({ name: 'purge_at', type: 'timestamptz', nullable: true })
+  purgeAt!: Date | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt!: Date;
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { In, IsNull } from 'typeorm';
 import { RecordFileEntity } from './record-file.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
 
@@ -9,13 +9,16 @@ export class RecordFileRepository {
   constructor(private readonly tx: Transactions) {}
 
   nameTaken(recordId: string, fileName: string): Promise<boolean> {
-    return this.tx.none.getRepository(RecordFileEntity).exists({ where: { recordId, fileName } });
+    return this.tx.none.getRepository(RecordFileEntity).exists({ where: { recordId, fileName, deletedAt: IsNull() } });
   }
 
   /** The record's files, oldest upload first (`newestFirst`: newest first). */
   list(recordId: string, newestFirst = false): Promise<RecordFileEntity[]> {
     const order = newestFirst ? 'DESC' : 'ASC';
-    return this.tx.none.find(RecordFileEntity, { where: { recordId }, order: { createdAt: order, id: order } });
+    return this.tx.none.find(RecordFileEntity, {
+      where: { recordId, deletedAt: IsNull() },
+      order: { createdAt: order, id: order },
+    });
   }
 
   /** The files of several records, each record's oldest upload first, in one statement. */
@@ -23,7 +26,7 @@ export class RecordFileRepository {
     const byRecord = new Map<string, RecordFileEntity[]>(recordIds.map((id) => [id, []]));
     if (recordIds.length === 0) return byRecord;
     const rows = await this.tx.none.find(RecordFileEntity, {
-      where: { recordId: In(recordIds) },
+      where: { recordId: In(recordIds), deletedAt: IsNull() },
       order: { recordId: 'ASC', createdAt: 'ASC', id: 'ASC' },
     });
     for (const f of rows) byRecord.get(f.recordId)?.push(f);
@@ -35,7 +38,8 @@ export class RecordFileRepository {
     if (files.length === 0) return new Map();
     const rows = await this.tx.none
       .createQueryBuilder(RecordFileEntity, 'f')
-      .where('(f.record_id, f.file_name) IN (SELECT * FROM unnest(CAST(:recordIds AS uuid[]), CAST(:fileNames AS text[])))', {
+      .where('f.deleted_at IS NULL')
+      .andWhere('(f.record_id, f.file_name) IN (SELECT * FROM unnest(CAST(:recordIds AS uuid[]), CAST(:fileNames AS text[])))', {
         recordIds: files.map((f) => f.recordId),
         fileNames: files.map((f) => f.fileName),
       })
@@ -44,11 +48,14 @@ export class RecordFileRepository {
   }
 
   find(recordId: string, fileName: string): Promise<RecordFileEntity | null> {
-    return this.tx.none.findOne(RecordFileEntity, { where: { recordId, fileName } });
+    return this.tx.none.findOne(RecordFileEntity, { where: { recordId, fileName, deletedAt: IsNull() } });
   }
 
   lock(tx: Tx, recordId: string, fileName: string): Promise<RecordFileEntity | null> {
-    return tx.findOne(RecordFileEntity, { where: { recordId, fileName }, lock: { mode: 'pessimistic_write' } });
+    return tx.findOne(RecordFileEntity, {
+      where: { recordId, fileName, deletedAt: IsNull() },
+      lock: { mode: 'pessimistic_write' },
+    });
   }
 
   create(fields: Partial<RecordFileEntity>): RecordFileEntity {

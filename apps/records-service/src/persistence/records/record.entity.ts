@@ -45,6 +45,22 @@ export class RecordEntity {
   @Column({ type: 'boolean', default: true })
   active!: boolean;
 
+  /** Set while the record is in the trash (docs/records-api.md, Trash): live rows have null. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
+
+  /** Who moved it to the trash (the actor's display name). */
+  @Column({ name: 'deleted_by', type: 'text', nullable: true })
+  deletedBy!: string | null;
+
+  /** When the purger removes it from the trash (later while a hold or retention keeps it). */
+  @Column({ name: 'purge_at', type: 'timestamptz', nullable: true })
+  purgeAt!: Date | null;
+
+  /** The status a trashed record had before it was deleted, given back by a restore. */
+  @Column({ name: 'status_before_delete', type: 'text', nullable: true })
+  statusBeforeDelete!: RecordStatus | null;
+
   /** 1 at insert, +1 by every save or update of the row: the ETag's version. */
   @VersionColumn({ type: 'integer' })
   version!: number;

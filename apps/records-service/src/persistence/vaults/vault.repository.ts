@@ -45,6 +45,7 @@ export class VaultRepository {
       .addSelect('vm.role', 'vault_role')
       .addSelect(`CASE WHEN vm.role IS NULL THEN ${guestRolesSql(':openId')} END`, 'guest_roles')
       .where('v.tenant_id = :tenantId')
+      .andWhere('v.deleted_at IS NULL')
       .andWhere(
         `v.id IN (SELECT m.vault_id FROM vault_memberships m WHERE m.tenant_id = :tenantId AND m.open_id = :openId
           UNION SELECT r.vault_id FROM record_memberships g JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED'
@@ -126,12 +127,13 @@ export class VaultRepository {
     return Array.isArray(claimed[0]) && claimed[0].length === 1;
   }
 
-  /** Whether another vault (of any tenant: inbox names are global) uses the inbox name. */
+  /** Whether another live vault (of any tenant: inbox names are global) uses the inbox name. */
   emailUsernameTaken(emailUsername: string, exceptVaultId?: string, tx: Tx = this.tx.none): Promise<boolean> {
     const qb = tx
       .getRepository(VaultEntity)
       .createQueryBuilder('v')
-      .where('lower(v.email_username) = lower(:name)', { name: emailUsername });
+      .where('lower(v.email_username) = lower(:name)', { name: emailUsername })
+      .andWhere('v.deleted_at IS NULL');
     if (exceptVaultId) qb.andWhere('v.id <> :id', { id: exceptVaultId });
     return qb.getExists();
   }
@@ -146,11 +148,6 @@ export class VaultRepository {
 
   async clearDefault(tx: Tx, vaultIds: string[]): Promise<void> {
     if (vaultIds.length > 0) await tx.update(VaultEntity, { id: In(vaultIds) }, { isDefault: false });
-  }
-
-  /** Deletes the vault; its records, memberships, licences and files go with it (foreign keys). */
-  async delete(tx: Tx, id: string): Promise<void> {
-    await tx.delete(VaultEntity, { id });
   }
 
   /**
@@ -180,6 +177,11 @@ export class VaultRepository {
   /** Cancels the scheduled removal of the vault, if any. */
   async cancelDeletion(tx: Tx, id: string): Promise<void> {
     await tx.query(`UPDATE vaults SET deletion_due_at = NULL WHERE id = $1 AND deletion_due_at IS NOT NULL`, [id]);
+  }
+
+  /** Moves the scheduled removal of the vault to `at` (a legal hold or the retention period keeps it). */
+  async postponeDeletion(tx: Tx, id: string, at: Date): Promise<void> {
+    await tx.query(`UPDATE vaults SET deletion_due_at = $2 WHERE id = $1`, [id, at]);
   }
 
   /** Locks up to `limit` vaults whose scheduled removal is due (skipping those another instance holds). */

@@ -109,6 +109,7 @@ export class WebhookRepository {
       `SELECT e.i, w.id, w.vault_id AS "vaultId"
          FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[]) AS e(i, vault_id, type, occurred_at)
          JOIN webhooks w ON w.vault_id = e.vault_id AND w.enabled
+         JOIN vaults v ON v.id = w.vault_id AND v.deleted_at IS NULL
                         AND w.events && ARRAY[e.type, '*'] AND w.created_at <= e.occurred_at`,
       [ids, vaults, types, times],
     );
