@@ -66,6 +66,9 @@ describe('metrics and traces of the gateway and a service, as real processes', (
       RECORDS_SERVICE_URL: developer.base,
       METRICS_PORT: String(gatewayMetricsPort),
       RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10',
+      // access-log lines are written at level `log`
+      LOG_LEVEL: 'log',
+      LOG_FORMAT: 'json',
     });
   }, 120_000);
 
@@ -105,6 +108,55 @@ describe('metrics and traces of the gateway and a service, as real processes', (
     expect(
       sample(edge, 'http_server_request_duration_seconds_count{method="POST",route="developer-api",status_code="401"}'),
     ).toBe(2);
+  });
+
+  it('exports no series of components the gateway does not run', async () => {
+    const edge = await scrape(gatewayMetricsPort);
+    // it verifies no token, has no outbox, consumer, sign-in throttle or file store
+    for (const foreign of [
+      'jwks_keys_cached',
+      'jwks_refresh_failures_total',
+      'outbox_backlog_rows',
+      'login_throttle_refusals_total',
+      'file_bytes_total',
+      'jetstream_consumer',
+    ]) {
+      expect(edge).not.toContain(foreign);
+    }
+    expect(edge).toContain('# TYPE gateway_rate_limit_rejections_total counter');
+  });
+
+  it('writes one access-log line per request, with no token nor query secret, and answers traceresponse', async () => {
+    const token = `eyJhbGciOiJFUzI1NiJ9.${Buffer.from(JSON.stringify({ sub: 'u-1', tid: 'tenant-log-5d1e' })).toString('base64url')}.c2lnbmF0dXJlLXNlY3JldA`;
+    const res = await call(gateway.httpsPort, {
+      host: DEV_HOST,
+      path: '/api/v1/.well-known/jwks.json?access_token=QUERY-SECRET-91&code=CODE-77',
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'access-log-req-1' },
+    });
+    expect(res.status).toBe(200);
+    // tracing is on: the answer names the gateway's server span (W3C Trace Context Level 2)
+    const traceresponse = String(res.headers['traceresponse'] ?? '');
+    expect(traceresponse).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+    let line: { message: Record<string, unknown> } | undefined;
+    for (let i = 0; i < 50 && !line; i++) {
+      line = gateway
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"context":"Access"') && l.includes('access-log-req-1'))
+        .map((l) => JSON.parse(l) as { message: Record<string, unknown> })[0];
+      if (!line) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(line?.message).toEqual({
+      method: 'GET',
+      route: 'developer-api',
+      status: 200,
+      duration_ms: expect.any(Number),
+      bytes: expect.any(Number),
+      request_id: 'access-log-req-1',
+      trace_id: traceresponse.split('-')[1],
+      tenant: 'tenant-log-5d1e',
+    });
+    expect(gateway.output()).not.toMatch(/QUERY-SECRET-91|CODE-77|c2lnbmF0dXJlLXNlY3JldA|access_token/);
   });
 
   it('serves /metrics only on METRICS_PORT: through the gateway and on the app port it is a 404', async () => {
