@@ -30,6 +30,7 @@ const FILE = {
         { username: 'carol@a.test', password: 'carol-password' },
         { username: 'dave@a.test', password: 'dave-password' },
         { username: 'erin@a.test', password: 'erin-password' },
+        { username: 'cora@a.test', password: 'cora-password', roles: ['compliance'] },
       ],
     },
     {
@@ -110,6 +111,25 @@ describe('developer-service tokens', () => {
       const { iat = 0, exp = 0 } = payload;
       expect(exp - iat).toBe(600);
       expect(Math.abs(iat - Date.now() / 1000)).toBeLessThan(30);
+    });
+
+    it('carries the tenant roles of the user (a compliance officer) in the roles claim', async () => {
+      const res = await auth({ ...ALICE, username: 'cora@a.test', password: 'cora-password' }).expect(200);
+      const { payload } = await verifyWithJwks(app, res.body.access_token);
+      expect(payload['roles']).toEqual(['compliance']);
+      const refreshed = await post(`${appPath('tenant-a', 'app-a')}/oauth/token`)
+        .type('form')
+        .send({
+          grant_type: 'refresh_token',
+          refresh_token: res.body.refresh_token,
+          client_id: 'app-a',
+          client_secret: 'secret-a-123',
+        })
+        .expect(200);
+      expect((await verifyWithJwks(app, refreshed.body.access_token)).payload['roles']).toEqual(['compliance']);
+      // a user without roles gets no roles claim
+      const plain = await verifyWithJwks(app, (await auth(ALICE).expect(200)).body.access_token);
+      expect(plain.payload).not.toHaveProperty('roles');
     });
 
     it('issues a token for form-encoded credentials, with the same subject every time', async () => {

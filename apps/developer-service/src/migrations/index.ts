@@ -3,6 +3,7 @@ import { SigningKeyRotation1763800000100 } from './1763800000100-signing-key-rot
 import { ClosedIdentities1763800000200 } from './1763800000200-closed-identities';
 import { RefreshTokens1763800000300 } from './1763800000300-refresh-tokens';
 import { ApplicationOrigins1763800000400 } from './1763800000400-application-origins';
+import { UserRoles1764100000500 } from './1764100000500-user-roles';
 
 /** Migrations of developer-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -12,4 +13,5 @@ export const MIGRATIONS: Function[] = [
   ClosedIdentities1763800000200,
   RefreshTokens1763800000300,
   ApplicationOrigins1763800000400,
+  UserRoles1764100000500,
 ];

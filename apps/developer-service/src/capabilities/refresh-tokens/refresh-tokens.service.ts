@@ -99,6 +99,7 @@ export class RefreshTokensService {
       signed = await this.signer.sign({
         userId: user.id,
         username: user.username,
+        roles: user.roles,
         tenantId: token.tenantId,
         clientId: token.clientId,
       });

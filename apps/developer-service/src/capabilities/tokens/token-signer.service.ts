@@ -16,6 +16,8 @@ export interface TokenSubject {
   username: string;
   tenantId: string;
   clientId: string;
+  /** Tenant roles of the user (claim `roles`, absent when none). */
+  roles?: string[];
 }
 
 /** A signed access token and its id (`jti`). */
@@ -55,6 +57,7 @@ export class TokenSigner {
       cid: subject.clientId,
       scope: ACCESS_TOKEN_SCOPE,
       preferred_username: subject.username,
+      ...(subject.roles?.length ? { roles: subject.roles } : {}),
     })
       .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setIssuer(issuer)

@@ -23,6 +23,7 @@ export class AuthService {
     return this.refreshTokens.signIn({
       userId: checked.user.id,
       username: checked.user.username,
+      roles: checked.user.roles,
       tenantId,
       clientId: checked.app.clientId,
     });

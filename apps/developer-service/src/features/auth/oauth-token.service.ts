@@ -65,6 +65,7 @@ export class OAuthTokenService {
     const subject = {
       userId: checked.user.id,
       username: checked.user.username,
+      roles: checked.user.roles,
       tenantId: call.tenantId,
       clientId: call.clientId,
     };

@@ -1,9 +1,10 @@
-import { serializeOrigin } from '@vault/contracts';
+import { serializeOrigin, TENANT_ROLES, type TenantRole } from '@vault/contracts';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
   IsBoolean,
+  IsIn,
   IsOptional,
   IsString,
   IsUrl,
@@ -81,6 +82,12 @@ export class BootstrapUser {
   @MinLength(8)
   @MaxLength(1024)
   password!: string;
+
+  /** Tenant roles: `compliance` for a compliance officer (legal holds in the records module). */
+  @IsOptional()
+  @IsArray()
+  @IsIn(TENANT_ROLES, { each: true })
+  roles?: TenantRole[];
 }
 
 export class BootstrapTenant {

@@ -150,11 +150,13 @@ export class BootstrapService implements OnModuleInit {
         tenantId,
         username: u.username,
         passwordHash,
+        roles: u.roles ?? [],
       });
       return 'created';
     }
     const changes: Partial<OrganisationUserFields> = {};
     if (existing.username !== u.username) changes.username = u.username;
+    if ([...existing.roles].sort().join() !== [...(u.roles ?? [])].sort().join()) changes.roles = u.roles ?? [];
     let passwordChanged = false;
     if (await this.hasher.isStale(existing.passwordHash, u.password)) {
       // stale: a new password, or the same one under new hashing parameters

@@ -19,6 +19,10 @@ export class OrganisationUserEntity {
   @Column({ name: 'password_hash', type: 'text' })
   passwordHash!: string;
 
+  /** Tenant roles (`compliance`), carried in the token's `roles` claim. */
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  roles!: string[];
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { OrganisationUserEntity } from './organisation-user.entity';
 
 /** The stored fields of a new organisation user (its id and dates are the database's). */
-export type OrganisationUserFields = Pick<OrganisationUserEntity, 'tenantId' | 'username' | 'passwordHash'>;
+export type OrganisationUserFields = Pick<OrganisationUserEntity, 'tenantId' | 'username' | 'passwordHash' | 'roles'>;
 
 /** Organisation users of the tenants; a username is unique per tenant, whatever its case. */
 @Injectable()
