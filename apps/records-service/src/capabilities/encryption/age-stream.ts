@@ -19,11 +19,12 @@ function chunkNonce(index: number, last: boolean): Buffer {
   return nonce;
 }
 
-export function sealChunk(key: Buffer, index: number, plain: Buffer, last: boolean): Buffer {
+/** One sealed chunk as its ciphertext and its tag (written one after the other, not copied together). */
+export function sealChunk(key: Buffer, index: number, plain: Buffer, last: boolean): [Buffer, Buffer] {
   const c = createCipheriv('chacha20-poly1305', key, chunkNonce(index, last), { authTagLength: TAG });
   const body = c.update(plain);
   c.final();
-  return Buffer.concat([body, c.getAuthTag()]);
+  return [body, c.getAuthTag()];
 }
 
 /** The plaintext of one sealed chunk, or null when it does not authenticate with this index and flag. */
@@ -100,13 +101,19 @@ export class SealStream extends Transform {
   override _transform(data: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.queue.push(data);
     // A full chunk goes out only once a byte after it arrived: the last one is flagged.
-    while (this.queue.length > CHUNK) this.push(sealChunk(this.key, this.index++, this.queue.take(CHUNK), false));
+    while (this.queue.length > CHUNK) this.pushChunk(this.queue.take(CHUNK), false);
     done();
   }
 
   override _flush(done: TransformCallback): void {
-    this.push(sealChunk(this.key, this.index++, this.queue.take(this.queue.length), true));
+    this.pushChunk(this.queue.take(this.queue.length), true);
     done();
+  }
+
+  private pushChunk(plain: Buffer, last: boolean): void {
+    const [body, tag] = sealChunk(this.key, this.index++, plain, last);
+    if (body.length > 0) this.push(body);
+    this.push(tag);
   }
 }
 

@@ -1,5 +1,3 @@
-import { EnvValidationError } from '@vault/platform/config';
-
 /**
  * Failures of encrypted file bodies and of the keys behind them. Plain errors here; the
  * storage and HTTP layers map them to problem answers (never a 5xx for a damaged object,
@@ -39,12 +37,4 @@ export class KeyServiceUnavailableError extends Error {
 /** The key service refuses a key: unknown key id, or a wrapped key that does not open with it. */
 export class KeyUnwrapError extends Error {
   override readonly name = 'KeyUnwrapError';
-}
-
-/** The key configuration is missing or wrong: the service refuses to start, naming the problem. */
-export class KeyConfigurationError extends EnvValidationError {
-  override readonly name = 'KeyConfigurationError';
-  constructor(problem: string) {
-    super([problem]);
-  }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { EncryptionEnv } from './encryption.env';
-import { KeyConfigurationError } from './encryption.errors';
+import { KeyConfigurationError } from './key-configuration.error';
 import { KeyEncryptionKeys } from './key-encryption-keys';
 import { LocalKeyring } from './local-keyring';
 import { Pkcs11Keys } from './pkcs11-keys';

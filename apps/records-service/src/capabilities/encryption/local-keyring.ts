@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { KeyConfigurationError, KeyUnwrapError } from './encryption.errors';
+import { KeyConfigurationError } from './key-configuration.error';
+import { KeyUnwrapError } from './encryption.errors';
 import { KeyEncryptionKeys, WrappedKey } from './key-encryption-keys';
 
 const IV = 12;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as pkcs11js from 'pkcs11js';
-import { KeyConfigurationError, KeyServiceUnavailableError, KeyUnwrapError } from './encryption.errors';
+import { KeyConfigurationError } from './key-configuration.error';
+import { KeyServiceUnavailableError, KeyUnwrapError } from './encryption.errors';
 import { KeyEncryptionKeys, WrappedKey } from './key-encryption-keys';
 
 export interface Pkcs11Options {
