@@ -173,6 +173,31 @@ export class DeveloperEnv extends ServiceEnv {
   @Min(1)
   @Max(86400)
   AUTH_FAILURE_WINDOW_SECONDS = 900;
+
+  /**
+   * Key of the device cookies a successful sign-in sets (docs/developer-api.md, "Device
+   * cookies"); unset: derived from KEY_ENCRYPTION_SECRET, else random per process. Secret.
+   */
+  @SecretSetting()
+  @IsOptional()
+  @IsString()
+  @MinLength(32)
+  @MaxLength(1024)
+  AUTH_DEVICE_SECRET?: string;
+
+  /** Days a device cookie vouches for its login (each success issues a new one). */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  AUTH_DEVICE_COOKIE_DAYS = 180;
+
+  /** Failed sign-ins with one device cookie within AUTH_FAILURE_WINDOW_SECONDS before it counts as an unknown client. */
+  @ToInt()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  AUTH_DEVICE_MAX_FAILURES = 10;
 }
 
 /** Issuer and audience written into tokens (falling back to what verifiers are configured with). */

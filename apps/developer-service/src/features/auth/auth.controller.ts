@@ -1,4 +1,4 @@
-import { Body, Controller, Header, HttpCode, Ip, Param, Post } from '@nestjs/common';
+import { Body, Controller, Header, HttpCode, Ip, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiConsumes,
@@ -11,14 +11,20 @@ import {
 } from '@nestjs/swagger';
 import { SignInResponseDto, TokenRequestDto } from '@vault/contracts';
 import { Public } from '@vault/platform/auth';
+import type { Request, Response } from 'express';
 import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
 import { AuthService } from './auth.service';
+import { DeviceCookies } from './device-cookies';
+import { DEVICE_COOKIE_HEADER } from './oauth-token.openapi';
 
 @ApiTags('tokens')
 @Public()
 @Controller(APPLICATION_PATH)
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly devices: DeviceCookies,
+  ) {}
 
   @Post('auth')
   @HttpCode(200)
@@ -32,6 +38,7 @@ export class AuthController {
   @ApiOkResponse({
     type: SignInResponseDto,
     description: 'The access token and a refresh token for `POST .../oauth/token` (grant_type=refresh_token).',
+    headers: { 'Set-Cookie': DEVICE_COOKIE_HEADER },
   })
   @ApiBadRequestResponse({
     description: 'A field is missing or blank (listed in `errors`).',
@@ -54,7 +61,9 @@ export class AuthController {
     @Param('clientId') clientId: string,
     @Body() body: TokenRequestDto,
     @Ip() ip: string,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<SignInResponseDto> {
-    return this.auth.issueToken(tenantId, clientId, body, ip ?? 'unknown');
+    return this.devices.run(req, res, () => this.auth.issueToken(tenantId, clientId, body, ip ?? 'unknown'));
   }
 }

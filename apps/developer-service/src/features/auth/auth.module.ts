@@ -4,6 +4,7 @@ import { RefreshTokensModule } from '../../capabilities/refresh-tokens/refresh-t
 import { PersistenceModule } from '../../persistence/persistence.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
+import { DeviceCookies } from './device-cookies';
 import { LoginThrottle } from './login-throttle.service';
 import { OAuthTokenController } from './oauth-token.controller';
 import { OAuthTokenService } from './oauth-token.service';
@@ -16,6 +17,6 @@ import { SignInService } from './sign-in.service';
 @Module({
   imports: [DirectoryModule, RefreshTokensModule, PersistenceModule],
   controllers: [AuthController, OAuthTokenController],
-  providers: [AuthService, SignInService, OAuthTokenService, LoginThrottle],
+  providers: [AuthService, SignInService, OAuthTokenService, LoginThrottle, DeviceCookies],
 })
 export class AuthModule {}

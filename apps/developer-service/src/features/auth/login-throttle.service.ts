@@ -34,7 +34,12 @@ function digest(parts: string[]): string {
 export interface LoginAttempt {
   userKey: string;
   ip: string;
+  /** The device id of a valid device cookie for this login (DeviceCookies), if the client has one. */
+  device?: string;
 }
+
+/** Which throttle an attempt went through: a known device's, or the one of unknown clients. */
+export type Trust = 'device' | 'unknown';
 
 /**
  * Seconds a pair waits after its `attempt`-th attempt in the window (1-based),
@@ -61,6 +66,13 @@ export function pairDelaySeconds(attempt: number, free: number): number {
  * slip past a limit); a refused attempt gives back what it counted, and a success
  * forgets its pair and gives back its address and user points, so only failures
  * stay counted.
+ *
+ * All of that is for unknown clients. A client presenting a valid device cookie of the
+ * login (DeviceCookies: it signed in as this user before) is throttled by its device id
+ * alone: AUTH_DEVICE_MAX_FAILURES failures per AUTH_FAILURE_WINDOW_SECONDS, after which
+ * the cookie counts for nothing and the client is an unknown one (OWASP's device-cookie
+ * scheme). Strangers failing the password, from any number of addresses, cannot lock
+ * the user out of the devices it used before.
  */
 @Injectable()
 export class LoginThrottle implements OnModuleInit {
@@ -70,6 +82,8 @@ export class LoginThrottle implements OnModuleInit {
   /** Held while a pair must wait: one point, its expiry the earliest next attempt. */
   private pairGate!: RateLimiterPostgres;
   private perUser!: RateLimiterPostgres;
+  /** Failures with one device cookie (keyed by its device id). */
+  private perDevice!: RateLimiterPostgres;
 
   constructor(
     private readonly env: DeveloperEnv,
@@ -83,10 +97,20 @@ export class LoginThrottle implements OnModuleInit {
     this.pairAttempts = limiter('pair', 2 ** 30, LOGIN_POLICY.pairWindowSeconds);
     this.pairGate = limiter('pair-wait', 1, LOGIN_POLICY.maxDelaySeconds);
     this.perUser = limiter('user-ceiling', LOGIN_POLICY.userCeiling, LOGIN_POLICY.userCeilingWindowSeconds);
+    this.perDevice = limiter('device', this.env.AUTH_DEVICE_MAX_FAILURES, window);
   }
 
-  /** Counts an attempt; throws 429 (Retry-After) when a limit refuses it, counting nothing. */
-  async begin(attempt: LoginAttempt): Promise<void> {
+  /**
+   * Counts an attempt; throws 429 (Retry-After) when a limit refuses it, counting nothing.
+   * A known device within its budget goes through its own count only.
+   */
+  async begin(attempt: LoginAttempt): Promise<Trust> {
+    if (attempt.device && (await outcome(this.perDevice.consume(attempt.device))).allowed) return 'device';
+    await this.beginUnknown(attempt);
+    return 'unknown';
+  }
+
+  private async beginUnknown(attempt: LoginAttempt): Promise<void> {
     const pair = pairKey(attempt);
     const undo: Array<() => Promise<unknown>> = [];
     const refuse = async (res: RateLimiterRes, limit: 'ip' | 'pair' | 'user'): Promise<never> => {
@@ -121,8 +145,15 @@ export class LoginThrottle implements OnModuleInit {
     if (!user.allowed) return refuse(user.res, 'user');
   }
 
-  /** A success: the pair starts afresh; the address and the user keep only their failures. */
-  async succeeded(attempt: LoginAttempt): Promise<void> {
+  /**
+   * A success: a known device's count starts afresh; for an unknown client the pair starts
+   * afresh, and the address and the user keep only their failures.
+   */
+  async succeeded(attempt: LoginAttempt, trust: Trust): Promise<void> {
+    if (trust === 'device' && attempt.device) {
+      await this.perDevice.delete(attempt.device);
+      return;
+    }
     const pair = pairKey(attempt);
     await Promise.all([
       this.pairAttempts.delete(pair),

@@ -5,6 +5,7 @@ import { Public } from '@vault/platform/auth';
 import { ReadsOwnBody } from '@vault/platform/http';
 import type { Request, Response } from 'express';
 import { APPLICATION_PATH } from '../../capabilities/directory/application-path';
+import { DeviceCookies } from './device-cookies';
 import { OAuthErrorFilter } from './oauth.errors';
 import { readOAuthForm } from './oauth-form';
 import { ApiOAuthTokenEndpoint } from './oauth-token.openapi';
@@ -15,7 +16,10 @@ import { OAuthTokenService } from './oauth-token.service';
 @Controller(APPLICATION_PATH)
 @UseFilters(OAuthErrorFilter)
 export class OAuthTokenController {
-  constructor(private readonly tokens: OAuthTokenService) {}
+  constructor(
+    private readonly tokens: OAuthTokenService,
+    private readonly devices: DeviceCookies,
+  ) {}
 
   @Post('oauth/token')
   @HttpCode(200)
@@ -31,6 +35,8 @@ export class OAuthTokenController {
   ): Promise<SignInResponseDto> {
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
     const form = await readOAuthForm(req);
-    return this.tokens.exchange({ tenantId, clientId, form, authorization, ip: ip ?? 'unknown' });
+    return this.devices.run(req, res, () =>
+      this.tokens.exchange({ tenantId, clientId, form, authorization, ip: ip ?? 'unknown' }),
+    );
   }
 }

@@ -3,6 +3,14 @@ import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse } from '@nes
 import { ApiOperation, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { OAuthErrorDto, OAuthTokenRequestDto, SignInResponseDto } from '@vault/contracts';
 
+/** The device cookie a successful password sign-in sets (docs/developer-api.md, Device cookies). */
+export const DEVICE_COOKIE_HEADER = {
+  description:
+    'After a password sign-in: a device cookie `vault_device_…` for this login (HttpOnly, Secure, SameSite=Strict). ' +
+    "Presented at later sign-ins, it keeps them apart from strangers' failed attempts.",
+  schema: { type: 'string' as const },
+};
+
 /** The OpenAPI description of `POST .../oauth/token`: form fields, RFC 6749 answers and errors. */
 export const ApiOAuthTokenEndpoint = () =>
   applyDecorators(
@@ -14,7 +22,11 @@ export const ApiOAuthTokenEndpoint = () =>
     }),
     ApiConsumes('application/x-www-form-urlencoded'),
     ApiBody({ type: OAuthTokenRequestDto }),
-    ApiOkResponse({ type: SignInResponseDto, description: 'RFC 6749 §5.1; `Cache-Control: no-store`.' }),
+    ApiOkResponse({
+      type: SignInResponseDto,
+      description: 'RFC 6749 §5.1; `Cache-Control: no-store`.',
+      headers: { 'Set-Cookie': DEVICE_COOKIE_HEADER },
+    }),
     ApiBadRequestResponse({
       type: OAuthErrorDto,
       description:

@@ -3,6 +3,7 @@ import { DirectoryService } from '../../capabilities/directory/directory.service
 import { PasswordHasher } from '../../capabilities/directory/password-hasher';
 import { ApplicationEntity } from '../../persistence/tenants/application.entity';
 import { OrganisationUserEntity } from '../../persistence/tenants/organisation-user.entity';
+import { DeviceCookies } from './device-cookies';
 import { LoginThrottle, loginKey } from './login-throttle.service';
 
 /** Credentials of a password sign-in: the client's secret and the user's. */
@@ -21,6 +22,8 @@ export type SignInCheck =
  * Checks client secret + organisation user credentials under the sign-in throttle (429
  * ProblemException with Retry-After when a limit refuses the attempt). Whatever fails, the
  * work is the same: two argon2 verifications (against a dummy hash for whatever is unknown).
+ * A client with a device cookie of the login is throttled as a known device; a success
+ * gives the client a new one (DeviceCookies, when the sign-in runs under them).
  */
 @Injectable()
 export class SignInService {
@@ -30,11 +33,13 @@ export class SignInService {
     private readonly directory: DirectoryService,
     private readonly hasher: PasswordHasher,
     private readonly throttle: LoginThrottle,
+    private readonly devices: DeviceCookies,
   ) {}
 
   async check(tenantId: string, clientId: string, credentials: SignInCredentials, ip: string): Promise<SignInCheck> {
-    const attempt = { userKey: loginKey(tenantId, clientId, credentials.username), ip };
-    await this.throttle.begin(attempt);
+    const userKey = loginKey(tenantId, clientId, credentials.username);
+    const attempt = { userKey, ip, device: await this.devices.presented(userKey) };
+    const trust = await this.throttle.begin(attempt);
     const [app, user] = await Promise.all([
       this.directory.findApplication(tenantId, clientId),
       this.directory.findUser(tenantId, credentials.username),
@@ -53,7 +58,8 @@ export class SignInService {
       this.logger.debug(`sign-in refused for ${tenantId}/${clientId} from ${ip}: ${reason}`);
       return { ok: false, failed: !app || !secretOk ? 'client' : 'user' };
     }
-    await this.throttle.succeeded(attempt);
+    await this.throttle.succeeded(attempt, trust);
+    await this.devices.issue(userKey);
     return { ok: true, app, user };
   }
 }
