@@ -8,6 +8,8 @@ import { startJetStreamConsumers } from './app/jetstream-consumers';
 import { isWorkerMode, runActivityLogWorker } from './features/activity-log-pipeline/activity-log.worker';
 import { EXTRACTOR_MODE, runExtractorProcess } from './capabilities/text-extraction/extractor.child';
 import { isSearchMode, runSearchMode } from './features/search/search.worker';
+import { runVaultKeysCommand, VAULT_KEYS_MODE } from './capabilities/encryption/vault-keys.command';
+import { runStorageAudit, STORAGE_AUDIT_MODE } from './capabilities/storage/storage-audit.command';
 import { ENTITIES } from './persistence/entities';
 import { MIGRATIONS } from './migrations';
 
@@ -19,6 +21,10 @@ if (process.argv[2] === EXTRACTOR_MODE) {
   runExtractorProcess();
 } else if (isSearchMode(process.argv[2])) {
   void runSearchMode(process.argv[2]);
+} else if (process.argv[2] === VAULT_KEYS_MODE) {
+  void runVaultKeysCommand(process.argv.slice(3));
+} else if (process.argv[2] === STORAGE_AUDIT_MODE) {
+  void runStorageAudit();
 } else if (isWorkerMode(process.argv[2])) {
   void runActivityLogWorker(process.argv[2]);
 } else {

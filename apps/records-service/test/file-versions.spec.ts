@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SUBJECTS } from '@vault/contracts';
 import { FsFileStorage } from '../src/capabilities/storage/fs-file-storage';
 import { binary, eventually, filesPath, meta, sha256, upload } from './files-support';
+import { endpointOf, statusOf, tusUpload } from './resumable-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
 /** File versions, blobs and the vault's storage usage (docs/files.md, Versions), on the filesystem store. */
@@ -64,6 +65,25 @@ describe('file versions (filesystem storage)', () => {
     const [event] = await t.outbox(SUBJECTS.fileVersionCreated);
     expect(event.payload).toMatchObject({ fileName: 'lease.pdf', versionId: list.body[0].id, versionNumber: 2, fileSize: 700 });
     expect(await blobs()).toHaveLength(2);
+  });
+
+  it('takes replace in tus Upload-Metadata: the completed upload is a new version, 409 without it', async () => {
+    await upload(t, owner, vaultId, recordId, { meta: meta('tus.pdf') }).expect(201);
+    const bytes = randomBytes(4000);
+    const base = { ...meta('tus.pdf'), contentType: 'application/pdf' };
+    const refused = tusUpload(owner, bytes, { endpoint: endpointOf(t.app, vaultId, recordId), metadata: base });
+    expect(statusOf(await refused.done.catch((e: unknown) => e))).toBe(409);
+    const last = await tusUpload(owner, bytes, {
+      endpoint: endpointOf(t.app, vaultId, recordId),
+      metadata: { ...base, replace: '' },
+    }).done;
+    expect(last.getHeader('Record-File-Url')).toContain('tus.pdf');
+    const list = (await t.get(owner, versionsOf('tus.pdf')).expect(200)).body;
+    expect(list.map((v: { number: number; size: number }) => [v.number, v.size])).toEqual([
+      [2, 4000],
+      [1, 1000],
+    ]);
+    expect(await t.outbox(SUBJECTS.fileVersionCreated)).toHaveLength(1);
   });
 
   it('downloads one version with ETag, Repr-Digest and Range, and 404s an unknown version', async () => {

@@ -17,6 +17,11 @@ export abstract class FileStorage {
   abstract write(key: string, source: Readable): Promise<void>;
   abstract read(key: string, range?: ByteRange): Promise<Readable>;
   abstract remove(key: string): Promise<void>;
+  /**
+   * Every key the store holds something of (the storage audit): `complete` for an object
+   * readable under the key, false for what an unfinished write or append left beside it.
+   */
+  abstract list(): AsyncIterable<ListedKey>;
 
   /*
    * Appending over several requests (resumable uploads): `beginAppend` prepares the key
@@ -31,6 +36,12 @@ export abstract class FileStorage {
   abstract append(key: string, state: AppendState, offset: number, length: number, source: Readable): Promise<AppendState>;
   abstract releaseAppend(key: string, state: AppendState, kept: AppendState): Promise<void>;
   abstract finishAppend(key: string, state: AppendState, length: number): Promise<void>;
+}
+
+/** A key the store holds something of (FileStorage.list). */
+export interface ListedKey {
+  key: string;
+  complete: boolean;
 }
 
 /** What an adapter keeps about an append in progress (stored with the upload, JSON). */

@@ -1,11 +1,11 @@
 import { close, createWriteStream, ftruncate, open as openFd } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { earlyFlushFs } from './early-flush-fs';
-import { AppendState, ByteRange, FileStorage, MissingObjectError } from './file-storage';
+import { AppendState, ByteRange, FileStorage, ListedKey, MissingObjectError } from './file-storage';
 
 const KEY = /^[0-9a-f-]{36}$/;
 const CHUNK = 1 << 20;
@@ -114,6 +114,15 @@ export class FsFileStorage extends FileStorage {
     await mkdir(dirname(final), { recursive: true });
     await rename(temp, final);
     await syncDir(dirname(final));
+  }
+
+  async *list(): AsyncIterable<ListedKey> {
+    for (const shard of await readdir(join(this.root, 'objects')).catch(() => [] as string[])) {
+      for (const key of await readdir(join(this.root, 'objects', shard))) yield { key, complete: true };
+    }
+    for (const name of await readdir(join(this.root, 'tmp')).catch(() => [] as string[])) {
+      yield { key: name.replace(/\.part$/, ''), complete: false };
+    }
   }
 
   /** Where the bytes of a committed key are (tests look there to prove removal). */

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
-import { AppendState, ByteRange, FileStorage, MissingObjectError } from './file-storage';
+import { AppendState, ByteRange, FileStorage, ListedKey, MissingObjectError } from './file-storage';
 
 /**
  * An append in progress: the S3 multipart upload of the key, the parts recorded so far
@@ -105,6 +105,19 @@ export class S3FileStorage extends FileStorage {
   }
 
   /** Starts the S3 multipart upload of the key and notes its id beside it (for `remove`). */
+  async *list(): AsyncIterable<ListedKey> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.opts.bucket, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) {
+        const name = o.Key ?? '';
+        const side = name.indexOf(SIDE);
+        yield side < 0 ? { key: name, complete: true } : { key: name.slice(0, side), complete: false };
+      }
+      token = page.NextContinuationToken;
+    } while (token);
+  }
+
   async beginAppend(key: string): Promise<AppendState> {
     const created = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.opts.bucket, Key: key }));
     if (!created.UploadId) throw new Error('S3 answered CreateMultipartUpload without an UploadId');

@@ -10,7 +10,7 @@ import { FilesEnv } from './storage.env';
 const MiB = 1024 * 1024;
 
 /** The storage adapter FILE_STORAGE names. */
-function storageFromEnv(env: FilesEnv): FileStorage {
+export function storageFromEnv(env: FilesEnv): FileStorage {
   if (env.FILE_STORAGE === 'fs') return new FsFileStorage(env.FILE_STORAGE_DIR);
   return new S3FileStorage({
     bucket: env.S3_BUCKET ?? '',

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Upload } from '@tus/utils';
-import { FILE_ERROR_CODES, Principal } from '@vault/contracts';
+import { FILE_ERROR_CODES, Principal, replacesExisting, UploadFileMetadataDto } from '@vault/contracts';
 import { ProblemException } from '@vault/platform/errors';
 import { routeRecordId, type VaultAccess } from '../../../capabilities/access/access.service';
 import { payloadTooLarge } from '../../../capabilities/plans/plans.errors';
@@ -44,7 +44,7 @@ export class ResumableCreation {
   async create(access: VaultAccess, principal: Principal, upload: Upload, onCreate: CreationHook | undefined): Promise<Date> {
     const { metadata, sha256, mediaType } = parseTusMetadata(upload.metadata);
     const length = upload.size ?? 0;
-    await this.admit(access, principal, metadata.fileName, length);
+    await this.admit(access, principal, metadata, length);
     const createdAt = new Date();
     const expiresAt = new Date(createdAt.getTime() + this.env.TUS_UPLOAD_EXPIRY_SECONDS * 1000);
     const { storageKey, state } = await this.bytes.beginAppend(new Date(expiresAt.getTime() + PURGE_BACKSTOP_MS));
@@ -70,8 +70,10 @@ export class ResumableCreation {
     return createdAt;
   }
 
-  private async admit(access: VaultAccess, principal: Principal, fileName: string, length: number): Promise<void> {
-    if (await this.files.nameTaken(routeRecordId(access), fileName)) throw fileNameTaken();
+  private async admit(access: VaultAccess, principal: Principal, metadata: UploadFileMetadataDto, length: number): Promise<void> {
+    // `replace` in Upload-Metadata: a file of this name gets a new version at completion
+    const taken = !replacesExisting(metadata) && (await this.files.nameTaken(routeRecordId(access), metadata.fileName));
+    if (taken) throw fileNameTaken();
     const limits = await this.quota.uploadLimits(access.vault.id);
     if (length > limits.maxUploadBytes) throw payloadTooLarge(limits.maxUploadBytes);
     if (length > limits.quotaRemainingBytes) throw uploadExceedsVaultStorage();
