@@ -122,6 +122,7 @@ export class TokenVerifier {
       clientId: claims.cid,
       username: claims.preferred_username,
       scopes: typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : [],
+      roles: Array.isArray(claims.roles) ? claims.roles.filter((r): r is string => typeof r === 'string') : [],
       tokenId: jti,
       expiresAt: exp,
     };
