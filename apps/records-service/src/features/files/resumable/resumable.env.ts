@@ -65,7 +65,7 @@ export class ResumableEnv extends ServiceEnv {
   @IsInt()
   @Min(1000)
   @Max(600_000)
-  TUS_BODY_RATE_GRACE_MS = 30_000;
+  TUS_BODY_RATE_GRACE_MS = 20_000;
 
   /** A request waiting this long for an upload another request is writing gets 423 upload_locked. */
   @ToInt()
