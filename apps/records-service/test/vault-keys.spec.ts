@@ -21,6 +21,8 @@ import {
 import { KeyEncryptionKeys, WrappedKey } from '../src/capabilities/encryption/key-encryption-keys';
 import { LocalKeyring } from '../src/capabilities/encryption/local-keyring';
 import { VaultKeysService } from '../src/capabilities/encryption/vault-keys.service';
+import { runVaultKeysCommand } from '../src/capabilities/encryption/vault-keys.command';
+import { parseIdentity } from '../src/capabilities/encryption/x25519';
 import { publicKeyOf } from '../src/capabilities/encryption/x25519';
 import { MIGRATIONS } from '../src/migrations';
 import { ENTITIES } from '../src/persistence/entities';
@@ -140,7 +142,7 @@ describe('vault keys', () => {
     // the failed batch rolled back whole: nothing half-rotated
     for (const v of vaults) expect((await repo.find(v))?.kekId).toBe('k1');
     flaky.wrapsLeft = Number.POSITIVE_INFINITY;
-    expect(await rotating.rotateAll(2)).toBeGreaterThanOrEqual(vaults.length);
+    expect((await rotating.rotateAll(2)).rewrapped).toBeGreaterThanOrEqual(vaults.length);
     const after = service(ring('k2', { k2 }));
     const afterCipher = new BlobCipherService(after);
     for (const [i, v] of vaults.entries()) {
@@ -160,6 +162,7 @@ describe('vault keys', () => {
       [a, b],
     );
     await expect(service(ring('k2', { k2 })).identity(b)).rejects.toBeInstanceOf(KeyUnwrapError);
+    await ds.query(`DELETE FROM vaults WHERE id = $1`, [b]);
   });
 
   it('answer "retry later" while the key service is out, and work again after', async () => {
@@ -194,5 +197,51 @@ describe('vault keys', () => {
     await keys.recipient(vault);
     await ds.query(`DELETE FROM vaults WHERE id = $1`, [vault]);
     expect(await repo.find(vault)).toBeNull();
+  });
+});
+
+describe('node main.js vault-keys', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    process.exitCode = 0;
+  });
+
+  async function command(args: string[], keyring: string): Promise<{ out: string; code: number }> {
+    Object.assign(process.env, { DATABASE_URL: db.url, ENCRYPTION_KEYRING: keyring, NODE_ENV: 'test' });
+    const writes: string[] = [];
+    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (writes.push(String(chunk)), true));
+    const err = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      await runVaultKeysCommand(args);
+    } finally {
+      out.mockRestore();
+      err.mockRestore();
+    }
+    return { out: writes.join(''), code: Number(process.exitCode ?? 0) };
+  }
+
+  it('rotates to the active KEK, reports keys per KEK and exports an identity', async () => {
+    const k3 = randomBytes(32);
+    const keys = service(ring('k2', { k2 }));
+    const [vault, broken] = [await newVault('tenant-cmd'), await newVault('tenant-cmd')];
+    await keys.recipient(vault);
+    await keys.recipient(broken);
+    const identity = await keys.identity(vault);
+    await ds.query(`UPDATE vault_keys SET wrapped_key = 'broken'::bytea WHERE vault_id = $1`, [broken]);
+    const ring3 = `k3:${k3.toString('base64')}`;
+    const rotated = await command(['rotate'], `k2:${k2.toString('base64')},${ring3}`);
+    expect(rotated.code).toBe(1);
+    expect(JSON.parse(rotated.out)).toMatchObject({
+      failed: [broken],
+      keysByKek: [
+        { kekId: 'k2', count: 1 },
+        { kekId: 'k3', count: expect.any(Number) },
+      ],
+    });
+    const exported = await command(['export-identity', vault], ring3);
+    expect(parseIdentity(exported.out).equals(identity)).toBe(true);
+    expect((await command(['status'], ring3)).out).toContain('"kekId": "k3"');
+    expect((await command(['nonsense'], ring3)).code).toBe(64);
   });
 });

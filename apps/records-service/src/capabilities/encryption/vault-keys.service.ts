@@ -1,11 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Transactions } from '@vault/platform/persistence';
+import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultKeyRepository, VaultKeyRow } from '../../persistence/vault-keys/vault-key.repository';
 import { EncryptionEnv } from './encryption.env';
 import { KeyUnwrapError, VaultKeyDestroyedError } from './encryption.errors';
 import { KeyCache } from './key-cache';
 import { KeyEncryptionKeys } from './key-encryption-keys';
 import { formatIdentity, formatRecipient, newSecretKey, parseRecipient, publicKeyOf } from './x25519';
+
+export interface RotationResult {
+  rewrapped: number;
+  /** Vaults whose key did not unwrap (left as it was). */
+  failed: string[];
+}
+
+export interface RotationBatch extends RotationResult {
+  /** Where the next batch starts, or null when this one was the last. */
+  next: string | null;
+}
 
 /** What a wrapped vault key is bound to: its tenant and vault (a copied row does not open). */
 const keyContext = (tenantId: string, vaultId: string) => Buffer.from(`vault-key:v1:${tenantId}:${vaultId}`);
@@ -65,28 +76,52 @@ export class VaultKeysService {
   }
 
   /**
-   * Rewraps up to `batchSize` vault keys not wrapped with their tenant's active KEK (a KEK
-   * rotation): database rows only, no stored object changes. Each batch commits on its
-   * own, so a stopped rotation resumes where it was. Returns the keys rewrapped.
+   * Rewraps up to `batchSize` vault keys (in vault id order after `after`) not wrapped with
+   * their tenant's active KEK (a KEK rotation): database rows only, no stored object
+   * changes. Each batch commits on its own, so a stopped rotation resumes where it was; a
+   * key service outage rolls the batch back. A key that does not unwrap is left as it is
+   * and reported in `failed`.
    */
-  rotateBatch(batchSize = 100): Promise<number> {
+  rotateBatch(batchSize = 100, after: string | null = null): Promise<RotationBatch> {
     return this.tx.run(async (tx) => {
-      const stale = await this.keys.lockStale(tx, this.kms.tenantKeks(), this.kms.defaultKekId, batchSize);
-      for (const row of stale) {
-        const secret = await this.unwrap(row);
-        const { kekId, wrapped } = await this.kms.wrap(row.tenantId, secret, keyContext(row.tenantId, row.vaultId));
-        secret.fill(0);
-        await this.keys.rewrap(tx, row.vaultId, kekId, wrapped);
+      const stale = { tenantKeks: this.kms.tenantKeks(), defaultKek: this.kms.defaultKekId, after };
+      const rows = await this.keys.lockStale(tx, stale, batchSize);
+      const batch: RotationBatch = { rewrapped: 0, failed: [], next: rows.at(-1)?.vaultId ?? null };
+      for (const row of rows) {
+        if (await this.rewrap(tx, row)) batch.rewrapped += 1;
+        else batch.failed.push(row.vaultId);
       }
-      return stale.length;
+      return batch;
     });
   }
 
-  /** Rewraps every stale vault key, batch after batch; returns how many. */
-  async rotateAll(batchSize = 100): Promise<number> {
-    let total = 0;
-    for (let n = await this.rotateBatch(batchSize); n > 0; n = await this.rotateBatch(batchSize)) total += n;
-    return total;
+  /** Rewraps every stale vault key, batch after batch. */
+  async rotateAll(batchSize = 100, onBatch?: (total: number) => void): Promise<RotationResult> {
+    const result: RotationResult = { rewrapped: 0, failed: [] };
+    let after: string | null = null;
+    do {
+      const batch = await this.rotateBatch(batchSize, after);
+      result.rewrapped += batch.rewrapped;
+      result.failed.push(...batch.failed);
+      after = batch.next;
+      onBatch?.(result.rewrapped);
+    } while (after !== null);
+    return result;
+  }
+
+  private async rewrap(tx: Tx, row: VaultKeyRow): Promise<boolean> {
+    let secret: Buffer;
+    try {
+      secret = await this.unwrap(row);
+    } catch (err) {
+      if (!(err instanceof KeyUnwrapError)) throw err;
+      this.log.error(`vault key of vault ${row.vaultId} does not unwrap, left as it is: ${err.message}`);
+      return false;
+    }
+    const { kekId, wrapped } = await this.kms.wrap(row.tenantId, secret, keyContext(row.tenantId, row.vaultId));
+    secret.fill(0);
+    await this.keys.rewrap(tx, row.vaultId, kekId, wrapped);
+    return true;
   }
 
   /** Live vault keys per KEK id (rotation progress). */

@@ -43,15 +43,20 @@ export class VaultKeyRepository {
 
   /**
    * Locks up to `limit` live keys not wrapped with their tenant's active KEK (`tenantKeks`
-   * maps tenants with their own KEK; the others use `defaultKek`), skipping rows another
-   * instance holds.
+   * maps tenants with their own KEK; the others use `defaultKek`), in vault id order after
+   * `after`, skipping rows another instance holds.
    */
-  lockStale(tx: Tx, tenantKeks: Record<string, string>, defaultKek: string, limit: number): Promise<VaultKeyRow[]> {
+  lockStale(
+    tx: Tx,
+    stale: { tenantKeks: Record<string, string>; defaultKek: string; after: string | null },
+    limit: number,
+  ): Promise<VaultKeyRow[]> {
     return tx.query(
       `SELECT ${COLUMNS} FROM vault_keys
        WHERE destroyed_at IS NULL AND kek_id <> COALESCE($1::jsonb ->> tenant_id, $2)
-       ORDER BY vault_id LIMIT $3 FOR UPDATE SKIP LOCKED`,
-      [JSON.stringify(tenantKeks), defaultKek, limit],
+         AND ($3::uuid IS NULL OR vault_id > $3::uuid)
+       ORDER BY vault_id LIMIT $4 FOR UPDATE SKIP LOCKED`,
+      [JSON.stringify(stale.tenantKeks), stale.defaultKek, stale.after, limit],
     );
   }
 
