@@ -44,6 +44,7 @@ const EXPECTED = {
   'DELETE /trash/item-id/:itemId': 'authenticated',
   'POST /legal-holds': 'authenticated',
   'GET /legal-holds': 'authenticated',
+  'GET /legal-holds/hold-id/:holdId': 'authenticated',
   'DELETE /legal-holds/hold-id/:holdId': 'authenticated',
   'GET /vault/vault-id/:vaultId/retention': 'vault:viewer',
   'GET /vault/vault-id/:vaultId/records/record-id/:recordId/retention': 'record:viewer',

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HoldListQueryDto, LegalHoldView, PlaceHoldDto, Principal, RetentionView } from '@vault/contracts';
 import { Access, Authenticated, CurrentPrincipal } from '@vault/platform/auth';
@@ -6,6 +6,7 @@ import { ApiCreated, ApiPathParams, ApiProblems } from '@vault/platform/openapi'
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
+import type { Response } from 'express';
 import { LegalHoldsService } from './legal-holds.service';
 
 const COMPLIANCE_403: [number, string] = [403, 'compliance_role_required: the token has no compliance role.'];
@@ -27,8 +28,24 @@ export class LegalHoldsController {
   })
   @ApiCreated({ type: LegalHoldView })
   @ApiProblems(COMPLIANCE_403, [404, 'not_found: no such vault, record or file in the tenant.'])
-  place(@CurrentPrincipal() principal: Principal, @Body() body: PlaceHoldDto): Promise<LegalHoldView> {
-    return this.holds.place(principal, body);
+  async place(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: PlaceHoldDto,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<LegalHoldView> {
+    const hold = await this.holds.place(principal, body);
+    res.setHeader('Location', `/api/v1/legal-holds/hold-id/${hold.id}`);
+    return hold;
+  }
+
+  @Get('legal-holds/hold-id/:holdId')
+  @Authenticated()
+  @ApiOperation({ summary: 'One legal hold of the tenant (compliance officers).' })
+  @ApiPathParams({ holdId: 'Legal hold id.' })
+  @ApiOkResponse({ type: LegalHoldView })
+  @ApiProblems(COMPLIANCE_403, [404, 'not_found: no such legal hold.'])
+  get(@CurrentPrincipal() principal: Principal, @Param('holdId') holdId: string): Promise<LegalHoldView> {
+    return this.holds.get(principal, holdId);
   }
 
   @Get('legal-holds')

@@ -11,7 +11,7 @@ import {
 } from '@vault/contracts';
 import { ProblemException } from '@vault/platform/errors';
 import { Transactions } from '@vault/platform/persistence';
-import { routeRecordId, type VaultAccess } from '../../capabilities/access/access.service';
+import { isUuid, routeRecordId, type VaultAccess } from '../../capabilities/access/access.service';
 import { actorName } from '../../capabilities/events/event-payload';
 import { RetentionService, toHoldView } from '../../capabilities/retention/retention.service';
 import { LegalHoldRepository } from '../../persistence/legal-holds/legal-hold.repository';
@@ -65,9 +65,17 @@ export class LegalHoldsService {
     return (await this.holds.list(principal.tenantId, q.vaultId, q.includeReleased === 'true')).map(toHoldView);
   }
 
+  async get(principal: Principal, holdId: string): Promise<LegalHoldView> {
+    assertCompliance(principal);
+    if (!isUuid(holdId)) throw holdNotFound();
+    const hold = await this.tx.run((tx) => this.holds.lock(tx, principal.tenantId, holdId));
+    if (!hold) throw holdNotFound();
+    return toHoldView(hold);
+  }
+
   async release(principal: Principal, holdId: string): Promise<LegalHoldView> {
     assertCompliance(principal);
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(holdId)) throw holdNotFound();
+    if (!isUuid(holdId)) throw holdNotFound();
     return this.tx.run(async (tx) => {
       const hold = await this.holds.lock(tx, principal.tenantId, holdId);
       if (!hold) throw holdNotFound();

@@ -72,7 +72,8 @@ export class LegalHoldRepository {
   }
 
   async release(tx: Tx, id: string, by: string): Promise<HoldRow> {
-    const rows: HoldRow[] = await tx.query(
+    // PostgreSQL UPDATE answers [rows, count] through TypeORM
+    const [rows]: [HoldRow[], number] = await tx.query(
       `UPDATE legal_holds h SET released_by = $2, released_at = now() WHERE h.id = $1 RETURNING ${COLUMNS}`,
       [id, by],
     );
