@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Put, Query, UseGuards } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FileTextDto, Principal, SearchPageDto, SearchQueryDto, SearchSettingsDto } from '@vault/contracts';
-import { Access, CurrentPrincipal } from '@vault/platform/auth';
+import { Access, Authenticated, CurrentPrincipal } from '@vault/platform/auth';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
@@ -14,6 +14,7 @@ export class SearchController {
   constructor(private readonly search: SearchService) {}
 
   @Get('search')
+  @Authenticated()
   @ApiOperation({
     summary: 'Find files by what they say, over every vault the caller may read (docs/search.md).',
   })

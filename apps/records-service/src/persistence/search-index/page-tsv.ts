@@ -18,3 +18,9 @@ export function pageTsvSql(body: string, lang: string): string {
 
 /** The text search configuration of a vault (alias ss: its search_settings row, if any). */
 export const VAULT_LANGUAGE_SQL = `COALESCE(ss.language, 'simple'::regconfig)`;
+
+/** The rows of an UPDATE or DELETE … RETURNING (TypeORM answers them as [rows, count]). */
+export function returned<T>(result: unknown): T[] {
+  const r = result as unknown[];
+  return (Array.isArray(r[0]) ? r[0] : r) as T[];
+}

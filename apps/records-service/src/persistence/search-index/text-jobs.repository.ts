@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions, type Tx } from '@vault/platform/persistence';
-import { pageTsvSql, VAULT_LANGUAGE_SQL } from './page-tsv';
+import { pageTsvSql, returned, VAULT_LANGUAGE_SQL } from './page-tsv';
 import { SearchSchema } from './search-schema';
 
 /** A claimed extraction: one file version with what its event and its index rows need. */
@@ -87,13 +87,15 @@ export class TextJobRepository {
    * given up after a few).
    */
   async claim(limit: number, leaseSeconds: number): Promise<TextJob[]> {
-    const claimed: { id: string }[] = await this.tx.none.query(
-      `WITH due AS (
+    const claimed = returned<{ id: string }>(
+      await this.tx.none.query(
+        `WITH due AS (
          SELECT id FROM file_texts WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < now())
          ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        UPDATE file_texts ft SET attempts = ft.attempts + 1, lease_until = now() + make_interval(secs => $2)
        FROM due WHERE ft.id = due.id RETURNING ft.id`,
-      [limit, leaseSeconds],
+        [limit, leaseSeconds],
+      ),
     );
     if (claimed.length === 0) return [];
     const { currentBytes: b } = await this.schema.get();
@@ -137,12 +139,14 @@ export class TextJobRepository {
    * new fields, a new caption, another language), from the stored text: no re-extraction.
    */
   async retokenize(scope: 'record' | 'vault', id: string): Promise<number> {
-    const rows: unknown[] = await this.tx.none.query(
-      `UPDATE file_text_pages p SET language = ${VAULT_LANGUAGE_SQL}, tsv = ${pageTsvSql('p.body', VAULT_LANGUAGE_SQL)}
+    const rows = returned(
+      await this.tx.none.query(
+        `UPDATE file_text_pages p SET language = ${VAULT_LANGUAGE_SQL}, tsv = ${pageTsvSql('p.body', VAULT_LANGUAGE_SQL)}
        FROM file_texts ft ${JOIN_FILE}
        WHERE p.file_text_id = ft.id AND ${scope === 'record' ? 'r.id' : 'v.id'} = $1
        RETURNING 1`,
-      [id],
+        [id],
+      ),
     );
     return rows.length;
   }

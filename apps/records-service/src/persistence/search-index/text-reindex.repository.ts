@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
+import { returned } from './page-tsv';
 
 export interface ReindexProgress {
   total: number;
@@ -29,11 +30,13 @@ export class TextReindexRepository {
 
   /** Queues again up to `batch` texts read by an older extractor (their pages stay searchable until replaced). */
   async requeueOlder(version: number, batch: number): Promise<number> {
-    const rows: unknown[] = await this.tx.none.query(
-      `UPDATE file_texts SET status = 'pending', attempts = 0, lease_until = NULL
+    const rows = returned(
+      await this.tx.none.query(
+        `UPDATE file_texts SET status = 'pending', attempts = 0, lease_until = NULL
        WHERE id IN (SELECT id FROM file_texts WHERE extractor_version < $1 AND status <> 'pending' ORDER BY id LIMIT $2)
        RETURNING 1`,
-      [version, batch],
+        [version, batch],
+      ),
     );
     return rows.length;
   }

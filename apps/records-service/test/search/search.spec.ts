@@ -1,0 +1,123 @@
+import { SUBJECTS } from '@vault/contracts';
+import { Caller } from '../support';
+import { fixture, SearchTestApp } from './search-support';
+
+describe('content search (real NATS, PostgreSQL and extractor processes)', () => {
+  jest.setTimeout(180_000);
+  let s: SearchTestApp;
+  let owner: Caller;
+  let vault: string;
+  let policyRecord: string;
+  let noteRecord: string;
+
+  beforeAll(async () => {
+    s = await SearchTestApp.start('api');
+    owner = await s.t.caller();
+    vault = await s.t.createVault(owner, { name: 'Household' });
+    policyRecord = await s.t.createRecord(owner, vault, { name: 'Insurance policy' });
+    noteRecord = await s.t.createRecord(owner, vault, { name: 'Notes' });
+    for (const name of ['policy.pdf', 'policy.docx', 'policy.odt', 'policy.txt']) {
+      const text = await s.uploadAndWait(owner, vault, policyRecord, name, fixture(name));
+      expect({ name, status: text.status }).toEqual({ name, status: 'extracted' });
+    }
+    await s.uploadAndWait(owner, vault, noteRecord, 'note.txt', Buffer.from('A flood note, nothing else.\n'));
+  });
+  afterAll(() => s?.stop());
+
+  const POLICY_FILES = ['policy.docx', 'policy.odt', 'policy.pdf', 'policy.txt'];
+
+  it('finds every kind of document by a word of its text, with highlighted snippets and the event', async () => {
+    const page = await s.find(owner, 'hausratversicherung');
+    expect(page.data.map((h) => h.fileName).sort()).toEqual(POLICY_FILES);
+    expect(page.data[0]).toMatchObject({ vaultId: vault, recordId: policyRecord, recordName: 'Insurance policy', page: 1 });
+    expect(typeof page.data[0].versionId).toBe('string');
+    expect(page.data[0].score).toBeGreaterThan(0);
+    expect(page.data[0].snippet).toContain('<mark>Hausratversicherung</mark>');
+    const events = await s.t.outbox(SUBJECTS.fileTextExtracted);
+    expect(events.map((e) => e.payload.fileName).sort()).toEqual(['note.txt', ...POLICY_FILES].sort());
+    expect(events.find((e) => e.payload.fileName === 'policy.pdf')?.payload).toMatchObject({ status: 'extracted', pages: 1 });
+  });
+
+  it('answers the golden queries: umlauts, word parts, phrases and excluded words', async () => {
+    expect(await s.names(owner, 'Buero')).toEqual(POLICY_FILES);
+    expect(await s.names(owner, 'Büro')).toEqual(POLICY_FILES);
+    expect(await s.names(owner, 'Zuerich')).toEqual(POLICY_FILES);
+    expect(await s.names(owner, 'versicherung')).toEqual(POLICY_FILES);
+    expect(await s.names(owner, '"flood damage"')).toEqual(POLICY_FILES);
+    expect(await s.names(owner, '"damage flood"')).toEqual([]);
+    expect(await s.names(owner, 'flood -earthquake')).toEqual(['note.txt']);
+    expect(await s.names(owner, 'flood', { recordType: 'identityDocs', vaultId: vault })).toHaveLength(5);
+    expect(await s.names(owner, 'flood', { recordType: 'financial' })).toEqual([]);
+  });
+
+  it('weighs the record name: a renamed record is found by its new name', async () => {
+    await s.t
+      .put(owner, `/vault/vault-id/${vault}/records/record-id/${noteRecord}`, recordBodyNamed('Kitchen ledger'))
+      .expect(200);
+    await waitUntil(async () => (await s.names(owner, 'ledger')).includes('note.txt'));
+  });
+
+  it('shows the extracted text per page', async () => {
+    const text = await s.waitText(owner, vault, policyRecord, 'policy.pdf');
+    expect(text).toMatchObject({ status: 'extracted', reason: null, detectedType: 'application/pdf', language: 'simple' });
+    expect(text.pages[0]).toMatchObject({ page: 1, ocr: false });
+    expect(text.pages[0].text).toContain('Hausratversicherung');
+  });
+
+  it('never errs on query text, refuses an empty or oversized one, and pages with cursors', async () => {
+    for (const q of ['"', '!!!', "'&|:*()", 'or', '-', '""', 'a & b | !c', '%_\\']) {
+      const res = await s.t.http().get('/api/v1/search').query({ q }).set('Authorization', `Bearer ${owner.token}`);
+      expect({ q, status: res.status }).toEqual({ q, status: 200 });
+    }
+    for (const q of ['', '   ', 'x'.repeat(10_000)]) {
+      const res = await s.t.http().get('/api/v1/search').query({ q }).set('Authorization', `Bearer ${owner.token}`);
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'validation_failed' });
+      expect(res.body.requestId ?? res.headers['x-request-id']).toBeTruthy();
+    }
+    await s.t
+      .http()
+      .get('/api/v1/search')
+      .query({ q: 'flood', limit: '0' })
+      .set('Authorization', `Bearer ${owner.token}`)
+      .expect(400);
+    await s.t
+      .http()
+      .get('/api/v1/search')
+      .query({ q: 'flood', cursor: 'bogus' })
+      .set('Authorization', `Bearer ${owner.token}`)
+      .expect(400);
+    await s.t.http().get('/api/v1/search').query({ q: 'flood' }).expect(401);
+    const first = await s.find(owner, 'flood', { limit: '2' });
+    expect(first.data).toHaveLength(2);
+    const second = await s.find(owner, 'flood', { limit: '2', cursor: first.nextCursor ?? '' });
+    const third = await s.find(owner, 'flood', { limit: '2', cursor: second.nextCursor ?? '' });
+    const seen = [...first.data, ...second.data, ...third.data].map((h) => h.fileName);
+    expect(seen.sort()).toEqual(['note.txt', ...POLICY_FILES].sort());
+    expect(third.nextCursor).toBeNull();
+    await s.t
+      .http()
+      .get('/api/v1/search')
+      .query({ q: 'other', cursor: first.nextCursor })
+      .set('Authorization', `Bearer ${owner.token}`)
+      .expect(400);
+  });
+
+  const recordBodyNamed = (name: string) => ({
+    name,
+    description: 'Blue cover',
+    recordTypeName: 'identityDocs',
+    recordSubtypeName: 'passport',
+    uniqueReference: '20260101120000',
+    storageLocation: 'Desk drawer',
+    editable: true,
+    recordDetails: { number: 'X123', country: 'CA' },
+  });
+});
+
+async function waitUntil(cond: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + 30_000;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met within 30 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
