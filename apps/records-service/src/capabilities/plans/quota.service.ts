@@ -11,11 +11,8 @@ import { PlansService } from './plans.service';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
-const DAY = 24 * 60 * 60 * 1000;
 /** Unpinned versions of a file kept when the plan does not set vault.fileVersions. */
 export const DEFAULT_FILE_VERSIONS = 10;
-/** Days a thinned version stays in the trash when the plan does not set vault.trashDays. */
-const TRASH_DAYS = 30;
 
 /** Plan limits of an upload into a vault, in bytes. */
 export interface UploadLimits {
@@ -92,16 +89,9 @@ export class QuotaService {
     if ((await this.usage.vaultBytes(vaultId, tx)) + adding > max) throw storageQuotaExceeded();
   }
 
-  /**
-   * How a new version of a file thins the older ones in this vault: the newest `keep`
-   * unpinned versions stay (vault.fileVersions, default 10), older ones go to the trash
-   * until `purgeAt` (vault.trashDays, default TRASH_DAYS).
-   */
-  async versionThinning(tx: Tx, vaultId: string): Promise<{ keep: number; purgeAt: Date }> {
-    const plan = await this.licenses.planOf(vaultId, tx);
-    const keep = this.plans.optionalLimit(plan, 'vault.fileVersions', DEFAULT_FILE_VERSIONS);
-    const days = this.plans.optionalLimit(plan, 'vault.trashDays', TRASH_DAYS);
-    return { keep, purgeAt: new Date(Date.now() + days * DAY) };
+  /** How many unpinned versions of a file the vault keeps (vault.fileVersions, default 10); older ones go to the trash. */
+  async fileVersionsKept(tx: Tx, vaultId: string): Promise<number> {
+    return this.plans.optionalLimit(await this.licenses.planOf(vaultId, tx), 'vault.fileVersions', DEFAULT_FILE_VERSIONS);
   }
 
   /** The vault's storage against vault.maxVaultGBs, with what its stored bytes are. */

@@ -10,8 +10,8 @@ interface ByteScope {
   id: string;
 }
 
-/** A version of a file that neither it nor its record is in the trash (aliases v, f, r). */
-const LIVE_VERSION = `(v.deleted_at IS NULL AND r.status <> 'DELETED')`;
+/** A version that neither it, its file, its record nor its vault is in the trash (aliases v, f, r, and vt). */
+const LIVE_VERSION = `(v.deleted_at IS NULL AND f.deleted_at IS NULL AND r.deleted_at IS NULL AND vt.deleted_at IS NULL)`;
 
 /** Bytes a vault stores, by what uses them (each blob counted once), and reserved by open uploads. */
 export interface VaultStorageBreakdown {
@@ -83,6 +83,7 @@ export class UsageRepository {
          SELECT COALESCE(bool_or(${LIVE_VERSION} AND v.current), false) AS cur,
            COALESCE(bool_or(${LIVE_VERSION}), false) AS live
          FROM file_versions v JOIN record_files f ON f.id = v.file_id JOIN records r ON r.id = f.record_id
+         JOIN vaults vt ON vt.id = r.vault_id
          WHERE v.blob_id = b.id) s
        WHERE b.vault_id = $1`,
       [vaultId],

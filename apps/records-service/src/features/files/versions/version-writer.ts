@@ -4,6 +4,7 @@ import type { Principal } from '@vault/contracts';
 import type { Tx } from '@vault/platform/persistence';
 import { actorName } from '../../../capabilities/events/event-payload';
 import { QuotaService } from '../../../capabilities/plans/quota.service';
+import { RetentionService } from '../../../capabilities/retention/retention.service';
 import type { StoredBytes } from '../../../capabilities/storage/file-bytes.service';
 import type { BlobEntity } from '../../../persistence/blobs/blob.entity';
 import { BlobRepository } from '../../../persistence/blobs/blob.repository';
@@ -43,6 +44,7 @@ export class VersionWriter {
     private readonly files: RecordFileRepository,
     private readonly purges: PurgeQueueRepository,
     private readonly quota: QuotaService,
+    private readonly retention: RetentionService,
   ) {}
 
   /**
@@ -65,6 +67,8 @@ export class VersionWriter {
       sha256: stored.sha256,
       size: stored.size,
       storageKey: stored.storageKey,
+      envelope: stored.envelope ?? null,
+      envelopeVaultId: stored.envelopeVaultId ?? null,
     });
     return { blob, duplicate: false };
   }
@@ -95,10 +99,10 @@ export class VersionWriter {
     return version;
   }
 
-  /** Moves the versions of a file beyond what the plan keeps to the trash. */
+  /** Moves the versions of a file beyond what the plan keeps to the trash (until vault.trashDays from now). */
   async thin(tx: Tx, vaultId: string, fileId: string, principal: Principal): Promise<void> {
-    const { keep, purgeAt } = await this.quota.versionThinning(tx, vaultId);
-    await this.versions.trashBeyond(tx, fileId, keep, actorName(principal), purgeAt);
+    const keep = await this.quota.fileVersionsKept(tx, vaultId);
+    await this.versions.trashBeyond(tx, fileId, keep, actorName(principal), await this.retention.purgeAt(tx, vaultId));
   }
 
   private version(file: RecordFileEntity, number: number, v: NewVersion): FileVersionEntity {
