@@ -7,7 +7,11 @@ export type Fault =
   /** Forward it, let the platform answer (and commit), then cut the client's connection without the answer. */
   | { kind: 'drop-after-commit' }
   /** Answer it without forwarding. */
-  | { kind: 'answer'; status: number; headers?: Record<string, string> };
+  | { kind: 'answer'; status: number; headers?: Record<string, string> }
+  /** Forward it as usual (a place in a plan). */
+  | { kind: 'forward' }
+  /** Never forward nor answer it: the client waits until it gives up (or the proxy closes). */
+  | { kind: 'hold' };
 
 /** One request the proxy saw. */
 export interface Seen {
@@ -56,6 +60,7 @@ export async function startFaultProxy(gatewayPort: number): Promise<FaultProxy> 
       fault: fault?.kind,
     };
     seen.push(entry);
+    if (fault?.kind === 'hold') return;
     if (fault?.kind === 'answer') {
       req.resume();
       res.writeHead(fault.status, { 'content-type': 'application/problem+json', ...fault.headers });

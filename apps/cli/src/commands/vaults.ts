@@ -1,0 +1,51 @@
+import { toArray } from '@vault/sdk';
+import { intOption, parse } from '../support/args';
+import { clientFor, print, type Context } from '../support/context';
+import { UsageError } from '../support/exit-codes';
+
+const VAULT_TYPES = ['individual', 'business', 'family'] as const;
+
+const SUBCOMMANDS = ['list', 'create', 'get', 'delete'];
+
+/** `vault vaults list|create|get|delete`. */
+export async function vaults(ctx: Context, [sub, ...argv]: string[]): Promise<void> {
+  if (!SUBCOMMANDS.includes(sub)) throw new UsageError(`vault vaults ${SUBCOMMANDS.join('|')}`);
+  const client = clientFor(ctx);
+  if (sub === 'list') {
+    const { values } = parse(
+      argv,
+      { shared: { type: 'boolean' }, owned: { type: 'boolean' }, 'page-size': { type: 'string' } },
+      [],
+    );
+    const shared = values.shared ? true : values.owned ? false : undefined;
+    const list = await toArray(
+      client.vaults.list({ shared, pageSize: intOption(values['page-size'], 'page-size', 50), signal: ctx.signal }),
+    );
+    return print(
+      ctx,
+      list.length ? list.map((v) => `${v.id}  ${v.name}  ${(v.userVaultRole ?? []).join(',')}`) : '(no vaults)',
+      list,
+    );
+  }
+  if (sub === 'create') {
+    const { values, args } = parse(argv, { type: { type: 'string' } }, ['name']);
+    const type = (values.type ?? 'individual') as (typeof VAULT_TYPES)[number];
+    if (!VAULT_TYPES.includes(type)) throw new UsageError(`--type must be one of ${VAULT_TYPES.join(', ')}`);
+    const id = await client.vaults.create({ name: args[0], type }, { signal: ctx.signal });
+    return print(ctx, id, { id });
+  }
+  if (sub === 'get') {
+    const { args } = parse(argv, {}, ['vaultId']);
+    const { data, etag } = await client.vaults.get(args[0], { signal: ctx.signal });
+    return print(ctx, [`${data.id}  ${data.name}`, `roles: ${(data.userVaultRole ?? []).join(', ')}`, `etag: ${etag}`], {
+      ...data,
+      etag,
+    });
+  }
+  if (sub === 'delete') {
+    const { values, args } = parse(argv, { 'if-match': { type: 'string' } }, ['vaultId']);
+    await client.vaults.delete(args[0], { ifMatch: values['if-match'], signal: ctx.signal });
+    return print(ctx, `deleted ${args[0]}`, { deleted: args[0] });
+  }
+  throw new UsageError('vault vaults list|create|get|delete');
+}

@@ -1,0 +1,202 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { domain, setupValue } from '../support/client';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { ALPHA_APP } from '../support/sdk';
+
+const BIN = join(__dirname, '../../../dist/apps/cli/main.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Spawns the built `vault` bin with its config folder `dir`. */
+function start(dir: string, args: string[]): { child: ChildProcess; done: Promise<Run> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, VAULT_CONFIG_DIR: dir },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  const done = new Promise<Run>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  return { child, done };
+}
+
+const vault = (dir: string, ...args: string[]) => start(dir, args).done;
+const json = (run: Run) => JSON.parse(run.stdout);
+const sha = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** Resolves once `check` holds (polled). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** The `vault` CLI (apps/cli), spawned as a user would, against the real platform. */
+describe('vault CLI', () => {
+  let dir: string;
+  let work: string;
+  let vaultId: string;
+  let recordId: string;
+  const loginArgs = (...extra: string[]) => [
+    'login',
+    '--tenant',
+    ALPHA_APP.tenantId,
+    '--client',
+    ALPHA_APP.clientId,
+    '--client-secret',
+    ALPHA_APP.clientSecret,
+    '--username',
+    'cli@alpha.example',
+    '--password-stdin',
+    ...extra,
+  ];
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'vault-cli-'));
+    work = mkdtempSync(join(tmpdir(), 'vault-cli-files-'));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('refuses commands before login (3) and unknown commands (2)', async () => {
+    const anonymous = await vault(dir, 'vaults', 'list');
+    expect(anonymous.code).toBe(3);
+    expect(anonymous.stderr).toMatch(/not signed in: run vault login/);
+    expect((await vault(dir, 'vaults', 'frobnicate')).code).toBe(2);
+  });
+
+  it('logs in, keeping the tokens in a file only its owner can read', async () => {
+    const cert = join(setupValue('E2E_WORK_DIR'), 'certs', 'gateway.crt');
+    const login = start(dir, loginArgs('--domain', `${domain()}:${setupValue('E2E_GATEWAY_PORT')}`, '--ca', cert, '--json'));
+    login.child.stdin?.end('cli-password-1\n');
+    const run = await login.done;
+    expect(run.code).toBe(0);
+    expect(json(run)).toMatchObject({ username: 'cli@alpha.example', tenantId: 'alpha' });
+    expect(statSync(join(dir, 'session.json')).mode & 0o777).toBe(0o600);
+    const stored = readFileSync(join(dir, 'session.json'), 'utf8');
+    expect(stored).not.toContain('cli-password-1');
+    expect(JSON.parse(stored).tokens.refreshToken).toMatch(/^[\w-]{43}$/);
+  });
+
+  it('creates and lists vaults and records, as text and as JSON', async () => {
+    const created = await vault(dir, 'vaults', 'create', 'CLI papers', '--json');
+    expect(created.code).toBe(0);
+    vaultId = json(created).id;
+    expect((await vault(dir, 'vaults', 'list')).stdout).toContain(`${vaultId}  CLI papers  vault_owner`);
+    const record = await vault(
+      dir,
+      'records',
+      'create',
+      vaultId,
+      'Passport',
+      '--type',
+      'identityDocs',
+      '--subtype',
+      'passport',
+      '--json',
+    );
+    recordId = json(record).id;
+    expect(json(await vault(dir, 'records', 'list', vaultId, '--json')).map((r: { id: string }) => r.id)).toEqual([recordId]);
+  });
+
+  it('answers a missing vault with exit 5 and the request id', async () => {
+    const missing = await vault(dir, 'vaults', 'get', '00000000-0000-4000-8000-000000000000', '--json');
+    expect(missing.code).toBe(5);
+    const error = JSON.parse(missing.stderr).error;
+    expect(error).toMatchObject({ status: 404, code: 'not_found' });
+    expect(error.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('uploads with a progress bar and downloads with the digest checked', async () => {
+    const file = join(work, 'scan.bin');
+    writeFileSync(file, randomBytes(700 * 1024));
+    const up = await vault(dir, 'upload', vaultId, recordId, file, '--chunk-size', String(256 * 1024), '--progress');
+    expect(up.code).toBe(0);
+    expect(up.stderr).toMatch(/upload scan\.bin \[#+-*\]\s+\d+%/);
+    expect(up.stderr).toContain('100%');
+    expect(up.stdout).toContain(`sha256 ${sha(file)}`);
+    const down = await vault(dir, 'download', vaultId, recordId, 'scan.bin', '--out', join(work, 'copy.bin'), '--json');
+    expect(down.code).toBe(0);
+    expect(json(down)).toMatchObject({ sha256: sha(file), size: 700 * 1024 });
+    expect(sha(join(work, 'copy.bin'))).toBe(sha(file));
+  });
+
+  it('prints the log and the feed, and follows the feed until Ctrl-C', async () => {
+    let log: Run = { code: null, stdout: '[]', stderr: '' };
+    for (let i = 0; i < 50 && !json(log).some((e: { entity: string }) => e.entity === 'File'); i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      log = await vault(dir, 'log', vaultId, '--json');
+    }
+    expect(json(log).map((e: { entity: string; action: string }) => `${e.entity}:${e.action}`)).toContain('File:uploaded');
+    const feed = await vault(dir, 'feed', vaultId, '--json');
+    const lines = feed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.slice(0, 2).map((l) => l.event.type)).toEqual(['vault.created', 'record.created']);
+    expect(lines.at(-1).nextCursor).toEqual(expect.any(String));
+
+    const follow = start(dir, ['feed', vaultId, '--follow', '--json']);
+    const firstLine = new Promise<void>((resolve) => follow.child.stdout?.on('data', () => resolve()));
+    await firstLine;
+    follow.child.kill('SIGINT');
+    const ended = await follow.done;
+    expect(ended.code).toBe(130);
+    expect(JSON.parse(ended.stdout.split('\n')[0])).toMatchObject({
+      cursor: expect.any(String),
+      event: { type: 'vault.created' },
+    });
+  });
+
+  describe('through a proxy that stalls', () => {
+    let proxy: FaultProxy;
+    let proxied: string;
+    beforeAll(async () => {
+      proxy = await startFaultProxy(Number(setupValue('E2E_GATEWAY_PORT')));
+      proxied = mkdtempSync(join(tmpdir(), 'vault-cli-proxied-'));
+      const login = start(proxied, loginArgs('--url-template', `http://{module}-api.${domain()}:${proxy.port}/api/v1`));
+      login.child.stdin?.end('cli-password-1\n');
+      expect((await login.done).code).toBe(0);
+    });
+    afterAll(async () => {
+      await proxy.close();
+      rmSync(proxied, { recursive: true, force: true });
+    });
+
+    it('resumes an upload interrupted with Ctrl-C from where the platform stands', async () => {
+      const file = join(work, 'big.bin');
+      writeFileSync(file, randomBytes(1024 * 1024));
+      // The first chunk goes through; the second stalls until the user gives up.
+      proxy.plan('PATCH', /\/uploads\/[0-9a-f-]+$/, [{ kind: 'forward' }, { kind: 'hold' }]);
+      const args = ['upload', vaultId, recordId, file, '--chunk-size', String(256 * 1024)];
+      const first = start(proxied, [...args, '--progress']);
+      await until(() => proxy.seen.filter((p) => p.method === 'PATCH').length === 2);
+      first.child.kill('SIGINT');
+      const interrupted = await first.done;
+      expect(interrupted.code).toBe(130);
+      expect(interrupted.stderr).toMatch(/interrupted: run the same command again to continue/);
+
+      const again = await vault(proxied, ...args, '--json');
+      expect(again.code).toBe(0);
+      expect(json(again)).toMatchObject({ resumed: true, sha256: sha(file), size: 1024 * 1024 });
+      const patches = proxy.seen.filter((s) => s.method === 'PATCH');
+      expect(patches.map((p) => p.headers['upload-offset'])).toEqual([
+        '0',
+        String(256 * 1024),
+        String(256 * 1024),
+        String(512 * 1024),
+        String(768 * 1024),
+      ]);
+      expect(proxy.seen.filter((s) => s.method === 'POST' && s.path.endsWith('/uploads'))).toHaveLength(1);
+    });
+  });
+});
