@@ -176,6 +176,7 @@ export function smokeEnv(tag, ports) {
     `POSTGRES_PASSWORD=${randomBytes(18).toString('hex')}`,
     `KEY_ENCRYPTION_SECRET=${randomBytes(24).toString('hex')}`,
     `WEBHOOK_SECRET_KEYS=smoke:${randomBytes(32).toString('base64')}`,
+    `ENCRYPTION_KEYRING=smoke:${randomBytes(32).toString('base64')}`,
     `VAULT_TAG=${tag}`,
     `GATEWAY_HTTPS_PORT=${ports.https}`,
     `GATEWAY_HTTP_PORT=${ports.http}`,

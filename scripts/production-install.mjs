@@ -102,6 +102,7 @@ async function main() {
       LOG_LEVEL: 'warn',
       EVENTS_NAMESPACE: `prodinstall_${suffix}`,
       WEBHOOK_SECRET_KEYS: `install:${randomBytes(32).toString('base64')}`,
+      ENCRYPTION_KEYRING: `install:${randomBytes(32).toString('base64')}`,
       KEY_ENCRYPTION_SECRET: randomBytes(24).toString('hex'),
       VAULT_BOOTSTRAP_FILE: bootstrap,
       FILE_STORAGE: 'fs',

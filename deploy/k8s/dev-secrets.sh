@@ -31,7 +31,8 @@ for pair in developer-service:vault_developer user-service:vault_user records-se
     --from-literal=DATABASE_URL="postgres://postgres:${pg_password}@postgres:5432/${pair##*:}"
 done
 create developer-service-secrets --from-literal=KEY_ENCRYPTION_SECRET="$(rand)"
-create records-service-secrets --from-literal=WEBHOOK_SECRET_KEYS="k$(date +%Y%m%d):$(head -c 32 /dev/urandom | base64)"
+create records-service-secrets --from-literal=WEBHOOK_SECRET_KEYS="k$(date +%Y%m%d):$(head -c 32 /dev/urandom | base64)" \
+  --from-literal=ENCRYPTION_KEYRING="kek$(date +%Y%m%d):$(head -c 32 /dev/urandom | base64)"
 json_string() { printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g')"; }
 if [ -n "$bootstrap" ]; then
   create developer-service-bootstrap --from-file=bootstrap.json="$bootstrap"

@@ -13,7 +13,7 @@ export const APPS: AppSpec[] = [
   { name: 'gateway', port: 8443 },
   { name: 'developer-service', port: 3001, database: 'vault_developer' },
   { name: 'user-service', port: 3002, database: 'vault_user' },
-  { name: 'records-service', port: 3003, database: 'vault_records', secrets: ['WEBHOOK_SECRET_KEYS'] },
+  { name: 'records-service', port: 3003, database: 'vault_records', secrets: ['WEBHOOK_SECRET_KEYS', 'ENCRYPTION_KEYRING'] },
 ];
 
 export const DATABASE_APPS = APPS.filter((a) => a.database);

@@ -21,6 +21,7 @@ import { FileVersions1764000000000 } from './1764000000000-file-versions';
 import { Trash1764100000000 } from './1764100000000-trash';
 import { SearchIndex1764200000000 } from './1764200000000-search-index';
 import { VaultKeys1764300000000 } from './1764300000000-vault-keys';
+import { BlobEnvelopes1764300000001 } from './1764300000001-blob-envelopes';
 
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -48,4 +49,5 @@ export const MIGRATIONS: Function[] = [
   Trash1764100000000,
   SearchIndex1764200000000,
   VaultKeys1764300000000,
+  BlobEnvelopes1764300000001,
 ];

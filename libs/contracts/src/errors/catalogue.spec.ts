@@ -129,6 +129,7 @@ describe('error catalogue', () => {
       chunkChecksumMismatch: 'chunk_checksum_mismatch',
       staleCorrelationId: 'stale_correlation_id',
       missingFilePart: 'missing_file_part',
+      fileDamaged: 'file_damaged',
       uploadLocked: 'upload_locked',
       uploadBodyTooSlow: 'upload_body_too_slow',
       rangeNotSatisfiable: 'range_not_satisfiable',

@@ -109,6 +109,12 @@ export const FILE_ERRORS = {
     status: 400,
     meaning: 'The multipart upload has no part named "file".',
   },
+  fileDamaged: {
+    code: 'file_damaged',
+    status: 409,
+    meaning:
+      'The stored bytes of the file do not authenticate against its encryption (changed or cut in storage, or its vault key destroyed): no byte is served and operators are alerted.',
+  },
 } as const satisfies ErrorTable;
 
 /** Machine codes of collaborator refusals. */

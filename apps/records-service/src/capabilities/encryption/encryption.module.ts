@@ -1,6 +1,7 @@
 import { Module, OnApplicationShutdown } from '@nestjs/common';
 import { loadEnv } from '@vault/platform/config';
 import { PersistenceModule } from '../../persistence/persistence.module';
+import { BlobEnvelopeRepository } from '../../persistence/vault-keys/blob-envelope.repository';
 import { VaultKeyRepository } from '../../persistence/vault-keys/vault-key.repository';
 import { BlobCipherService } from './blob-cipher.service';
 import { EncryptionEnv } from './encryption.env';
@@ -18,10 +19,11 @@ import { VaultKeysService } from './vault-keys.service';
     { provide: EncryptionEnv, useFactory: () => loadEnv(EncryptionEnv) },
     { provide: KeyEncryptionKeys, inject: [EncryptionEnv], useFactory: keyEncryptionKeysFromEnv },
     VaultKeyRepository,
+    BlobEnvelopeRepository,
     VaultKeysService,
     BlobCipherService,
   ],
-  exports: [VaultKeysService, BlobCipherService],
+  exports: [VaultKeysService, BlobCipherService, BlobEnvelopeRepository],
 })
 export class EncryptionModule implements OnApplicationShutdown {
   constructor(private readonly kms: KeyEncryptionKeys) {}

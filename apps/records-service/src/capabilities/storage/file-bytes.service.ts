@@ -4,6 +4,9 @@ import { pipeline, Transform } from 'node:stream';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { fileBytes } from '@vault/platform/observability';
 import { PurgeQueueRepository } from '../../persistence/record-files/purge-queue.repository';
+import { BlobEnvelopeRepository } from '../../persistence/vault-keys/blob-envelope.repository';
+import { BlobCipherService } from '../encryption/blob-cipher.service';
+import { encryptionProblem } from '../encryption/encryption.problems';
 import { Transactions } from '@vault/platform/persistence';
 import { AppendState, ByteRange, FileStorage } from './file-storage';
 import { Metered, MeteredStream } from './metered-stream';
@@ -12,9 +15,28 @@ import { FilesEnv } from './storage.env';
 /** Bytes written for an upload that is not committed yet. */
 export interface StoredBytes extends Metered {
   storageKey: string;
+  /** The object is encrypted (age): its envelope, sealed to the key of `envelopeVaultId`. */
+  envelope?: Buffer;
+  envelopeVaultId?: string;
 }
 
 const PURGE_BATCH = 100;
+
+/**
+ * The stream once its first chunk decrypted (or it ended): a damaged start of the object
+ * is refused before any header of the answer is sent. Later damage ends the stream.
+ */
+function firstChunkChecked(stream: Readable): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    const settle = (err?: Error) => {
+      stream.off('readable', ready).off('end', ready).off('error', settle);
+      if (err) reject(err);
+      else resolve(stream);
+    };
+    const ready = () => settle();
+    stream.once('readable', ready).once('end', ready).once('error', settle);
+  });
+}
 
 /** Where an append-only (resumable) upload stands in storage. */
 export interface AppendProgress {
@@ -51,6 +73,8 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
     private readonly purges: PurgeQueueRepository,
     private readonly storage: FileStorage,
     private readonly env: FilesEnv,
+    private readonly cipher: BlobCipherService,
+    private readonly seals: BlobEnvelopeRepository,
   ) {}
 
   onModuleInit(): void {
@@ -64,25 +88,33 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Streams `source` into storage under a new key; more than `limit` bytes fail
-   * with `overLimit(limit)` and leave nothing stored.
+   * Streams `source` into storage under a new key, encrypted to the key of `vaultId` when
+   * given (size and SHA-256 are the plaintext's); more than `limit` bytes fail with
+   * `overLimit(limit)` and leave nothing stored.
    */
-  async store(source: Readable, limit: number, overLimit: (limit: number) => Error): Promise<StoredBytes> {
+  async store(source: Readable, limit: number, overLimit: (limit: number) => Error, vaultId?: string): Promise<StoredBytes> {
     const storageKey = randomUUID();
     const due = new Date(Date.now() + this.env.FILE_UPLOAD_GRACE_SECONDS * 1000);
     await this.purges.enqueue(storageKey, due);
+    const sealing = vaultId
+      ? await this.cipher.seal(vaultId).catch((err: unknown) => Promise.reject(encryptionProblem(err)))
+      : undefined;
     const meter = new MeteredStream(limit, overLimit);
     source.on('error', (err) => meter.destroy(err));
     meter.on('error', () => source.resume());
+    const body = sealing ? source.pipe(meter).pipe(sealing.stream) : source.pipe(meter);
+    // the meter's refusal ends the encryption too; the store sees it fail (its listeners may come later)
+    if (sealing) meter.on('error', (err) => sealing.stream.destroy(err));
+    sealing?.stream.on('error', () => undefined);
     try {
-      await this.storage.write(storageKey, source.pipe(meter));
+      await this.storage.write(storageKey, body);
     } catch (err) {
       await this.discard(storageKey);
       throw meter.errored ?? err;
     }
     const stored = meter.result();
     fileBytes.inc({ direction: 'in' }, stored.size);
-    return { storageKey, ...stored };
+    return { storageKey, ...stored, ...(sealing && { envelope: sealing.envelope, envelopeVaultId: vaultId }) };
   }
 
   /** Removes uncommitted bytes at once (a refused or failed upload). */
@@ -163,9 +195,30 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
     return hash.digest('hex');
   }
 
-  /** The stored bytes (or a range of them) for a download, counted out as they are read (file_bytes_total). */
+  /**
+   * The plaintext (or a range of it) of a stored object for a download, counted out as it
+   * is read (file_bytes_total). An encrypted blob is decrypted, reading only the chunks a
+   * range touches; a damaged one fails before the first byte (409 file_damaged) or ends
+   * the stream, never giving unauthenticated bytes.
+   */
   async open(storageKey: string, range?: ByteRange): Promise<Readable> {
-    const source = await this.storage.read(storageKey, range);
+    const seal = await this.seals.byStorageKey(storageKey);
+    if (!seal?.envelope || !seal.envelopeVaultId) return this.counted(await this.storage.read(storageKey, range));
+    const { envelope, envelopeVaultId, size } = seal;
+    try {
+      if (!range) {
+        const stream = await this.cipher.open(envelopeVaultId, envelope);
+        return await firstChunkChecked(this.counted(await this.storage.read(storageKey), stream));
+      }
+      const r = await this.cipher.openRange(envelopeVaultId, envelope, size, range.start, range.end);
+      const object = await this.storage.read(storageKey, { start: r.objectStart, end: r.objectEnd });
+      return await firstChunkChecked(this.counted(object, r.stream));
+    } catch (err) {
+      throw encryptionProblem(err);
+    }
+  }
+
+  private counted(source: Readable, decrypt?: Transform): Readable {
     const counted = new Transform({
       highWaterMark: 1 << 20,
       transform(chunk: Buffer, _enc, cb) {
@@ -174,7 +227,8 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
       },
     });
     // Errors of either side reach the other: a failed read fails the download, a dropped download stops the read.
-    pipeline(source, counted, () => undefined);
+    if (decrypt) pipeline(source, decrypt, counted, () => undefined);
+    else pipeline(source, counted, () => undefined);
     return counted;
   }
 

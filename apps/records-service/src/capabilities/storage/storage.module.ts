@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { loadEnv } from '@vault/platform/config';
 import { PersistenceModule } from '../../persistence/persistence.module';
+import { EncryptionModule } from '../encryption/encryption.module';
 import { FileBytesService } from './file-bytes.service';
 import { FileStorage } from './file-storage';
 import { FsFileStorage } from './fs-file-storage';
@@ -22,9 +23,9 @@ export function storageFromEnv(env: FilesEnv): FileStorage {
   });
 }
 
-/** File bytes: the storage port with its adapters (filesystem, S3) and the removal queue. */
+/** File bytes: the storage port with its adapters (filesystem, S3), encryption at rest and the removal queue. */
 @Module({
-  imports: [PersistenceModule],
+  imports: [PersistenceModule, EncryptionModule],
   providers: [
     { provide: FilesEnv, useFactory: () => loadEnv(FilesEnv) },
     { provide: FileStorage, inject: [FilesEnv], useFactory: storageFromEnv },

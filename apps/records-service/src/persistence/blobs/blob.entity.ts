@@ -26,6 +26,14 @@ export class BlobEntity {
   @Column({ name: 'storage_key', type: 'text' })
   storageKey!: string;
 
+  /** Age header and payload nonce of an encrypted object (null: stored before encryption, plaintext). */
+  @Column({ type: 'bytea', nullable: true })
+  envelope!: Buffer | null;
+
+  /** The vault whose key the envelope is sealed to (differs from vaultId after a record moved, until rewrapped). */
+  @Column({ name: 'envelope_vault_id', type: 'uuid', nullable: true })
+  envelopeVaultId!: string | null;
+
   @Column({ name: 'ref_count', type: 'integer', default: 0, insert: false, update: false })
   refCount!: number;
 

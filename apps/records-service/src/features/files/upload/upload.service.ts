@@ -101,7 +101,7 @@ export class UploadService {
     const { maxUploadBytes, quotaRemainingBytes } = state.limits;
     const limit = Math.min(maxUploadBytes, quotaRemainingBytes);
     const overLimit = () => (limit === maxUploadBytes ? payloadTooLarge(maxUploadBytes) : storageQuotaExceeded());
-    const stored = await this.bytes.store(file.stream, limit, overLimit);
+    const stored = await this.bytes.store(file.stream, limit, overLimit, state.access.vault.id);
     state.received = { metadata, stored, mediaType: sanitizeMediaType(file.mimetype) };
     return state.received;
   }
