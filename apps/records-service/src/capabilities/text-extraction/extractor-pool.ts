@@ -28,8 +28,13 @@ export interface ExtractorPoolOptions {
 
 interface Slot {
   child?: ChildProcess;
+  /** Resolves when the extractor process has loaded (its start does not count against a file's time). */
+  ready?: Promise<boolean>;
   jobs: number;
 }
+
+/** Time an extractor process may take to start. */
+const START_TIMEOUT_MS = 60_000;
 
 /** Resident set of a process in MiB (Linux /proc; 0 where it cannot be read). */
 function rssMb(pid: number | undefined): number {
@@ -39,6 +44,21 @@ function rssMb(pid: number | undefined): number {
   } catch {
     return 0;
   }
+}
+
+/** Whether a new extractor process said it is ready (false: it exited or took too long). */
+function started(child: ChildProcess): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      child.off('message', onMessage).off('exit', onExit);
+      resolve(ok);
+    };
+    const onMessage = (m: { ready?: boolean }) => m.ready === true && done(true);
+    const onExit = () => done(false);
+    const timer = setTimeout(() => done(false), START_TIMEOUT_MS);
+    child.on('message', onMessage).on('exit', onExit);
+  });
 }
 
 /**
@@ -99,15 +119,27 @@ export class ExtractorPool {
     });
   }
 
-  private runIn(slot: Slot, req: ExtractionRequest): Promise<ExtractionResult> {
-    if (this.closed) return Promise.resolve({ ok: false, detectedType: null, reason: 'extractor_crashed', detail: 'closing' });
+  private async runIn(slot: Slot, req: ExtractionRequest): Promise<ExtractionResult> {
+    const crashed = (detail: string): ExtractionResult => ({
+      ok: false,
+      detectedType: null,
+      reason: 'extractor_crashed',
+      detail,
+    });
+    if (this.closed) return crashed('closing');
     if (!slot.child || slot.jobs >= this.options.recycleAfter) {
       void this.stop(slot);
       slot.child = this.spawn();
+      slot.ready = started(slot.child);
       slot.jobs = 0;
     }
     const child = slot.child;
     slot.jobs++;
+    if (!(await slot.ready)) {
+      child.kill('SIGKILL');
+      if (slot.child === child) slot.child = undefined;
+      return crashed('the extractor process did not start');
+    }
     return new Promise((resolve) => {
       const fail = (reason: FailureReason, detail: string) => {
         finish({ ok: false, detectedType: null, reason, detail });

@@ -17,6 +17,7 @@ export function runExtractorProcess(): void {
       process.send?.(answer);
     });
   });
+  process.send?.({ ready: true });
   process.on('disconnect', () => {
     void closeOcr().finally(() => process.exit(0));
   });
