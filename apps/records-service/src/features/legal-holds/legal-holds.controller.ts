@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { HoldListQueryDto, LegalHoldView, PlaceHoldDto, Principal, RetentionView } from '@vault/contracts';
 import { Access, Authenticated, CurrentPrincipal } from '@vault/platform/auth';
-import { ApiCreated, ApiPathParams, ApiProblems } from '@vault/platform/openapi';
+import { ApiPathParams, ApiProblems, headersOf } from '@vault/platform/openapi';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
@@ -26,7 +26,7 @@ export class LegalHoldsController {
       'Deletes still move what it covers to the trash, but no purge (by hand, when due, version thinning, the removal ' +
       "of a deleted owner's vault) happens until it is released: those answer 409 legal_hold naming it.",
   })
-  @ApiCreated({ type: LegalHoldView })
+  @ApiResponse({ status: 201, type: LegalHoldView, description: 'Placed.', headers: headersOf(['Location'], ['Location']) })
   @ApiProblems(COMPLIANCE_403, [404, 'not_found: no such vault, record or file in the tenant.'])
   async place(
     @CurrentPrincipal() principal: Principal,
