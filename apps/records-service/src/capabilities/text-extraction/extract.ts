@@ -7,7 +7,6 @@ import { type ExtractedPage, type ExtractionRequest, type ExtractionResult, Unre
 type Sniffed = { mime: string; ext: string } | undefined;
 
 /** file-type ships ES modules only: Node (20.19 and later) requires them without top-level await. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded in the extractor process only
 const fileType = () => require('file-type') as { fileTypeFromBuffer(b: Uint8Array): Promise<Sniffed> };
 
 const ODF = new Set(['odt', 'ods', 'odp']);

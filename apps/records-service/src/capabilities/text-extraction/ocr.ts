@@ -76,7 +76,6 @@ export class Ocr {
 
   private async start(): Promise<TesseractWorker> {
     Ocr.folder ??= languageFolder();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a page needs OCR
     const { createWorker } = require('tesseract.js') as {
       createWorker(lang: string, oem: number, options: object): Promise<TesseractWorker>;
     };

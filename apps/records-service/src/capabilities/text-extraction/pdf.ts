@@ -21,7 +21,6 @@ interface PdfPage {
 
 let pdfjs: PdfJs | undefined;
 /** pdf.js ships ES modules only: Node (20.19 and later) requires them without top-level await. */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on the first PDF only
 const load = () => (pdfjs ??= require('pdfjs-dist/legacy/build/pdf.mjs') as PdfJs);
 
 /** Text of each page of a PDF: its text layer, or OCR of its images when the layer has too little. */

@@ -13,7 +13,7 @@ import {
   VAULT_ROLES,
 } from '@vault/contracts';
 import { routeRecordId, type VaultAccess } from '../../capabilities/access/access.service';
-import { grants, parseRule } from '../../capabilities/access/roles';
+import { grants, type ParsedRule } from '../../capabilities/access/roles';
 import { SearchRepository } from '../../persistence/search-index/search.repository';
 import { TextJobRepository } from '../../persistence/search-index/text-jobs.repository';
 import { decodeCursor, encodeCursor, MAX_SEARCH_OFFSET, parseQuery, snippetHtml } from './search-query';
@@ -21,7 +21,7 @@ import { fileNotFound } from './search.errors';
 import { TextExtractionRunner } from './text-extraction.runner';
 
 /** The roles that may read a record's files (the rule of the download route), as the search SQL applies them. */
-const READS_FILES = parseRule('record:viewer')!;
+const READS_FILES: ParsedRule = { domain: 'record', level: 'viewer' };
 const VAULT_READERS = VAULT_ROLES.filter((r) => grants(READS_FILES, r, undefined));
 const RECORD_READERS = RECORD_ROLES.filter((r) => grants(READS_FILES, undefined, r));
 

@@ -137,7 +137,9 @@ export class TextExtractionRunner implements OnApplicationBootstrap, OnApplicati
     if (!this.indexes(job)) return none('skipped', 'indexing_off');
     if (job.attempts > this.env.SEARCH_MAX_ATTEMPTS) return none('failed', 'attempts_exhausted');
     if (job.size > this.env.SEARCH_MAX_FILE_MB * MiB) return none('failed', 'too_large');
-    const result = await this.pool!.run(await this.read(job.storageKey), OCR_LANGUAGE[job.language] ?? 'eng', this.limits());
+    const pool = this.pool;
+    if (!pool) return none('failed', 'extractor_crashed');
+    const result = await pool.run(await this.read(job.storageKey), OCR_LANGUAGE[job.language] ?? 'eng', this.limits());
     if (!result.ok) return { ...none('failed', result.reason), detectedType: result.detectedType };
     return {
       status: 'extracted',
