@@ -261,5 +261,9 @@ describe('file versions (filesystem storage)', () => {
     // the purger removes the bytes, then the queue entry (a crash between them repeats the removal)
     await eventually(() => !existsSync(storage.objectPath(blob.storage_key)));
     await eventually(async () => (await t.sql('SELECT 1 FROM file_purges')).length === 0);
+    // a crash after the object's removal but before its queue row went: the next purge
+    // removes nothing more and clears the row
+    await t.sql(`INSERT INTO file_purges (storage_key, purge_after) VALUES ($1, now())`, [blob.storage_key]);
+    await eventually(async () => (await t.sql('SELECT 1 FROM file_purges')).length === 0);
   });
 });

@@ -99,6 +99,17 @@ describe('storage audit', () => {
       expect(code).toBe(1);
       expect(report).toMatchObject({ orphanObjects: [stray], missingObjects: [keys[0]] });
     });
+
+    it('removes the objects of blobs whose last reference is purged (rows deleted as the trash purger does)', async () => {
+      const keys = await seed(t);
+      const listed = async () => (await aws('ls', `s3://${LOOPBACK_S3_BUCKET}/`)).stdout;
+      expect(await listed()).toContain(keys[1]);
+      await t.sql(`DELETE FROM record_files WHERE storage_key = ANY($1)`, [keys]);
+      expect(await t.sql('SELECT 1 FROM blobs WHERE storage_key = ANY($1)', [keys])).toEqual([]);
+      await eventually(async () => (await t.sql('SELECT 1 FROM file_purges')).length === 0, 10_000);
+      const after = await listed();
+      for (const key of keys) expect(after).not.toContain(key);
+    });
   });
 
   describe('on the filesystem', () => {
