@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import nodeCrypto, { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { DEFAULT_TOKEN_AUDIENCE } from '@vault/contracts';
@@ -247,7 +247,20 @@ describe('TokenVerifier with JwksKeyStore', () => {
 
   it('checks the signature of a token once, and forgets it when its key leaves, it expires or it is revoked', async () => {
     const v = verifier({ refreshIntervalMs: 60_000, cooldownMs: 100 });
-    const signatures = jest.spyOn(crypto.subtle, 'verify');
+    // passport-jwt verifies with jsonwebtoken (node's createVerify); WebCrypto counted too
+    const verifiers = jest.spyOn(nodeCrypto, 'createVerify');
+    const subtle = jest.spyOn(crypto.subtle, 'verify');
+    const signatures = {
+      mock: {
+        get calls() {
+          return [...verifiers.mock.calls, ...subtle.mock.calls];
+        },
+      },
+      mockRestore: () => {
+        verifiers.mockRestore();
+        subtle.mockRestore();
+      },
+    };
     try {
       const jti = randomUUID();
       const token = await idp.token({ jti });

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { KeyObject } from 'node:crypto';
 import { importJWK, type CryptoKey, type JWK } from 'jose';
 import { TOKEN_SIGNING_ALGORITHM } from '@vault/contracts';
 import { redactUrl, redactUrlIn } from '../config/url-credentials';
@@ -34,6 +35,8 @@ interface StoredKey {
   /** The public members the key was imported from, to skip re-imports of an unchanged key. */
   source: string;
   key: CryptoKey;
+  /** The same key as a node KeyObject (what jsonwebtoken, under passport-jwt, verifies with), made once. */
+  keyObject: KeyObject;
 }
 
 /**
@@ -93,19 +96,33 @@ export class JwksKeyStore {
     return [...this.keys.keys()];
   }
 
-  /**
-   * The key for `kid`: from memory when known; otherwise after the refresh in
-   * flight or one started now (when the cooldown allows), else undefined.
-   */
   /** The key held for `kid` now, without fetching. */
   current(kid: string): CryptoKey | undefined {
     return this.keys.get(kid)?.key;
   }
 
+  /** As current(), the KeyObject. */
+  currentKeyObject(kid: string): KeyObject | undefined {
+    return this.keys.get(kid)?.keyObject;
+  }
+
+  /**
+   * The key for `kid`: from memory when known; otherwise after the refresh in
+   * flight or one started now (when the cooldown allows), else undefined.
+   */
   async resolve(kid: unknown): Promise<CryptoKey | undefined> {
+    return (await this.resolveStored(kid))?.key;
+  }
+
+  /** As resolve(), the key as a node KeyObject. */
+  async resolveKeyObject(kid: unknown): Promise<KeyObject | undefined> {
+    return (await this.resolveStored(kid))?.keyObject;
+  }
+
+  private async resolveStored(kid: unknown): Promise<StoredKey | undefined> {
     if (typeof kid !== 'string' || kid.length === 0 || kid.length > MAX_KID_LENGTH) return undefined;
     const known = this.keys.get(kid);
-    if (known) return known.key;
+    if (known) return known;
     const now = Date.now();
     if (this.inFlight) {
       await this.inFlight;
@@ -114,7 +131,7 @@ export class JwksKeyStore {
     } else {
       this.schedule(this.lastStarted + this.options.cooldownMs - now);
     }
-    return this.keys.get(kid)?.key;
+    return this.keys.get(kid);
   }
 
   /** Fetches the set unless a fetch is already running (then joins it). Never rejects. */
@@ -195,8 +212,8 @@ export class JwksKeyStore {
     const held = this.keys.get(kid);
     if (held?.source === source) return [kid, held];
     try {
-      const key = await importJWK({ kty, crv, x, y }, TOKEN_SIGNING_ALGORITHM);
-      return [kid, { source, key: key as CryptoKey }];
+      const key = (await importJWK({ kty, crv, x, y }, TOKEN_SIGNING_ALGORITHM)) as CryptoKey;
+      return [kid, { source, key, keyObject: KeyObject.from(key) }];
     } catch (err) {
       this.logger.warn(`JWKS key ${kid} skipped: ${String(err)}`);
       return undefined;

@@ -10,8 +10,8 @@ import { RequestBodyInterceptor } from '../http/request-body';
 import { ShutdownState } from '../health/shutdown-state';
 import { HealthModule } from '../health/health.module';
 import { NatsModule } from '../events/nats/nats.module';
-import { AccessGuard } from '../auth/access.guard';
-import { JwtStrategy } from '../auth/jwt.strategy';
+import { AccessGuard, AUTH_STRATEGIES } from '../auth/access.guard';
+import { JwtStrategy, VAULT_JWT_STRATEGY } from '../auth/jwt.strategy';
 import { RevocationService } from '../auth/revocation.service';
 
 export interface PlatformOptions<E extends BaseEnv> {
@@ -25,6 +25,13 @@ export interface PlatformOptions<E extends BaseEnv> {
    * `edge`: no database, no NATS (the gateway).
    */
   kind: 'service' | 'identity' | 'edge';
+  /**
+   * Names of more passport strategies that authenticate non-public routes, tried after the
+   * platform's `vault-jwt` (services) in this order; the app provides each strategy
+   * (a provider extending `PassportStrategy(SomeStrategy, '<name>')` whose `validate`
+   * returns a Principal). docs/developer-api.md, "Other passport strategies".
+   */
+  authStrategies?: string[];
 }
 
 /**
@@ -70,6 +77,10 @@ export class PlatformModule implements NestModule {
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
         ...(verifiesTokens ? [RevocationService, JwtStrategy] : []),
+        {
+          provide: AUTH_STRATEGIES,
+          useValue: [...(verifiesTokens ? [VAULT_JWT_STRATEGY] : []), ...(opts.authStrategies ?? [])],
+        },
       ],
       exports: [...envProviders.map((p) => p.provide), ShutdownState, ...(verifiesTokens ? [RevocationService] : [])],
     };
