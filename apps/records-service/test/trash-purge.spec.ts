@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { SUBJECTS } from '@vault/contracts';
 import { TrashPurger } from '../src/features/trash/trash.purger';
+import { meta, upload } from './files-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -15,15 +19,20 @@ describe('trash purge, retention and legal holds', () => {
   let owner: Caller;
   let officer: Caller;
   let vaultId: string;
+  const dir = mkdtempSync(join(tmpdir(), 'trash-purge-files-'));
 
   beforeAll(async () => {
     t = await RecordsTestApp.start('records_trash_purge', {
       TRASH_PURGER: 'off',
+      FILE_STORAGE_DIR: dir,
       // premium vaults keep records and files 30 days after creation; family vaults trash for 7 days
       VAULT_PLANS_FILE: writePlansFile({ premium: { 'vault.retentionDays': '30' }, family: { 'vault.trashDays': '7' } }),
     });
   });
-  afterAll(() => t?.stop());
+  afterAll(async () => {
+    await t?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
   beforeEach(async () => {
     owner = await t.caller();
     const sub = `vault|compliance-${owner.openId.slice(6, 14)}`;
@@ -160,5 +169,27 @@ describe('trash purge, retention and legal holds', () => {
     expect((await purger().purgeDue()).purged).toBeGreaterThanOrEqual(2);
     expect(await t.sql('SELECT id FROM records WHERE id = ANY($1)', [ids])).toEqual([]);
     expect(await purgedEvents(ids)).toHaveLength(2);
+  });
+
+  it('purges file versions the version limit trashed, unless a hold covers the file', async () => {
+    const recordId = await t.createRecord(owner, vaultId);
+    await upload(t, owner, vaultId, recordId, { meta: meta('v.pdf') }).expect(201);
+    await upload(t, owner, vaultId, recordId, { meta: meta('v.pdf', { replace: 'true' }) }).expect(201);
+    const [old] = await t.sql<{ id: string; file_id: string }>(
+      `SELECT v.id, v.file_id FROM file_versions v JOIN record_files f ON f.id = v.file_id
+        WHERE f.record_id = $1 AND NOT v.current`,
+      [recordId],
+    );
+    const due = () =>
+      t.sql(`UPDATE file_versions SET deleted_at = now(), purge_at = now() - interval '1 minute' WHERE id = $1`, [old.id]);
+    const versionRows = () => t.sql('SELECT id FROM file_versions WHERE id = $1', [old.id]);
+    await due();
+    const hold = await t.post(officer, '/legal-holds', { vaultId, recordId, fileId: old.file_id, name: 'Versions' }).expect(201);
+    expect((await purger().purgeDue()).postponed).toBeGreaterThanOrEqual(1);
+    expect(await versionRows()).toHaveLength(1);
+    await t.delete(officer, `/legal-holds/hold-id/${hold.body.id}`).expect(200);
+    await due();
+    await purger().purgeDue();
+    expect(await versionRows()).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { TrashItemKind } from '@vault/contracts';
 import { Transactions } from '@vault/platform/persistence';
 import { PeriodicTask } from '@vault/platform/runtime';
 import { ItemPurger } from '../../capabilities/retention/item-purger';
+import { RetentionService } from '../../capabilities/retention/retention.service';
 import { systemActor } from '../../capabilities/retention/trash-events';
 import { TrashEnv } from '../../capabilities/retention/trash.env';
 import { TrashRepository } from '../../persistence/trash/trash.repository';
@@ -21,7 +22,8 @@ const KINDS: TrashItemKind[] = ['file', 'record', 'vault'];
  * batch is one transaction (rows deleted, `*.purged` written, bytes queued together), so a
  * process killed at any step leaves every item either whole in the trash or gone. An item a
  * legal hold or the retention period covers gets a later purgeAt (the retention date, or a
- * day later for a hold) instead.
+ * day later for a hold) instead. File versions the version limit trashed are purged the
+ * same way (no event: the file stays).
  */
 @Injectable()
 export class TrashPurger implements OnModuleInit, OnModuleDestroy {
@@ -33,6 +35,7 @@ export class TrashPurger implements OnModuleInit, OnModuleDestroy {
     private readonly tx: Transactions,
     private readonly trash: TrashRepository,
     private readonly purger: ItemPurger,
+    private readonly retention: RetentionService,
   ) {
     this.task = new PeriodicTask('trash purge', env.TRASH_PURGE_INTERVAL_MS, () => this.purgeDue(), this.logger);
   }
@@ -70,7 +73,25 @@ export class TrashPurger implements OnModuleInit, OnModuleDestroy {
         if (batch.seen < BATCH) break;
       }
     }
+    await this.purgeDueVersions(now, total);
     if (total.purged + total.postponed > 0) this.logger.log(`trash: ${total.purged} purged, ${total.postponed} postponed`);
     return total;
+  }
+
+  /** File versions the version limit moved to the trash (docs/files.md, Versions), under the same checks. */
+  private async purgeDueVersions(now: Date, total: { purged: number; postponed: number }): Promise<void> {
+    for (;;) {
+      const seen = await this.tx.run(async (tx) => {
+        const due = await this.trash.lockDueVersions(tx, now, BATCH);
+        for (const v of due) {
+          const blocker = await this.retention.blocker(tx, { vaultId: v.vaultId, recordId: v.recordId, fileId: v.fileId }, now);
+          const later = blocker && ('until' in blocker ? blocker.until : new Date(now.getTime() + HOLD_RECHECK_MS));
+          await this.trash.purgeVersion(tx, v.id, later ?? undefined);
+          total[later ? 'postponed' : 'purged']++;
+        }
+        return due.length;
+      });
+      if (seen < BATCH) return;
+    }
   }
 }

@@ -236,6 +236,30 @@ export class TrashRepository {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * Locks up to `limit` trashed file versions (thinned by the version limit) whose purge is
+   * due, skipping those another instance holds, with what a hold or retention check needs.
+   */
+  lockDueVersions(
+    tx: Tx,
+    now: Date,
+    limit: number,
+  ): Promise<{ id: string; fileId: string; recordId: string; vaultId: string }[]> {
+    return tx.query(
+      `SELECT v.id, v.file_id AS "fileId", f.record_id AS "recordId", r.vault_id AS "vaultId"
+         FROM file_versions v JOIN record_files f ON f.id = v.file_id JOIN records r ON r.id = f.record_id
+        WHERE v.deleted_at IS NOT NULL AND v.purge_at <= $1
+        ORDER BY v.purge_at LIMIT $2 FOR UPDATE OF v SKIP LOCKED`,
+      [now, limit],
+    );
+  }
+
+  /** Deletes a trashed version (its blob reference goes with it, by trigger), or moves its purge to `at`. */
+  async purgeVersion(tx: Tx, id: string, postponeTo?: Date): Promise<void> {
+    if (postponeTo) await tx.query(`UPDATE file_versions SET purge_at = $2 WHERE id = $1`, [id, postponeTo]);
+    else await tx.query(`DELETE FROM file_versions WHERE id = $1 AND deleted_at IS NOT NULL`, [id]);
+  }
+
   /** Moves the item's purge to `at` (a hold or the retention period keeps it until then). */
   async postpone(tx: Tx, kind: TrashItemKind, id: string, at: Date): Promise<void> {
     await tx.query(`UPDATE ${TABLE[kind]} SET purge_at = $2 WHERE id = $1`, [id, at]);
