@@ -1,5 +1,6 @@
 import { SUBJECTS } from '@vault/contracts';
 import { Caller } from '../support';
+import { meta, upload } from '../files-support';
 import { fixture, SearchTestApp } from './search-support';
 
 describe('content search (real NATS, PostgreSQL and extractor processes)', () => {
@@ -55,6 +56,42 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
       .put(owner, `/vault/vault-id/${vault}/records/record-id/${noteRecord}`, recordBodyNamed('Kitchen ledger'))
       .expect(200);
     await waitUntil(async () => (await s.names(owner, 'ledger')).includes('note.txt'));
+  });
+
+  it('follows the current version: a new one replaces the text, a restored one is back without extraction', async () => {
+    const record = await s.t.createRecord(owner, vault, { name: 'Versioned' });
+    await s.uploadAndWait(owner, vault, record, 'v.txt', Buffer.from('first alphamarker text'));
+    await upload(s.t, owner, vault, record, {
+      meta: meta('v.txt', { replace: 'true' }),
+      bytes: Buffer.from('second betamarker text'),
+      filename: 'v.txt',
+    }).expect(201);
+    expect((await s.waitText(owner, vault, record, 'v.txt')).pages[0].text).toContain('betamarker');
+    expect(await s.names(owner, 'alphamarker')).toEqual([]);
+    const versions = await s.t.sql<{ id: string; number: number }>(
+      `SELECT fv.id, fv.number FROM file_versions fv JOIN record_files rf ON rf.id = fv.file_id
+       WHERE rf.record_id = $1 ORDER BY fv.number`,
+      [record],
+    );
+    expect((await s.find(owner, 'betamarker')).data.map((h) => h.versionId)).toEqual([versions[1].id]);
+    const texts = await s.t.sql(`SELECT id, extracted_at FROM file_texts ORDER BY id`);
+    await s.t
+      .post(
+        owner,
+        `/vault/vault-id/${vault}/records/record-id/${record}/record-files/v.txt/versions/version-id/${versions[0].id}/restore`,
+      )
+      .expect((res) => expect(res.status).toBeLessThan(300));
+    expect(await s.names(owner, 'alphamarker')).toEqual(['v.txt']);
+    expect(await s.names(owner, 'betamarker')).toEqual([]);
+    expect(await s.t.sql(`SELECT id, extracted_at FROM file_texts ORDER BY id`)).toEqual(texts);
+  });
+
+  it('indexes a 2 MB document of unique words', async () => {
+    const all = Array.from({ length: 210_000 }, (_, i) => `u${i.toString(36).padStart(4, '0')}word`);
+    const text = await s.uploadAndWait(owner, vault, noteRecord, 'big.txt', Buffer.from(all.join(' ')));
+    expect(text.status).toBe('extracted');
+    expect(await s.names(owner, all[209_999])).toEqual(['big.txt']);
+    expect(await s.names(owner, all[0])).toEqual(['big.txt']);
   });
 
   it('shows the extracted text per page', async () => {

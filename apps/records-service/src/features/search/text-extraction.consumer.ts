@@ -33,11 +33,14 @@ interface FileEventFields {
   fileName?: unknown;
 }
 
+/** Subjects after which a file has new current bytes: an upload, a new version, a restored version. */
+const NEW_BYTES = new Set<string>([SUBJECTS.fileUploaded, SUBJECTS.fileVersionCreated, SUBJECTS.fileVersionRestored]);
+
 const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /**
- * The extraction pipeline's handler on the JetStream transport: a new file (or version)
- * queues its text extraction (file_texts, idempotent per file and bytes); a renamed record,
+ * The extraction pipeline's handler on the JetStream transport: a new file, version or
+ * restored version queues its text extraction (file_texts, idempotent per file and bytes); a renamed record,
  * a changed caption or file name re-weighs the stored pages. The events are acknowledged
  * once queued; the runner reads the files on its own time (retries and limits are its).
  */
@@ -54,7 +57,7 @@ export class TextExtractionConsumer {
     for (const e of events) {
       const recordId = e.data?.record?.id;
       if (!str(recordId)) continue;
-      if (e.subject === SUBJECTS.fileUploaded && str(e.data.fileName)) {
+      if (NEW_BYTES.has(e.subject) && str(e.data.fileName)) {
         queued = (await this.jobs.enqueue(recordId, e.data.fileName)) || queued;
       } else if (e.subject === SUBJECTS.recordUpdated || e.subject === SUBJECTS.fileUpdated) {
         await this.jobs.retokenize('record', recordId);

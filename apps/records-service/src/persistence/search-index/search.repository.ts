@@ -63,7 +63,7 @@ export class SearchRepository {
    * caller may read through a vault role or a role on the record; best first.
    */
   async search(s: SearchParams): Promise<SearchRow[]> {
-    const { live } = await this.schema.get();
+    const { live, versionId } = await this.schema.get();
     return this.tx.none.query(
       `WITH q AS (
          SELECT l.cfg, websearch_to_tsquery(l.cfg, search_fold($1)) AS tsq, websearch_to_tsquery(l.cfg, search_fold($2)) AS neg
@@ -80,7 +80,7 @@ export class SearchRepository {
        best AS (SELECT file_text_id, page, max(rank) AS rank FROM hits GROUP BY 1, 2),
        found AS (
          SELECT v.id AS "vaultId", r.id AS "recordId", r.name AS "recordName", rf.file_name AS "fileName",
-           COALESCE(ft.version_id, ft.id) AS "versionId", b.page, b.rank, b.file_text_id
+           ${versionId} AS "versionId", b.page, b.rank, b.file_text_id
          FROM best b
          JOIN file_texts ft ON ft.id = b.file_text_id AND ft.status = 'extracted'
          JOIN record_files rf ON rf.id = ft.record_file_id AND rf.sha256 = ft.sha256
@@ -124,9 +124,10 @@ export class SearchRepository {
 
   /** The live file `fileName` of the record with the state of its current bytes' text (null fields: never queued). */
   async fileText(recordId: string, fileName: string): Promise<FileTextRow | null> {
-    const { live } = await this.schema.get();
+    const { live, versionId } = await this.schema.get();
     const rows: FileTextRow[] = await this.tx.none.query(
-      `SELECT ft.id, rf.file_name AS "fileName", COALESCE(ft.version_id, ft.id) AS "versionId", ft.status, ft.reason,
+      `SELECT ft.id, rf.file_name AS "fileName", CASE WHEN ft.id IS NOT NULL THEN ${versionId} END AS "versionId",
+         ft.status, ft.reason,
          ft.detected_type AS "detectedType", COALESCE(ss.language, 'simple'::regconfig)::text AS language
        FROM record_files rf JOIN records r ON r.id = rf.record_id JOIN vaults v ON v.id = r.vault_id
        LEFT JOIN search_settings ss ON ss.vault_id = v.id

@@ -98,15 +98,15 @@ export class TextJobRepository {
       ),
     );
     if (claimed.length === 0) return [];
-    const { currentBytes: b } = await this.schema.get();
+    const { versionId } = await this.schema.get();
     return this.tx.none.query(
       `SELECT ft.id, ft.attempts, ft.tenant_id AS "tenantId", v.id AS "vaultId", v.name AS "vaultName",
          r.id AS "recordId", r.name AS "recordName", rt.name AS "recordTypeName", rf.file_name AS "fileName",
          rf.correlation_id AS "correlationId", rf.file_type AS "fileType", rf.size::float8 AS size,
-         ${b.storageKey} AS "storageKey", ${b.versionId} AS "versionId", rf.uploader,
+         rf.storage_key AS "storageKey", ${versionId} AS "versionId", rf.uploader,
          rf.uploader_open_id AS "uploaderOpenId", rf.sha256 = ft.sha256 AS current,
          COALESCE(ss.content_indexing, true) AS indexing, ${VAULT_LANGUAGE_SQL}::text AS language
-       FROM file_texts ft ${JOIN_FILE} ${b.joins}
+       FROM file_texts ft ${JOIN_FILE}
        JOIN record_types rt ON rt.id = r.record_type_id
        WHERE ft.id = ANY($1)`,
       [claimed.map((c) => c.id)],
