@@ -139,10 +139,12 @@ export class PgUploadLocker implements Locker {
   async unlock(id: string, held: Held): Promise<void> {
     const ref = held.ref;
     held.ref = undefined;
+    // (none: already let go by commitThenUnlock, or gone with its session)
+    if (ref && this.sessions.current(ref)) {
+      await this.sessions.query(ref.index, `SELECT pg_advisory_unlock(${lockKey(id)})`).catch(() => undefined);
+    }
+    // counted (and excluding this instance's other requests) until the unlock has run
     this.forget(id, held);
-    // already let go by commitThenUnlock, or gone with its session
-    if (!ref || !this.sessions.current(ref)) return;
-    await this.sessions.query(ref.index, `SELECT pg_advisory_unlock(${lockKey(id)})`).catch(() => undefined);
   }
 
   /**
@@ -157,7 +159,6 @@ export class PgUploadLocker implements Locker {
     const ref = held?.ref;
     if (!held || !ref || !this.sessions.current(ref)) return undefined;
     held.ref = undefined;
-    this.forget(id, held);
     const unlock = `SELECT pg_advisory_unlock(${lockKey(id)})`;
     try {
       const { results } = await this.sessions.query(ref.index, `BEGIN; ${statement}; COMMIT; ${unlock}`);
@@ -168,6 +169,8 @@ export class PgUploadLocker implements Locker {
         await this.sessions.query(ref.index, `ROLLBACK; ${unlock}`).catch(() => this.sessions.lose(ref.index, ref.generation));
       }
       throw err;
+    } finally {
+      this.forget(id, held);
     }
   }
 
