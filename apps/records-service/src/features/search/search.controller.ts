@@ -2,6 +2,7 @@ import { Body, Controller, Get, Param, Put, Query, UseGuards } from '@nestjs/com
 import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FileTextDto, Principal, SearchPageDto, SearchQueryDto, SearchSettingsDto } from '@vault/contracts';
 import { Access, Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { ApiPathParams } from '@vault/platform/openapi';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
@@ -28,6 +29,7 @@ export class SearchController {
   @UseGuards(RoleGuard)
   @Access('record:viewer')
   @ApiOperation({ summary: "The text extracted from the file's current bytes, page by page." })
+  @ApiPathParams({ name: 'File name (URL-encoded).' })
   @ApiOkResponse({ type: FileTextDto })
   @ApiNotFoundResponse({ description: 'No such vault, record or file for the caller.' })
   fileText(@ResolvedAccess() access: VaultAccess, @Param('name') name: string): Promise<FileTextDto> {
