@@ -1023,8 +1023,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One legal hold of the tenant (compliance officers). */
-    get: operations['LegalHolds_get'];
+    get?: never;
     put?: never;
     post?: never;
     /** Release a legal hold (compliance officers); the hold stays listed as released. */
@@ -3745,14 +3744,12 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The access token and a refresh token for `POST .../oauth/token` (grant_type=refresh_token). */
+      /** @description The access token and a refresh token for `POST .../oauth/token` (grant_type=refresh_token). Set-Cookie: a device cookie `vault_device_…` for this login; presented at later sign-ins, it keeps them apart from strangers' failures (docs/developer-api.md, Device cookies). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description After a password sign-in: a device cookie `vault_device_…` for this login (HttpOnly, Secure, SameSite=Strict). Presented at later sign-ins, it keeps them apart from strangers' failed attempts. */
-          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3839,8 +3836,6 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description After a password sign-in: a device cookie `vault_device_…` for this login (HttpOnly, Secure, SameSite=Strict). Presented at later sign-ins, it keeps them apart from strangers' failed attempts. */
-          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7944,7 +7939,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Placed. */
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7986,62 +7981,6 @@ export interface operations {
       };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
-      429: components['responses']['Problem429'];
-      500: components['responses']['Problem500'];
-      502: components['responses']['Problem502'];
-      503: components['responses']['Problem503'];
-      504: components['responses']['Problem504'];
-    };
-  };
-  LegalHolds_get: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description Legal hold id. */
-        holdId: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      200: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['LegalHoldView'];
-        };
-      };
-      400: components['responses']['Problem400'];
-      401: components['responses']['Problem401'];
-      /** @description compliance_role_required: the token has no compliance role. */
-      403: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-      /** @description not_found: no such legal hold. */
-      404: {
-        headers: {
-          'X-Request-Id': components['headers']['X-Request-Id'];
-          RateLimit: components['headers']['RateLimit'];
-          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -8281,7 +8220,6 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description File name (URL-encoded). */
         name: string;
         vaultId: string;
         recordId: string;
