@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
+import { CursorParam, DEFAULT_PAGE_SIZE, PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { FILTER_LOCALES, LOG_ENTITIES, LOG_EVENT_TYPES, type FilterLocale, type LogEntity, type LogEventType } from '../enums';
 
@@ -33,15 +33,10 @@ export class ActivityLogQueryDto {
   @PageNumber()
   page?: number;
 
-  @ApiPropertyOptional({
-    description:
-      'Continue after the page that answered this `page.nextCursor` (keyset paging: each page costs the same ' +
+  @CursorParam(
+    'Continue after the page that answered this `page.nextCursor` (keyset paging: each page costs the same ' +
       'however far into the log). Not together with `page`; the filters must be the same.',
-    maxLength: 512,
-  })
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
+  )
   cursor?: string;
 
   @PageSize()

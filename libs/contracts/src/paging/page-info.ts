@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
 /** Items a page holds when the query names no pageSize, and at most. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -17,6 +17,10 @@ export const PageNumber = (description = '1-based page number.') =>
     Min(1),
     Max(1_000_000),
   );
+
+/** The optional `cursor` query parameter of a keyset-paged list: a `nextCursor` of an earlier answer. */
+export const CursorParam = (description: string) =>
+  applyDecorators(ApiPropertyOptional({ description, maxLength: 512 }), IsOptional(), IsString(), MaxLength(512));
 
 /** The optional `pageSize` query parameter of a paged list (1 to MAX_PAGE_SIZE). */
 export const PageSize = () =>

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PageSize } from '../paging/page-info';
+import { IsIn, IsOptional } from 'class-validator';
+import { CursorParam, PageSize } from '../paging/page-info';
 
 /** What a trash entry is (docs/records-api.md, Trash). */
 export const TRASH_ITEM_KINDS = ['vault', 'record', 'file'] as const;
@@ -12,10 +12,7 @@ export type RestoreConflictChoice = (typeof RESTORE_CONFLICT_CHOICES)[number];
 
 /** GET /vault/vault-id/{vaultId}/trash and GET /trash query. */
 export class TrashQueryDto {
-  @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page.', maxLength: 512 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(512)
+  @CursorParam('The `nextCursor` of the previous page.')
   cursor?: string;
 
   @PageSize()

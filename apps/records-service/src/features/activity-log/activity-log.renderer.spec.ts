@@ -104,3 +104,17 @@ describe('renderEntry', () => {
     });
   });
 });
+
+describe('renderEntry of the trash lifecycle', () => {
+  it('renders trashed, restored and purged in English and Spanish', () => {
+    const trashed = entry({ subject: 'vault.record.trashed.v1', eventType: 'Delete', action: 'trashed' });
+    expect(renderEntry(trashed, 'en-US').message).toBe('<b>Ann</b> moved to the trash the record <b>Passport</b>');
+    expect(renderEntry(trashed, 'es-US').message).toBe('<b>Ann</b> movió a la papelera el registro <b>Passport</b>');
+    const restored = entry({ entity: 'File', action: 'restored', fileName: 'a.pdf' });
+    expect(renderEntry(restored, 'en-CA').message).toBe(
+      '<b>Ann</b> restored from the trash the file <b>a.pdf</b> of the record <b>Passport</b>',
+    );
+    const purged = entry({ entity: 'Vault', action: 'purged', recordId: null, recordName: null });
+    expect(renderEntry(purged, 'es-US').message).toBe('<b>Ann</b> eliminó definitivamente la bóveda <b>Home</b>');
+  });
+});
