@@ -1,6 +1,8 @@
 import { SUBJECTS } from '@vault/contracts';
 import { Caller } from '../support';
 import { meta, upload } from '../files-support';
+import { EXTRACTOR_VERSION } from '../../src/capabilities/text-extraction/extraction.types';
+import { SearchReindex } from '../../src/features/search/search-reindex';
 import { fixture, SearchTestApp } from './search-support';
 
 describe('content search (real NATS, PostgreSQL and extractor processes)', () => {
@@ -92,6 +94,26 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
     expect(text.status).toBe('extracted');
     expect(await s.names(owner, all[209_999])).toEqual(['big.txt']);
     expect(await s.names(owner, all[0])).toEqual(['big.txt']);
+  });
+
+  it('reindexes after a change of extractors: files without text and texts of an older extractor', async () => {
+    await s.t.sql(`UPDATE file_texts SET extractor_version = 0`);
+    await s.t.sql(`DELETE FROM file_texts WHERE record_file_id IN (SELECT id FROM record_files WHERE file_name = 'note.txt')`);
+    expect(await s.names(owner, 'nothing else')).toEqual([]);
+    const reindex = s.t.app.get(SearchReindex);
+    await reindex.queue();
+    const end = Date.now() + 120_000;
+    let p = await reindex.progress();
+    while (p.done < p.total && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 200));
+      p = await reindex.progress();
+    }
+    expect(p.done).toBe(p.total);
+    expect(await s.t.sql(`SELECT DISTINCT extractor_version FROM file_texts`)).toEqual([
+      { extractor_version: EXTRACTOR_VERSION },
+    ]);
+    expect(await s.names(owner, '"nothing else"')).toEqual(['note.txt']);
+    expect(await s.names(owner, 'hausratversicherung')).toEqual(POLICY_FILES);
   });
 
   it('shows the extracted text per page', async () => {
