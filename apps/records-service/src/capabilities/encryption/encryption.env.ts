@@ -64,6 +64,22 @@ export class EncryptionEnv extends BaseEnv {
   @Max(3600)
   VAULT_KEY_CACHE_SECONDS = 300;
 
+  /**
+   * Milliseconds between passes of the background job that encrypts plaintext blobs
+   * (stored before encryption at rest, or by resumable uploads) and rewraps moved ones;
+   * 0: no job in this process (run `node main.js vault-keys encrypt-existing` instead).
+   */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  ENCRYPTION_JOB_INTERVAL_MS = 30_000;
+
+  /** Seconds a replaced plaintext object is kept after its blob points at the encrypted copy (downloads under way). */
+  @ToInt()
+  @IsInt()
+  @Min(0)
+  ENCRYPTION_JOB_GRACE_SECONDS = 3600;
+
   /** Most unwrapped vault keys kept in memory at once (least recently used go first). */
   @ToInt()
   @IsInt()

@@ -30,3 +30,30 @@ export function setKeysByKek(counts: { kekId: string; count: number }[]): void {
   keysByKek.reset();
   for (const { kekId, count } of counts) keysByKek.set({ kek: kekId }, count);
 }
+
+/** Blobs still stored in plaintext (the encryption job's progress: done at 0). */
+const plaintextBlobs = new Gauge({
+  name: 'vault_plaintext_blobs',
+  help: 'Stored blobs not encrypted yet (written before encryption at rest, or by a resumable upload); 0 when the job is done.',
+  registers: [],
+});
+
+/** Blobs the encryption job encrypted, and those it could not (bytes not matching their SHA-256). */
+const jobBlobs = new Counter({
+  name: 'vault_blob_encryption_total',
+  help: 'Blobs the background job encrypted (outcome=encrypted) or left as they were (outcome=mismatch: bytes not matching their SHA-256).',
+  labelNames: ['outcome'] as const,
+  registers: [],
+});
+
+export function exportJobMetrics(): void {
+  exportMetrics(plaintextBlobs, jobBlobs);
+}
+
+export function setPlaintextBlobs(n: number): void {
+  plaintextBlobs.set(n);
+}
+
+export function countJobBlob(outcome: 'encrypted' | 'mismatch'): void {
+  jobBlobs.inc({ outcome });
+}

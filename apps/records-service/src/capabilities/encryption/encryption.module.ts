@@ -23,7 +23,7 @@ import { VaultKeysService } from './vault-keys.service';
     VaultKeysService,
     BlobCipherService,
   ],
-  exports: [VaultKeysService, BlobCipherService, BlobEnvelopeRepository],
+  exports: [EncryptionEnv, VaultKeysService, BlobCipherService, BlobEnvelopeRepository],
 })
 export class EncryptionModule implements OnApplicationShutdown {
   constructor(private readonly kms: KeyEncryptionKeys) {}

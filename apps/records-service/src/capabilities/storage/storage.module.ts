@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { loadEnv } from '@vault/platform/config';
 import { PersistenceModule } from '../../persistence/persistence.module';
 import { EncryptionModule } from '../encryption/encryption.module';
+import { BlobEncryptionJob } from './blob-encryption.job';
 import { FileBytesService } from './file-bytes.service';
 import { FileStorage } from './file-storage';
 import { FsFileStorage } from './fs-file-storage';
@@ -30,7 +31,8 @@ export function storageFromEnv(env: FilesEnv): FileStorage {
     { provide: FilesEnv, useFactory: () => loadEnv(FilesEnv) },
     { provide: FileStorage, inject: [FilesEnv], useFactory: storageFromEnv },
     FileBytesService,
+    BlobEncryptionJob,
   ],
-  exports: [FileBytesService],
+  exports: [FileBytesService, BlobEncryptionJob],
 })
 export class StorageModule {}

@@ -5,13 +5,15 @@ import { Transactions, Tx } from '@vault/platform/persistence';
 export interface BlobSeal {
   id: string;
   vaultId: string;
+  /** Lower-case hex SHA-256 of the plaintext. */
+  sha256: string;
   size: number;
   storageKey: string;
   envelope: Buffer | null;
   envelopeVaultId: string | null;
 }
 
-const COLUMNS = `id, vault_id AS "vaultId", size::float8 AS size, storage_key AS "storageKey",
+const COLUMNS = `id, vault_id AS "vaultId", sha256, size::float8 AS size, storage_key AS "storageKey",
   envelope, envelope_vault_id AS "envelopeVaultId"`;
 
 /** The encryption side of blobs: their envelopes, the plaintext ones left, the ones sealed to another vault. */
@@ -34,17 +36,25 @@ export class BlobEnvelopeRepository {
   }
 
   /**
-   * Points a still-plaintext blob at its encrypted copy; false when the blob went or
-   * changed meanwhile. Copies of the key on file rows follow.
+   * Points a still-plaintext blob at its encrypted copy under `storageKey` (whose queued
+   * removal is taken off), copies of the key on file rows follow, and the plaintext object
+   * is queued for removal after `graceSeconds` (downloads under way finish). False when
+   * the blob went or changed meanwhile, or the copy's removal already ran.
    */
-  async sealed(tx: Tx, blob: BlobSeal, storageKey: string, envelope: Buffer): Promise<boolean> {
-    const [, affected]: [unknown, number] = await tx.query(
+  async sealed(tx: Tx, blob: BlobSeal, sealed: { storageKey: string; envelope: Buffer }, graceSeconds: number): Promise<boolean> {
+    const [, updated]: [unknown, number] = await tx.query(
       `UPDATE blobs SET storage_key = $3, envelope = $4, envelope_vault_id = vault_id
        WHERE id = $1 AND storage_key = $2 AND envelope IS NULL`,
-      [blob.id, blob.storageKey, storageKey, envelope],
+      [blob.id, blob.storageKey, sealed.storageKey, sealed.envelope],
     );
-    if (affected !== 1) return false;
-    await tx.query(`UPDATE record_files SET storage_key = $2 WHERE storage_key = $1`, [blob.storageKey, storageKey]);
+    const [, dequeued]: [unknown, number] = await tx.query(`DELETE FROM file_purges WHERE storage_key = $1`, [sealed.storageKey]);
+    if (updated !== 1 || dequeued !== 1) return false;
+    await tx.query(`UPDATE record_files SET storage_key = $2 WHERE storage_key = $1`, [blob.storageKey, sealed.storageKey]);
+    await tx.query(
+      `INSERT INTO file_purges (storage_key, purge_after) VALUES ($1, now() + make_interval(secs => $2))
+       ON CONFLICT (storage_key) DO UPDATE SET purge_after = EXCLUDED.purge_after`,
+      [blob.storageKey, graceSeconds],
+    );
     return true;
   }
 

@@ -1,0 +1,170 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { CHUNK, SEALED_CHUNK, sealedSize } from '../src/capabilities/encryption/age-stream';
+import { VaultKeysService } from '../src/capabilities/encryption/vault-keys.service';
+import { BlobEncryptionJob } from '../src/capabilities/storage/blob-encryption.job';
+import { FsFileStorage } from '../src/capabilities/storage/fs-file-storage';
+import { binary, filesPath, meta, sha256, upload } from './files-support';
+import { Caller, RecordsTestApp } from './support';
+
+const run = promisify(execFile);
+
+interface BlobRow {
+  id: string;
+  storage_key: string;
+  envelope: Buffer | null;
+  envelope_vault_id: string | null;
+  vault_id: string;
+}
+
+describe('record files encrypted at rest', () => {
+  let t: RecordsTestApp;
+  let dir: string;
+  let storage: FsFileStorage;
+  let owner: Caller;
+  let vaultId: string;
+  let recordId: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'encrypted-files-'));
+    storage = new FsFileStorage(dir);
+    t = await RecordsTestApp.start('records_encrypted_files', {
+      FILE_STORAGE: 'fs',
+      FILE_STORAGE_DIR: dir,
+      ENCRYPTION_KEYRING: `kek1:${randomBytes(32).toString('base64')}`,
+      ENCRYPTION_JOB_INTERVAL_MS: '0',
+    });
+  });
+  beforeEach(async () => {
+    owner = await t.caller('tenant-a', 'erin');
+    vaultId = await t.createVault(owner);
+    recordId = await t.createRecord(owner, vaultId);
+  });
+  afterAll(async () => {
+    await t?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const blobOf = async (fileName: string) =>
+    (
+      await t.sql<BlobRow>(
+        `SELECT b.* FROM blobs b JOIN record_files f ON f.storage_key = b.storage_key
+         WHERE f.record_id = $1 AND f.file_name = $2`,
+        [recordId, fileName],
+      )
+    )[0];
+  const download = (name: string, range?: string, v = vaultId, r = recordId) => {
+    const req = t.get(owner, `${filesPath(v, r)}/${name}`);
+    return binary(range ? req.set('Range', range) : req);
+  };
+
+  async function uploaded(name: string, bytes: Buffer): Promise<BlobRow> {
+    await upload(t, owner, vaultId, recordId, { meta: meta(name), bytes }).expect(201);
+    return blobOf(name);
+  }
+
+  it('stores only ciphertext that the age CLI decrypts with the vault identity, and serves the plaintext', async () => {
+    const plain = randomBytes(3 * CHUNK + 1000);
+    const blob = await uploaded('scan.pdf', plain);
+    expect(blob.envelope_vault_id).toBe(vaultId);
+    const object = readFileSync(storage.objectPath(blob.storage_key));
+    expect(object.length).toBe(sealedSize(plain.length));
+    expect(object.includes(plain.subarray(5000, 5064))).toBe(false);
+
+    const home = mkdtempSync(join(tmpdir(), 'vault-export-'));
+    try {
+      writeFileSync(join(home, 'file.age'), Buffer.concat([blob.envelope as Buffer, object]));
+      writeFileSync(join(home, 'key.txt'), `${await t.app.get(VaultKeysService).exportIdentity(vaultId)}\n`);
+      const { stdout } = await run('age', ['-d', '-i', join(home, 'key.txt'), join(home, 'file.age')], {
+        encoding: 'buffer',
+        maxBuffer: 8 << 20,
+      });
+      expect(stdout.equals(plain)).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+
+    const whole = await download('scan.pdf').expect(200);
+    expect(whole.headers.etag).toBe(`"${sha256(plain)}"`);
+    expect(whole.headers['repr-digest']).toBe(`sha-256=:${Buffer.from(sha256(plain), 'hex').toString('base64')}:`);
+    expect((whole.body as Buffer).equals(plain)).toBe(true);
+    const part = await download('scan.pdf', `bytes=${CHUNK - 10}-${2 * CHUNK + 10}`).expect(206);
+    expect((part.body as Buffer).equals(plain.subarray(CHUNK - 10, 2 * CHUNK + 11))).toBe(true);
+    expect(part.headers['content-range']).toBe(`bytes ${CHUNK - 10}-${2 * CHUNK + 10}/${plain.length}`);
+  });
+
+  it('refuses a damaged object with 409 file_damaged, still serving ranges that avoid the damage', async () => {
+    const plain = randomBytes(3 * CHUNK);
+    const blob = await uploaded('damaged.pdf', plain);
+    const path = storage.objectPath(blob.storage_key);
+    const object = readFileSync(path);
+    object[2 * SEALED_CHUNK + 7] ^= 1;
+    writeFileSync(path, object);
+    const fine = await download('damaged.pdf', 'bytes=0-99').expect(206);
+    expect((fine.body as Buffer).equals(plain.subarray(0, 100))).toBe(true);
+    const res = await t.get(owner, `${filesPath(vaultId, recordId)}/damaged.pdf`).set('Range', `bytes=${2 * CHUNK}-`);
+    expect(res.status).toBe(409);
+    expect(res.body.code).toBe('file_damaged');
+    expect(res.headers['content-type']).toMatch(/problem\+json/);
+
+    await t.sql(`UPDATE blobs SET envelope = overlay(envelope placing '\\x00'::bytea from 30) WHERE id = $1`, [blob.id]);
+    expect((await t.get(owner, `${filesPath(vaultId, recordId)}/damaged.pdf`)).body.code).toBe('file_damaged');
+  });
+
+  it('encrypts a plaintext blob in the background job, readable before, during and after', async () => {
+    const plain = randomBytes(2 * CHUNK + 5);
+    const blob = await uploaded('old.pdf', plain);
+    // as stored before encryption at rest: the plaintext under a key of its own, no envelope
+    const oldKey = randomUUID();
+    await storage.write(oldKey, Readable.from([plain]));
+    await t.sql(`UPDATE blobs SET storage_key = $2, envelope = NULL, envelope_vault_id = NULL WHERE id = $1`, [blob.id, oldKey]);
+    await t.sql(`UPDATE record_files SET storage_key = $2 WHERE storage_key = $1`, [blob.storage_key, oldKey]);
+    expect(((await download('old.pdf').expect(200)).body as Buffer).equals(plain)).toBe(true);
+
+    const pass = await t.app.get(BlobEncryptionJob).pass();
+    expect(pass).toMatchObject({ encrypted: 1, mismatched: 0, plaintextLeft: 0 });
+    const after = await blobOf('old.pdf');
+    expect(after.storage_key).not.toBe(oldKey);
+    expect(after.envelope_vault_id).toBe(vaultId);
+    expect(((await download('old.pdf').expect(200)).body as Buffer).equals(plain)).toBe(true);
+    const part = await download('old.pdf', 'bytes=100-200').expect(206);
+    expect((part.body as Buffer).equals(plain.subarray(100, 201))).toBe(true);
+    // the plaintext object stays for downloads under way, queued for removal
+    expect(existsSync(storage.objectPath(oldKey))).toBe(true);
+    expect(await t.sql(`SELECT 1 FROM file_purges WHERE storage_key = $1`, [oldKey])).toHaveLength(1);
+  });
+
+  it('leaves a plaintext blob whose bytes do not match its SHA-256 as it is', async () => {
+    const blob = await uploaded('bad.pdf', randomBytes(1000));
+    const oldKey = randomUUID();
+    await storage.write(oldKey, Readable.from([randomBytes(1000)]));
+    await t.sql(`UPDATE blobs SET storage_key = $2, envelope = NULL, envelope_vault_id = NULL WHERE id = $1`, [blob.id, oldKey]);
+    const pass = await t.app.get(BlobEncryptionJob).pass();
+    expect(pass.mismatched).toBe(1);
+    expect((await t.sql<BlobRow>(`SELECT * FROM blobs WHERE id = $1`, [blob.id]))[0].storage_key).toBe(oldKey);
+    await t.sql(`DELETE FROM records WHERE id = $1`, [recordId]);
+  });
+
+  it('reads a moved record with its old vault key, then rewraps it to the new vault in the database only', async () => {
+    const plain = randomBytes(CHUNK + 77);
+    const blob = await uploaded('moved.pdf', plain);
+    const object = readFileSync(storage.objectPath(blob.storage_key));
+    const target = await t.createVault(owner);
+    await t.sql(`UPDATE records SET vault_id = $2 WHERE id = $1`, [recordId, target]);
+    const moved = await blobOf('moved.pdf');
+    expect([moved.vault_id, moved.envelope_vault_id]).toEqual([target, vaultId]);
+    expect(((await download('moved.pdf', undefined, target).expect(200)).body as Buffer).equals(plain)).toBe(true);
+
+    expect((await t.app.get(BlobEncryptionJob).pass()).rewrapped).toBeGreaterThanOrEqual(1);
+    expect((await blobOf('moved.pdf')).envelope_vault_id).toBe(target);
+    expect(readFileSync(storage.objectPath(blob.storage_key)).equals(object)).toBe(true);
+    // the source vault's key can go now (crypto-erase): the moved file stays readable
+    await t.app.get(VaultKeysService).destroy(vaultId);
+    expect(((await download('moved.pdf', undefined, target).expect(200)).body as Buffer).equals(plain)).toBe(true);
+  });
+});
