@@ -19,7 +19,11 @@ describe('trash', () => {
   const dir = mkdtempSync(join(tmpdir(), 'trash-files-'));
 
   beforeAll(async () => {
-    t = await RecordsTestApp.start('records_trash', { FILE_STORAGE_DIR: dir, TRASH_PURGER: 'off' });
+    t = await RecordsTestApp.start('records_trash', {
+      FILE_STORAGE_DIR: dir,
+      TRASH_PURGER: 'off',
+      WEBHOOK_ALLOWED_TARGETS: '203.0.113.0/24',
+    });
   });
   afterAll(async () => {
     await t?.stop();
@@ -124,6 +128,25 @@ describe('trash', () => {
     expect((await t.get(editor, `/vault/vault-id/${vaultId}`).expect(200)).body.userVaultRole).toEqual(['vault_editor']);
     await t.get(viewer, `${filesPath(vaultId, recordId)}/deed.pdf`).expect(200);
     expect((await t.outbox(SUBJECTS.vaultRestored)).filter((e) => e.vault_id === vaultId)).toHaveLength(1);
+  });
+
+  it('purges a vault with everything in it, its webhook subscriptions included', async () => {
+    const recordId = await t.createRecord(owner, vaultId);
+    await t.post(owner, `/vault/vault-id/${vaultId}/webhooks`, { url: 'http://203.0.113.9/in', events: ['*'] }).expect(201);
+    await t.delete(owner, `/vault/vault-id/${vaultId}`).expect(200);
+    expect(await t.sql('SELECT id FROM webhooks WHERE vault_id = $1', [vaultId])).toHaveLength(1);
+    await t.delete(owner, `/trash/item-id/${vaultId}`).expect(200);
+    for (const table of [
+      'vaults WHERE id',
+      'records WHERE vault_id',
+      'vault_memberships WHERE vault_id',
+      'webhooks WHERE vault_id',
+    ]) {
+      expect([table, await t.sql(`SELECT 1 FROM ${table} = $1`, [vaultId])]).toEqual([table, []]);
+    }
+    expect((await t.outbox(SUBJECTS.vaultPurged)).filter((e) => e.vault_id === vaultId)).toHaveLength(1);
+    await t.get(owner, `${recordUrl(recordId)}`).expect(404);
+    expect((await t.get(owner, '/trash')).body.data).toEqual([]);
   });
 
   it('refuses to restore into a trashed vault or record (409 parent_in_trash)', async () => {

@@ -218,11 +218,13 @@ export class TrashRepository {
   }
 
   /**
-   * Deletes the item's row for good: a vault's records, files, memberships, licences,
-   * webhooks and released holds go with it, a record's files and memberships with it
-   * (foreign keys); stored bytes follow through the purge queue.
+   * Deletes the item's row for good: a vault's records, files, memberships, licences and
+   * released holds go with it (foreign keys) and its webhook subscriptions are deleted; a
+   * record's files and memberships go with it; stored bytes follow through the purge queue.
    */
   async purge(tx: Tx, kind: TrashItemKind, id: string): Promise<void> {
+    // webhook subscriptions name their vault without a foreign key (their deliveries go with them)
+    if (kind === 'vault') await tx.query(`DELETE FROM webhooks WHERE vault_id = $1`, [id]);
     await tx.query(`DELETE FROM ${TABLE[kind]} WHERE id = $1`, [id]);
   }
 
