@@ -46,6 +46,11 @@ export const E2E_BOOTSTRAP = {
         { username: 'sid@alpha.example', password: 'sid-password-1' },
         { username: 'sol@alpha.example', password: 'sol-password-1' },
         { username: 'cli@alpha.example', password: 'cli-password-1' },
+        // the trash suite's own accounts, and its compliance officer (legal holds)
+        { username: 'tom@alpha.example', password: 'tom-password-1' },
+        { username: 'tess@alpha.example', password: 'tess-password-1' },
+        { username: 'vic@alpha.example', password: 'vic-password-1' },
+        { username: 'lex@alpha.example', password: 'lex-password-1', roles: ['compliance'] },
       ],
     },
     {
