@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { CHUNK, SEALED_CHUNK, sealedSize } from '../src/capabilities/encryption/age-stream';
+import { KeyUnwrapError } from '../src/capabilities/encryption/encryption.errors';
 import { VaultKeysService } from '../src/capabilities/encryption/vault-keys.service';
+import { ItemPurger } from '../src/capabilities/retention/item-purger';
+import { Transactions } from '@vault/platform/persistence';
 import { BlobEncryptionJob } from '../src/capabilities/storage/blob-encryption.job';
 import { FsFileStorage } from '../src/capabilities/storage/fs-file-storage';
 import { binary, filesPath, meta, sha256, upload } from './files-support';
@@ -166,5 +169,33 @@ describe('record files encrypted at rest', () => {
     // the source vault's key can go now (crypto-erase): the moved file stays readable
     await t.app.get(VaultKeysService).destroy(vaultId);
     expect(((await download('moved.pdf', undefined, target).expect(200)).body as Buffer).equals(plain)).toBe(true);
+  });
+
+  it('crypto-erases a purged vault once no hold covers it, keeping files moved out of it readable', async () => {
+    const kept = randomBytes(5000);
+    await uploaded('kept.pdf', kept);
+    const target = await t.createVault(owner);
+    await t.sql(`UPDATE records SET vault_id = $2 WHERE id = $1`, [recordId, target]);
+    const movedRecord = recordId;
+    recordId = await t.createRecord(owner, vaultId);
+    await uploaded('gone.pdf', randomBytes(5000));
+    const purge = () =>
+      t.app
+        .get(Transactions)
+        .run((tx) =>
+          t.app.get(ItemPurger).purge(tx, 'vault', vaultId, { tenantId: 'tenant-a', openId: 'system', username: 'test' }),
+        );
+    await t.sql(`INSERT INTO legal_holds (tenant_id, vault_id, name, placed_by) VALUES ('tenant-a', $1, 'audit', 'c')`, [
+      vaultId,
+    ]);
+    expect((await purge()).purged).toBe(false);
+    expect(await t.sql(`SELECT 1 FROM vault_keys WHERE vault_id = $1 AND wrapped_key IS NOT NULL`, [vaultId])).toHaveLength(1);
+
+    await t.sql(`UPDATE legal_holds SET released_at = now(), released_by = 'c' WHERE vault_id = $1`, [vaultId]);
+    expect((await purge()).purged).toBe(true);
+    expect(await t.sql(`SELECT 1 FROM vault_keys WHERE vault_id = $1`, [vaultId])).toEqual([]);
+    await expect(t.app.get(VaultKeysService).identity(vaultId)).rejects.toBeInstanceOf(KeyUnwrapError);
+    const res = await download('kept.pdf', undefined, target, movedRecord).expect(200);
+    expect((res.body as Buffer).equals(kept)).toBe(true);
   });
 });

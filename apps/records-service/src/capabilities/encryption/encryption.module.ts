@@ -4,6 +4,7 @@ import { PersistenceModule } from '../../persistence/persistence.module';
 import { BlobEnvelopeRepository } from '../../persistence/vault-keys/blob-envelope.repository';
 import { VaultKeyRepository } from '../../persistence/vault-keys/vault-key.repository';
 import { BlobCipherService } from './blob-cipher.service';
+import { CryptoEraseService } from './crypto-erase.service';
 import { EncryptionEnv } from './encryption.env';
 import { KeyEncryptionKeys } from './key-encryption-keys';
 import { keyEncryptionKeysFromEnv } from './keyring-config';
@@ -22,8 +23,9 @@ import { VaultKeysService } from './vault-keys.service';
     BlobEnvelopeRepository,
     VaultKeysService,
     BlobCipherService,
+    CryptoEraseService,
   ],
-  exports: [EncryptionEnv, VaultKeysService, BlobCipherService, BlobEnvelopeRepository],
+  exports: [EncryptionEnv, VaultKeysService, BlobCipherService, BlobEnvelopeRepository, CryptoEraseService],
 })
 export class EncryptionModule implements OnApplicationShutdown {
   constructor(private readonly kms: KeyEncryptionKeys) {}

@@ -124,6 +124,11 @@ export class VaultKeysService {
     return true;
   }
 
+  /** Drops the vault's key from this process's cache (its row was destroyed in a transaction). */
+  forget(vaultId: string): void {
+    this.cache.evict(vaultId);
+  }
+
   /** Live vault keys per KEK id (rotation progress). */
   keysByKek(): Promise<{ kekId: string; count: number }[]> {
     return this.keys.countByKek();

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { TrashItemKind } from '@vault/contracts';
 import type { Tx } from '@vault/platform/persistence';
 import { ItemRows, TrashRepository } from '../../persistence/trash/trash.repository';
+import { CryptoEraseService } from '../encryption/crypto-erase.service';
 import { PurgeBlocker, RetentionService } from './retention.service';
 import { TrashActor, TrashEvents } from './trash-events';
 
@@ -21,6 +22,7 @@ export class ItemPurger {
     private readonly trash: TrashRepository,
     private readonly retention: RetentionService,
     private readonly events: TrashEvents,
+    private readonly cryptoErase: CryptoEraseService,
   ) {}
 
   async purge(
@@ -39,6 +41,8 @@ export class ItemPurger {
     });
     if (blocker) return { purged: false, blocker };
     await beforeDelete?.(rows);
+    // crypto-erase: the vault's key goes first (blobs of moved records rewrapped away from it)
+    if (kind === 'vault') await this.cryptoErase.eraseVault(tx, rows.vault.id);
     await this.events.publish(tx, 'purged', typeof actor === 'function' ? actor(rows) : actor, rows);
     await this.trash.purge(tx, kind, id);
     return { purged: true };
