@@ -40,6 +40,8 @@ export class RecordsTestApp {
       ACTIVITY_LOG_RELAY: 'off',
       ACTIVITY_LOG_WRITER: 'off',
       WEBHOOK_DISPATCHER: 'off',
+      // The background encryption of plaintext blobs runs when a suite calls it (BlobEncryptionJob.pass).
+      ENCRYPTION_JOB_INTERVAL_MS: '0',
       ...idp.env(),
       ...env,
     };
