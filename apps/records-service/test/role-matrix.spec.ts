@@ -47,6 +47,8 @@ interface World {
   otherRecord: string;
   destination: string;
   fileName: string;
+  /** The version of the file. */
+  versionId: string;
   /** An open resumable upload on R created by the owner. */
   uploadId: string;
   /** Collaborator ids of the bystander, a member of V (vault_viewer) and of R (rec_viewer) that no identity is. */
@@ -408,6 +410,47 @@ const ROUTES: Route[] = [
     expect: recordViewer(200),
   },
   {
+    name: 'list the versions of a file',
+    pattern: `GET ${R}/record-files/:name/versions`,
+    method: 'GET',
+    path: (w) => `${filesPath(w.vault, w.record)}/${w.fileName}/versions`,
+    writes: false,
+    expect: recordViewer(200),
+  },
+  {
+    name: 'download a version',
+    pattern: `GET ${R}/record-files/:name/versions/version-id/:versionId`,
+    method: 'GET',
+    path: (w) => `${filesPath(w.vault, w.record)}/${w.fileName}/versions/version-id/${w.versionId}`,
+    writes: false,
+    expect: recordViewer(200),
+  },
+  {
+    name: 'restore a version',
+    pattern: `POST ${R}/record-files/:name/versions/version-id/:versionId/restore`,
+    method: 'POST',
+    path: (w) => `${filesPath(w.vault, w.record)}/${w.fileName}/versions/version-id/${w.versionId}/restore`,
+    writes: true,
+    expect: recordEditor(201),
+  },
+  {
+    name: 'pin a version',
+    pattern: `PUT ${R}/record-files/:name/versions/version-id/:versionId`,
+    method: 'PUT',
+    path: (w) => `${filesPath(w.vault, w.record)}/${w.fileName}/versions/version-id/${w.versionId}`,
+    send: (req) => req.send({ pinned: true }),
+    writes: true,
+    expect: recordEditor(200),
+  },
+  {
+    name: 'storage usage',
+    pattern: `GET ${V}/usage`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/usage`,
+    writes: false,
+    expect: vaultViewer(200),
+  },
+  {
     name: 'file retention',
     pattern: `GET ${R}/record-files/:name/retention`,
     method: 'GET',
@@ -462,6 +505,13 @@ async function buildWorld(): Promise<World> {
     record,
     otherRecord,
     fileName,
+    versionId: (
+      await t.sql<{ id: string }>(
+        `SELECT v.id FROM file_versions v JOIN record_files f ON f.id = v.file_id
+      WHERE f.record_id = $1`,
+        [record],
+      )
+    )[0].id,
     uploadId: '',
     member: await memberId('vault_memberships', 'vault_id', vault),
     recordMember: await memberId('record_memberships', 'record_id', record),
@@ -486,6 +536,7 @@ async function snapshot(w: World = shared): Promise<string> {
     record_memberships: `SELECT * FROM record_memberships WHERE record_id IN (${records})`,
     record_files: `SELECT * FROM record_files WHERE record_id IN (${records})`,
     resumable_uploads: `SELECT * FROM resumable_uploads WHERE record_id IN (${records})`,
+    file_versions: `SELECT * FROM file_versions WHERE file_id IN (SELECT id FROM record_files WHERE record_id IN (${records}))`,
     outbox_events: 'SELECT * FROM outbox_events WHERE vault_id = ANY($1)',
     counts: `SELECT (SELECT count(*) FROM vaults) AS vaults, (SELECT count(*) FROM records) AS records,
       (SELECT count(*) FROM outbox_events WHERE $1::uuid[] IS NOT NULL) AS events`,
