@@ -20,11 +20,18 @@
  * PostgreSQL server of DATABASE_URL and NATS from NATS_URL, and signs the
  * bearer token with its own key whose JWKS it serves on loopback.
  *
+ * A/B: with BENCH_BASELINE=<commit>, user-service is also built from that commit (in a
+ * temporary git worktree) and started beside this checkout's on the same database, JWKS
+ * and token; the rounds then alternate direct, baseline and gateway, and the report gives
+ * this build against the baseline (throughput ratio, latency, CPU per request): a change
+ * of the request path measured before/after in one run.
+ *
  * Variables: BENCH_DURATION (s per run, 6), BENCH_CONNECTIONS (10),
- * BENCH_ROUNDS (5), BENCH_LATENCY_CONNECTIONS (1), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL.
+ * BENCH_ROUNDS (5), BENCH_LATENCY_CONNECTIONS (1), BENCH_SKIP_BUILD=1, BENCH_BASELINE,
+ * DATABASE_URL, NATS_URL.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -48,6 +55,7 @@ const ISSUER = 'https://developer-api.localhost:8443/api/v1';
 const AUDIENCE = 'vault-api';
 const HOST = 'user-api.localhost';
 const ROUTE = '/api/v1/accounts/username/bench-user/check';
+const BASELINE = process.env.BENCH_BASELINE?.trim() || undefined;
 
 const log = (msg) => console.log(`[bench] ${msg}`);
 const children = [];
@@ -62,7 +70,8 @@ const tempDir = (prefix) => {
 
 async function main() {
   build();
-  const targets = await startApps();
+  const baselineMain = BASELINE ? buildBaseline(BASELINE) : undefined;
+  const targets = await startApps(baselineMain);
   await sanityCheck(targets);
   await warmUp(targets);
   const { saturation, latency } = await measurePhases(targets);
@@ -79,8 +88,25 @@ function build() {
   if (r.status !== 0) throw new Error('build failed');
 }
 
-/** The key server, user-service on a throw-away database and the gateway in front; returns the two targets. */
-async function startApps() {
+/** Builds user-service at `commit` in a temporary worktree (this checkout's node_modules); its main.js. */
+function buildBaseline(commit) {
+  const dir = tempDir('bench-baseline-');
+  log(`building user-service at ${commit} (baseline) in ${dir}`);
+  const git = (...args) => spawnSync('git', args, { cwd: ROOT, stdio: 'inherit' });
+  if (git('worktree', 'add', '--detach', dir, commit).status !== 0) throw new Error(`no worktree at ${commit}`);
+  cleanups.push(async () => git('worktree', 'remove', '--force', dir));
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  const r = spawnSync('npx', ['nx', 'run', 'user-service:build', '--skip-nx-cache'], {
+    cwd: dir,
+    stdio: 'inherit',
+    env: { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false' },
+  });
+  if (r.status !== 0) throw new Error('baseline build failed');
+  return path.join(dir, 'dist/apps/user-service/main.js');
+}
+
+/** The key server, user-service on a throw-away database and the gateway in front (and the baseline); returns the targets. */
+async function startApps(baselineMain) {
   const { jwksUrl, token } = await startKeyServer();
   const database = `vault_bench_user_${process.pid}`;
   await platform.ensureDatabases(PG_SERVER, [database]);
@@ -89,8 +115,8 @@ async function startApps() {
   const userPort = await platform.freePort();
   const httpsPort = await platform.freePort();
   const httpPort = await platform.freePort();
-  await startApp('user-service', `http://127.0.0.1:${userPort}/health/ready`, {
-    PORT: String(userPort),
+  const userEnv = (port) => ({
+    PORT: String(port),
     DATABASE_URL: platform.databaseUrl(PG_SERVER, database),
     NATS_URL,
     AUTH_JWKS_URL: jwksUrl,
@@ -99,6 +125,12 @@ async function startApps() {
     MAIL_DIR: tempDir('bench-mail-'),
     SMS_DIR: tempDir('bench-sms-'),
   });
+  await startApp('user-service', `http://127.0.0.1:${userPort}/health/ready`, userEnv(userPort));
+  const baselinePort = baselineMain ? await platform.freePort() : undefined;
+  if (baselineMain) {
+    const ready = `http://127.0.0.1:${baselinePort}/health/ready`;
+    await startApp('user-service-baseline', ready, { ...userEnv(baselinePort), DB_MIGRATE_ON_START: 'false' }, baselineMain);
+  }
   await startApp('gateway', `https://127.0.0.1:${httpsPort}/health/ready`, {
     HTTPS_PORT: String(httpsPort),
     HTTP_PORT: String(httpPort),
@@ -113,6 +145,7 @@ async function startApps() {
 
   const authorization = `Bearer ${token}`;
   return {
+    ...(baselineMain ? { baseline: { url: `http://127.0.0.1:${baselinePort}${ROUTE}`, headers: { authorization } } } : {}),
     direct: { url: `http://127.0.0.1:${userPort}${ROUTE}`, headers: { authorization } },
     gateway: {
       url: `https://127.0.0.1:${httpsPort}${ROUTE}`,
@@ -124,8 +157,7 @@ async function startApps() {
 
 async function warmUp(targets) {
   log(`warming up (${CONNECTIONS} connections)`);
-  await measure(targets.direct, 3, CONNECTIONS);
-  await measure(targets.gateway, 3, CONNECTIONS);
+  for (const t of Object.values(targets)) await measure(t, 3, CONNECTIONS);
 }
 
 async function measurePhases(targets) {
@@ -149,7 +181,13 @@ function writeReport(saturation, latency) {
       node: process.version,
       loadAverage: loadavg().map((l) => +l.toFixed(2)),
     },
-    settings: { durationSeconds: DURATION, connections: CONNECTIONS, latencyConnections: LATENCY_CONNECTIONS, rounds: ROUNDS },
+    settings: {
+      durationSeconds: DURATION,
+      connections: CONNECTIONS,
+      latencyConnections: LATENCY_CONNECTIONS,
+      rounds: ROUNDS,
+      baseline: BASELINE,
+    },
     ...summary,
     runs: { saturation, latency },
   };
@@ -170,6 +208,14 @@ function writeReport(saturation, latency) {
     `${LATENCY_CONNECTIONS} connection(s): direct p50 ${l.direct.p50} ms p99 ${l.direct.p99} ms; gateway p50 ${l.gateway.p50} ms p99 ${l.gateway.p99} ms`,
   );
   console.log(`added latency: p50 ${l.addedP50} ms, p99 ${l.addedP99} ms (goal p99 < 5 ms)`);
+  if (summary.ab) {
+    const { baseline: a, current: b } = summary.ab;
+    console.log(
+      `A/B against ${BASELINE}: baseline ${a.rps.toFixed(0)} req/s p50 ${a.p50} ms p99 ${a.p99} ms cpu/req ${a.cpu['user-service-baseline']} µs; ` +
+        `this build ${b.rps.toFixed(0)} req/s p50 ${b.p50} ms p99 ${b.p99} ms cpu/req ${b.cpu['user-service']} µs; ` +
+        `ratio ${summary.ab.throughputRatio.toFixed(3)} (median of per-round ratios ${summary.ab.medianPairedRatio.toFixed(3)})`,
+    );
+  }
   console.log(`written to ${path.relative(ROOT, out)}`);
 }
 
@@ -196,9 +242,9 @@ async function startKeyServer() {
   return { jwksUrl: `http://127.0.0.1:${server.address().port}/jwks.json`, token };
 }
 
-async function startApp(app, readyUrl, env) {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/apps', app, 'main.js')], {
-    cwd: ROOT,
+async function startApp(app, readyUrl, env, main = path.join(ROOT, 'dist/apps', app, 'main.js')) {
+  const child = spawn(process.execPath, [main], {
+    cwd: path.dirname(path.dirname(path.dirname(path.dirname(main)))),
     env: { ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -220,11 +266,13 @@ async function sanityCheck(targets) {
   log(`route answers 200 direct and through the gateway (${JSON.stringify(results)} requests in 1 s)`);
 }
 
-/** Alternating rounds direct/gateway; returns the runs of each. */
+/** Alternating rounds over the targets (the order turned each round); returns the runs of each. */
 async function rounds(targets, connections) {
-  const runs = { direct: [], gateway: [] };
+  const names = Object.keys(targets);
+  const runs = Object.fromEntries(names.map((n) => [n, []]));
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const name of round % 2 ? ['direct', 'gateway'] : ['gateway', 'direct']) {
+    const shift = (round - 1) % names.length;
+    for (const name of [...names.slice(shift), ...names.slice(0, shift)]) {
       const before = cpuSnapshot();
       const r = await measure(targets[name], DURATION, connections);
       r.cpuMicrosPerRequest = cpuPerRequest(before, cpuSnapshot(), r.requests);
@@ -309,7 +357,14 @@ function summarise(saturation, latency) {
     const apps = Object.keys(rs[0]?.cpuMicrosPerRequest ?? {});
     return Object.fromEntries(apps.map((a) => [a, median(rs.map((r) => r.cpuMicrosPerRequest[a]))]));
   };
+  const ab = saturation.baseline && {
+    baseline: { rps: rps(saturation.baseline), ...lat(latency.baseline), cpu: cpu(saturation.baseline) },
+    current: { rps: rps(saturation.direct), ...direct, cpu: cpu(saturation.direct) },
+    throughputRatio: rps(saturation.direct) / rps(saturation.baseline),
+    medianPairedRatio: median(saturation.direct.map((d, i) => d.rps / saturation.baseline[i].rps)),
+  };
   return {
+    ...(ab ? { ab } : {}),
     cpuMicrosPerRequest: { direct: cpu(saturation.direct), gateway: cpu(saturation.gateway) },
     throughput: {
       direct: rps(saturation.direct),
