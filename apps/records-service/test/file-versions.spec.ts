@@ -237,6 +237,46 @@ describe('file versions (filesystem storage)', () => {
     await t.http().post(`/api/v1${one}/restore`).expect(401);
   });
 
+  it('moves with a transferred record the blobs only its files use; the destination keeps one per SHA-256', async () => {
+    const own = randomBytes(600);
+    const shared = randomBytes(700);
+    const known = randomBytes(800);
+    await upload(t, owner, vaultId, recordId, { meta: meta('own.pdf'), bytes: own }).expect(201);
+    await upload(t, owner, vaultId, recordId, { meta: meta('shared.pdf'), bytes: shared }).expect(201);
+    await upload(t, owner, vaultId, recordId, { meta: meta('known.pdf'), bytes: known }).expect(201);
+    const staying = await t.createRecord(owner, vaultId);
+    await upload(t, owner, vaultId, staying, { meta: meta('copy.pdf'), bytes: shared }).expect(201);
+    const dest = await t.createVault(owner);
+    const destRecord = await t.createRecord(owner, dest);
+    await upload(t, owner, dest, destRecord, { meta: meta('same.pdf'), bytes: known }).expect(201);
+
+    await t
+      .put(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/transfer`, { destinationVaultId: dest })
+      .expect(200);
+    const vaultOf = async (b: Buffer) =>
+      (
+        await t.sql<{ vault_id: string; ref_count: number }>('SELECT vault_id, ref_count FROM blobs WHERE sha256 = $1', [
+          sha256(b),
+        ])
+      )
+        .map((r) => [r.vault_id === dest ? 'dest' : 'source', r.ref_count])
+        .sort();
+    expect(await vaultOf(own)).toEqual([['dest', 1]]);
+    expect(await vaultOf(known)).toEqual([['dest', 2]]);
+    // shared with a file that stays: the object stays the source vault's, no copy made
+    expect(await vaultOf(shared)).toEqual([['source', 2]]);
+    // the merged blob's duplicate object is queued and removed; every file still downloads
+    await eventually(async () => (await t.sql('SELECT 1 FROM file_purges')).length === 0);
+    for (const [name, bytes] of [
+      ['own.pdf', own],
+      ['shared.pdf', shared],
+      ['known.pdf', known],
+    ] as const) {
+      const res = await binary(t.get(owner, `${filesPath(dest, recordId)}/${name}`)).expect(200);
+      expect(Buffer.compare(res.body as Buffer, bytes)).toBe(0);
+    }
+  });
+
   it('removes the bytes of the last reference only, through the purge queue, whatever step a crash stops', async () => {
     const bytes = randomBytes(3000);
     await upload(t, owner, vaultId, recordId, { meta: meta('f.pdf'), bytes }).expect(201);
