@@ -110,11 +110,16 @@ describe('text extraction against tools we did not write (poppler-utils, tessera
 
   it('kills an extractor past its time or memory and reads the next file with a fresh one', async () => {
     const slow = pool({ timeoutMs: 1500 });
-    const small = pool({ maxRssMb: 64 });
+    // an extractor that has read a text file, plus 24 MiB: too little for OCR (its engine and language data)
+    const idle = extractors.rss();
+    expect(idle).toBeGreaterThan(20);
+    const small = pool({ maxRssMb: Math.ceil(idle) + 24 });
     try {
       expect(await slow.run(fixture('scanned.pdf'), 'eng', LIMITS)).toMatchObject({ ok: false, reason: 'timeout' });
       expect(text(await slow.run(fixture('policy.txt'), 'eng', LIMITS))).toContain('flood');
+      expect(text(await small.run(fixture('policy.txt'), 'eng', LIMITS))).toContain('flood');
       expect(await small.run(fixture('scanned.pdf'), 'eng', LIMITS)).toMatchObject({ ok: false, reason: 'out_of_memory' });
+      expect(text(await small.run(fixture('policy.docx'), 'eng', LIMITS))).toContain('flood');
     } finally {
       await slow.close();
       await small.close();
