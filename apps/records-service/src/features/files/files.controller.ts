@@ -38,6 +38,12 @@ const ApiUploadMetadata = () =>
     ApiQuery({ name: 'caption', required: false, type: String, description: 'Mandatory for images.' }),
     ApiQuery({ name: 'uploadTitle', required: false, type: String }),
     ApiQuery({ name: 'fileExtension', required: false, type: String }),
+    ApiQuery({
+      name: 'replace',
+      required: false,
+      enum: ['true', 'false'],
+      description: 'true: a file of this name gets a new current version instead of 409 file_name_taken.',
+    }),
   );
 
 @ApiTags('record files')
