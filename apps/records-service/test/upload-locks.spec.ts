@@ -242,6 +242,23 @@ describe('resumable upload locks shared by every instance', () => {
     }
   });
 
+  it('lets go of the lock when the read sent with it fails: 503, and the upload locks again', async () => {
+    const c = new PgUploadLocker({ ...options(db.url), readWithLock: () => 'SELECT * FROM no_such_table' });
+    try {
+      const id = randomUUID();
+      const refused = (await c
+        .newLock(id)
+        .lock(never, () => undefined)
+        .catch((e: unknown) => e)) as ProblemException;
+      expect(refused.getStatus()).toBe(503);
+      const next = b.newLock(id);
+      await next.lock(never, () => undefined);
+      await next.unlock();
+    } finally {
+      await c.close();
+    }
+  });
+
   it('gives up on a database that does not answer within the connect timeout: 503 with Retry-After, not a hang', async () => {
     const sockets: Socket[] = [];
     const silent = createServer((s) => void sockets.push(s));

@@ -63,9 +63,14 @@ export class LockSessions {
       return { results: Array.isArray(result) ? result : [result], ref: { index, generation } };
     } catch (err) {
       // a statement that timed out or a broken connection: end the session rather than guess its state
-      if (!(err instanceof DatabaseError) || SESSION_ENDING.has(err.code ?? '')) this.lose(index, generation, err);
+      if (LockSessions.ends(err)) this.lose(index, generation, err);
       throw err;
     }
+  }
+
+  /** Whether a statement's failure ends its session (the connection broke, or its state is not trusted). */
+  static ends(err: unknown): boolean {
+    return !(err instanceof DatabaseError) || SESSION_ENDING.has(err.code ?? '');
   }
 
   /** Whether the connection `ref` ran on is still the session's (its locks are still held). */

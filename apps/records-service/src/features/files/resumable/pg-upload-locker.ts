@@ -117,6 +117,12 @@ export class PgUploadLocker implements Locker {
         return held;
       }
     } catch (err) {
+      // a statement after the lock failed on a live session: the lock (not transactional) may be held
+      if (!LockSessions.ends(err)) {
+        await this.sessions
+          .query(this.sessions.sessionOf(id), `SELECT pg_advisory_unlock(${lockKey(id)})`)
+          .catch(() => undefined);
+      }
       this.forget(id, held);
       this.log.warn(`upload lock not taken: ${(err as Error).message}`);
       throw uploadLocksUnavailable();
