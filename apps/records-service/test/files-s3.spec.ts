@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { sealedSize } from '../src/capabilities/encryption/age-stream';
 import { binary, filesPath, meta, sha256, upload } from './files-support';
 import { LOOPBACK_S3_BUCKET, LoopbackS3 } from './loopback-s3';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
@@ -47,7 +48,8 @@ describe('record files (S3 storage against s3rver)', () => {
     expect(created.body).toMatchObject({ fileName: 'big.bin', fileSize: bytes.length });
     const [row] = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files WHERE id = $1', [created.body.id]);
     const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: row.storage_key }));
-    expect(head.ContentLength).toBe(bytes.length);
+    // stored encrypted: the object is the age payload, 16 bytes of tag per 64 KiB chunk longer
+    expect(head.ContentLength).toBe(sealedSize(bytes.length));
 
     const whole = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/big.bin`)).expect(200);
     expect(whole.headers['etag']).toBe(`"${sha256(bytes)}"`);
