@@ -3,6 +3,7 @@ import {
   FILE_VERSION_EVENT_KINDS,
   FILE_VERSION_EVENT_PAYLOADS,
   FileChangedEvent,
+  FileTextExtractedEvent,
   FileVersionEvent,
   LicenseCreatedEvent,
   RECORDS_EVENT_KINDS,
@@ -42,6 +43,8 @@ export const LOGGED_EVENT_PAYLOADS: Record<string, new () => VaultEventBase> = {
   [SUBJECTS.fileDeleted]: FileChangedEvent,
   ...TRASH_EVENT_PAYLOADS,
   ...FILE_VERSION_EVENT_PAYLOADS,
+  // accepted and not logged (no KINDS entry): the pipeline reading a file is not a person's act
+  [SUBJECTS.fileTextExtracted]: FileTextExtractedEvent,
 };
 
 const VERBS: Record<string, string> = {
@@ -69,6 +72,7 @@ export function parseEvent(subject: string, body: unknown): VaultEventBase {
 /** The log rows of one event: one per vault it concerns (two for a transfer). */
 export function toLogRows(eventId: string, subject: string, event: VaultEventBase): LogRow[] {
   const kind = KINDS[subject];
+  if (!kind) return [];
   const base: LogRow = {
     eventId,
     vaultId: event.vault.id,
