@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { CHUNK, SEALED_CHUNK, sealedSize } from '../src/capabilities/encryption/age-stream';
-import { KeyUnwrapError } from '../src/capabilities/encryption/encryption.errors';
+import { KeyServiceUnavailableError, KeyUnwrapError } from '../src/capabilities/encryption/encryption.errors';
+import { KeyEncryptionKeys } from '../src/capabilities/encryption/key-encryption-keys';
+import { metricsRegistry } from '@vault/platform/observability';
 import { VaultKeysService } from '../src/capabilities/encryption/vault-keys.service';
 import { ItemPurger } from '../src/capabilities/retention/item-purger';
 import { Transactions } from '@vault/platform/persistence';
@@ -115,6 +117,8 @@ describe('record files encrypted at rest', () => {
     expect(res.body.code).toBe('file_damaged');
     expect(res.headers['content-type']).toMatch(/problem\+json/);
 
+    const rejected = await metricsRegistry.getSingleMetricAsString('vault_encrypted_objects_rejected_total');
+    expect(rejected).toMatch(/vault_encrypted_objects_rejected_total\{kind="chunk"\} [1-9]/);
     await t.sql(`UPDATE blobs SET envelope = overlay(envelope placing '\\x00'::bytea from 30) WHERE id = $1`, [blob.id]);
     expect((await t.get(owner, `${filesPath(vaultId, recordId)}/damaged.pdf`)).body.code).toBe('file_damaged');
   });
@@ -197,5 +201,21 @@ describe('record files encrypted at rest', () => {
     await expect(t.app.get(VaultKeysService).identity(vaultId)).rejects.toBeInstanceOf(KeyUnwrapError);
     const res = await download('kept.pdf', undefined, target, movedRecord).expect(200);
     expect((res.body as Buffer).equals(kept)).toBe(true);
+  });
+
+  it('answers 503 with Retry-After while the key service is out, and serves again after', async () => {
+    const plain = randomBytes(1000);
+    await uploaded('later.pdf', plain);
+    const kms = t.app.get(KeyEncryptionKeys);
+    t.app.get(VaultKeysService).forget(vaultId);
+    const unwrap = jest.spyOn(kms, 'unwrap').mockRejectedValue(new KeyServiceUnavailableError('token unreachable'));
+    try {
+      const res = await t.get(owner, `${filesPath(vaultId, recordId)}/later.pdf`).expect(503);
+      expect(res.body.code).toBe('service_unavailable');
+      expect(res.headers['retry-after']).toBe('5');
+    } finally {
+      unwrap.mockRestore();
+    }
+    expect(((await download('later.pdf').expect(200)).body as Buffer).equals(plain)).toBe(true);
   });
 });
