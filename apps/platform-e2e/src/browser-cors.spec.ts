@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchBrowser, type Browser } from '../support/browser';
 import { call, hostOf, setupValue, tokenFor } from '../support/client';
-
-/** Debian's chromium (apt-get install chromium), driven headless by playwright-core. */
-const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 /** What the page reports back from its calls. */
 interface PageOutcome {
@@ -25,8 +20,8 @@ interface PageOutcome {
  * the gateway; the same page on an origin nobody registered is refused by the browser.
  */
 describe('a browser client on another origin', () => {
+  let browser: Browser;
   let context: BrowserContext;
-  let profile: string;
   let token: string;
   let vaultId: string;
   let recordBase: string;
@@ -45,28 +40,11 @@ describe('a browser client on another origin', () => {
     });
     expect(record.status).toBe(200);
     recordBase = `/api/v1/vault/vault-id/${vaultId}/records/record-id/${record.body.id}`;
-    profile = mkdtempSync(path.join(tmpdir(), 'vault-chromium-'));
-    // The gateway's certificate is self-signed: the browser is told to accept it (a flag rather
-    // than the test CA, which chromium would only read from an NSS database in the profile).
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--ignore-certificate-errors',
-      ],
-    });
+    browser = await launchBrowser();
+    context = browser.context;
   }, 60_000);
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
   });
 
   /** Opens the client page at `origin` and runs the upload then the feed in it. */

@@ -51,6 +51,8 @@ export const E2E_BOOTSTRAP = {
         { username: 'tess@alpha.example', password: 'tess-password-1' },
         { username: 'vic@alpha.example', password: 'vic-password-1' },
         { username: 'lex@alpha.example', password: 'lex-password-1', roles: ['compliance'] },
+        // the OpenAPI suite's own account (GET /accounts/me before and after it exists)
+        { username: 'oas@alpha.example', password: 'oas-password-1' },
       ],
     },
     {

@@ -1,5 +1,6 @@
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
+import { assertDocumented } from './openapi-validator';
 
 export type Module = 'developer' | 'user' | 'records';
 
@@ -20,6 +21,11 @@ export interface CallOptions {
   raw?: Buffer | string;
   /** The gateway's HTTPS port, when not the shared platform's (a suite's own platform). */
   port?: number;
+  /**
+   * Skip the check of the answer against the OpenAPI document: only for requests that are
+   * not API calls at all (framing the gateway refuses before any route is known).
+   */
+  undocumented?: boolean;
 }
 
 /** A variable the global setup sets; its absence means the suite was started wrongly. */
@@ -39,7 +45,7 @@ function parse(text: string, type: string | undefined) {
 }
 
 /** Calls the platform through the gateway over HTTPS, with the module's Host header. */
-export function call(module: Module, method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+export async function call(module: Module, method: string, path: string, o: CallOptions = {}): Promise<Reply> {
   const headers: Record<string, string> = { ...(o.headers ?? {}) };
   let payload: Buffer | undefined;
   if (o.body !== undefined) {
@@ -56,7 +62,21 @@ export function call(module: Module, method: string, path: string, o: CallOption
   const gatewayPort = o.port ?? port();
   headers['host'] = o.host ?? `${hostOf(module)}:${gatewayPort}`;
   const fullPath = path.startsWith('/api/') || path.startsWith('/health') ? path : `/api/v1${path}`;
-  return send(httpsRequest, { port: gatewayPort, method, path: fullPath, headers, rejectUnauthorized: false }, payload);
+  const reply = await send(
+    httpsRequest,
+    { port: gatewayPort, method, path: fullPath, headers, rejectUnauthorized: false },
+    payload,
+  );
+  // Every answer must be what the OpenAPI document says (support/openapi-validator.ts).
+  const target = moduleOfHost(headers['host']);
+  if (target && !o.undocumented) assertDocumented({ module: target, method, path: fullPath, requestHeaders: headers, ...reply });
+  return reply;
+}
+
+/** The module a Host header names (`records-api.<domain>:port`), if any. */
+function moduleOfHost(host: string): Module | undefined {
+  const m = /^(developer|user|records)-api\.([^:]+)(:\d+)?$/i.exec(host);
+  return m && m[2].toLowerCase() === domain().toLowerCase() ? (m[1].toLowerCase() as Module) : undefined;
 }
 
 /** Plain HTTP to the gateway's refusing port. */

@@ -13,6 +13,7 @@ import { PlainHttpListener } from '../features/plain-http/plain-http.listener';
 import { ProxyService } from '../capabilities/proxy/proxy.service';
 import { MODULE_HOSTS } from '../capabilities/routing/host-router';
 import { loadTlsMaterial, TlsMaterial } from '../capabilities/tls/tls-material';
+import { serveApiDocs } from '../capabilities/api-docs/api-docs';
 import { AppModule } from './app.module';
 
 export interface RunningGateway {
@@ -55,6 +56,7 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
   });
   try {
     hardenExpress(app);
+    serveApiDocs(app);
     // After the drain, exit 0 (a clean stop, as the services do) rather than re-raising the
     // signal, which would end the process with status 143.
     if (options.shutdownHooks !== false) app.enableShutdownHooks([], { useProcessExit: true });

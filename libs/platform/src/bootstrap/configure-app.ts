@@ -3,7 +3,8 @@ import { SwaggerModule } from '@nestjs/swagger';
 import type { Express } from 'express';
 import { BaseEnv, LOOPBACK_PROXIES, parseAddressList, ServiceEnv } from '../config/env';
 import { useHttpMetrics } from '../observability/http-metrics';
-import { API_PREFIX, buildModuleDocument, ModuleDocumentOptions } from '../openapi';
+import type { IncomingMessage } from 'node:http';
+import { API_PREFIX, buildModuleDocument, ModuleDocumentOptions, withServerDomain } from '../openapi';
 
 /** Title, description, public host and webhooks of the module's OpenAPI document. */
 export type AppDescription = ModuleDocumentOptions;
@@ -22,6 +23,8 @@ export function configureApp(app: INestApplication, desc: AppDescription): void 
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     useGlobalPrefix: false,
+    // The servers name the gateway the caller came through (its Host header, forwarded).
+    patchDocumentOnRequest: <TRequest>(req: TRequest) => withServerDomain(document, (req as IncomingMessage).headers.host),
   });
 }
 

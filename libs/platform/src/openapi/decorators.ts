@@ -1,5 +1,6 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiParam, ApiProduces, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
+import type { ErrorEntry } from '@vault/contracts';
 import { RESPONSE_HEADERS, ResponseHeaderName } from './headers';
 import { BEARER_SCHEME } from './problem-schema';
 
@@ -26,18 +27,27 @@ export const PROBLEM_DESCRIPTIONS: Readonly<Record<number, string>> = {
   504: 'gateway_timeout: the module did not answer in time.',
 };
 
+/** A status a route answers: a number, a number with its own description, or an entry of the error catalogue. */
+export type DocumentedProblem = number | [number, string] | ErrorEntry;
+
 /**
- * Documents the error statuses a route answers, each with the problem+json body
- * (the document builder attaches the schema and the headers). A description given
- * per status replaces the default one: `ApiProblems(404, [409, 'Inbox name taken.'])`.
+ * Documents the error statuses a route answers, each with the problem+json body (the
+ * document builder attaches the schema and the headers). Catalogue entries are the most
+ * precise: `ApiProblems(USER_ERRORS.emailExists, USER_ERRORS.tooManyEntries, 412)` lists
+ * both codes under 409. A plain status gets the standard description.
  */
-export function ApiProblems(...statuses: (number | [number, string])[]): MethodDecorator & ClassDecorator {
-  return applyDecorators(
-    ...statuses.map((s) => {
-      const [status, description] = Array.isArray(s) ? s : [s, PROBLEM_DESCRIPTIONS[s] ?? 'Problem.'];
-      return ApiResponse({ status, description });
-    }),
-  );
+export function ApiProblems(...problems: DocumentedProblem[]): MethodDecorator & ClassDecorator {
+  const byStatus = new Map<number, string[]>();
+  for (const p of problems) {
+    const [status, line] =
+      typeof p === 'number'
+        ? [p, PROBLEM_DESCRIPTIONS[p] ?? 'Problem.']
+        : Array.isArray(p)
+          ? p
+          : [p.status, `\`${p.code}\`: ${p.meaning}`];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), line]);
+  }
+  return applyDecorators(...[...byStatus].map(([status, lines]) => ApiResponse({ status, description: lines.join(' ') })));
 }
 
 /** A route that needs the bearer token (the builder also adds it to every route not marked public). */
@@ -64,21 +74,6 @@ export function ApiPathParams(params: Record<string, string>): MethodDecorator &
 /** Response headers by name (headers.ts), for the status given. */
 export function headersOf(names: readonly ResponseHeaderName[], required: readonly ResponseHeaderName[] = []) {
   return Object.fromEntries(names.map((n) => [n, { ...RESPONSE_HEADERS[n], required: required.includes(n) }]));
-}
-
-/**
- * The 201 of a creating route: its body type and the `Location` of the new resource
- * (every 201 of the platform sends one).
- */
-export function ApiCreated(
-  opts: { type?: Type<unknown> | [Type<unknown>]; description?: string; headers?: ResponseHeaderName[] } = {},
-): MethodDecorator & ClassDecorator {
-  return ApiResponse({
-    status: 201,
-    description: opts.description ?? 'Created.',
-    ...(opts.type ? { type: opts.type } : {}),
-    headers: headersOf(['Location', ...(opts.headers ?? [])], ['Location']),
-  });
 }
 
 /**

@@ -62,3 +62,23 @@ function operationFacts(app: INestApplication): Map<string, OperationFacts> {
   }
   return facts;
 }
+
+/**
+ * The document with each server's `{domain}` defaulting to the one the caller reached, from
+ * the Host header (`records-api.example.com:8443` gives `example.com:8443`): Swagger UI's
+ * "Try it out" and a client generated from a served document then call that gateway.
+ */
+export function withServerDomain<T extends OpenAPIObject>(doc: T, host: string | undefined): T {
+  // Only a module host (`<module>-api.<domain>`): a module reached directly keeps the defaults.
+  const reached = host ? /^[a-z]+-api\.(.+)$/i.exec(host.trim()) : null;
+  if (!reached) return doc;
+  const value = reached[1].replace(/:443$/, '');
+  const patch = (servers: OpenAPIObject['servers']) =>
+    servers?.map((s) =>
+      s.variables?.['domain'] ? { ...s, variables: { ...s.variables, domain: { ...s.variables['domain'], default: value } } } : s,
+    );
+  const paths = Object.fromEntries(
+    Object.entries(doc.paths).map(([path, item]) => [path, item.servers ? { ...item, servers: patch(item.servers) } : item]),
+  );
+  return { ...doc, servers: patch(doc.servers), paths };
+}

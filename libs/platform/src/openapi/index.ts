@@ -5,6 +5,7 @@
  * docs/openapi.md.
  */
 export * from './decorators';
+export * from './created';
 export * from './headers';
 export * from './problem-schema';
 export * from './document';

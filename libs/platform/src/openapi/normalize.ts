@@ -42,7 +42,7 @@ export function* operationsOf(doc: Pick<OpenAPIObject, 'paths'>): Generator<[str
  * Turns what @nestjs/swagger generates into the platform's OpenAPI 3.1 document: paths
  * without the version prefix (it is in the servers), every path parameter declared, the
  * bearer scheme on protected operations and `security: []` on public ones, every error
- * status with the problem+json body, the headers every answer carries, nullable fields
+ * status with the problem+json body (and those the route's shape implies), the headers every answer carries, nullable fields
  * as type arrays, and the module's outbound webhooks.
  */
 export function normalizeDocument(raw: OpenAPIObject, opts: NormalizeOptions): OpenAPIObject {
@@ -54,7 +54,7 @@ export function normalizeDocument(raw: OpenAPIObject, opts: NormalizeOptions): O
     declarePathParameters(path, op);
     const rule = opts.facts.get(op.operationId ?? '')?.accessRule;
     describeSecurity(op, rule);
-    describeResponses(op, rule);
+    describeResponses(path, op, rule);
   }
   doc.components = { ...doc.components, headers: componentHeaders(), responses: componentResponses(usedResponses(doc)) };
   doc.components.schemas = { ...doc.components.schemas, [PROBLEM_SCHEMA_NAME]: PROBLEM_SCHEMA };
@@ -114,12 +114,16 @@ function describeSecurity(op: OperationObject, rule: string | undefined): void {
 }
 
 /** The statuses the route's rule implies, each error with the problem body, the common headers on all. */
-function describeResponses(op: OperationObject, rule: string | undefined): void {
+function describeResponses(path: string, op: OperationObject, rule: string | undefined): void {
   const implied = [...EVERY_OPERATION];
   if (rule !== 'public') implied.push(401);
-  // A domain rule (vault:editor, record:viewer...): hidden resources are 404, a weak role 403.
-  if (rule && rule.includes(':')) implied.push(403, 404);
+  // A path naming a resource may name one that does not exist or that the caller cannot see.
+  if (path.includes('{')) implied.push(404);
+  // A domain rule (vault:editor, record:viewer...): a role too weak is 403.
+  if (rule && rule.includes(':')) implied.push(403);
   if (op.requestBody) implied.push(413, 415);
+  // Idempotency-Key: the same key while the first runs is 409, with another request 422.
+  if ((op.parameters as ParameterObject[]).some((p) => p.in === 'header' && p.name === 'Idempotency-Key')) implied.push(409, 422);
   const responses = op.responses as Record<string, ResponseObject | { $ref: string }>;
   for (const status of implied) {
     if (!responses[status]) responses[status] = { $ref: `#/components/responses/Problem${status}` };
@@ -129,6 +133,8 @@ function describeResponses(op: OperationObject, rule: string | undefined): void 
     // Problem bodies besides what the route declares (the OAuth token endpoint's RFC 6749 errors).
     if (Number(status) >= 400) response.content = { ...response.content, [PROBLEM_MEDIA_TYPE]: { schema: problemRef() } };
     response.headers = { ...commonHeaderRefs(Number(status)), ...response.headers };
+    // Every 201 says where the created resource is (ApiCreated sends it).
+    if (status === '201') response.headers['Location'] = { ...RESPONSE_HEADERS.Location, required: true };
   }
   op.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 }

@@ -13,16 +13,11 @@ const SHAPE_KEYWORDS = ['properties', 'additionalProperties', 'patternProperties
 export function nullableToTypeArrays<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v) => nullableToTypeArrays(v)) as T;
   if (value === null || typeof value !== 'object') return value;
-  let obj = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, nullableToTypeArrays(v)])) as Json;
+  const obj = Object.fromEntries(Object.entries(value as Json).map(([k, v]) => [k, nullableToTypeArrays(v)])) as Json;
   if (isShapelessObject(obj)) {
-    const { type, ...rest } = obj;
-    obj = rest;
-    if (Array.isArray(type) && type.includes('null')) obj['nullable'] = true;
-    if (obj['nullable'] === true) {
-      delete obj['nullable'];
-      return obj as T; // any value, null included
-    }
-    return obj as T;
+    // Any value, null included: neither the type nor nullable says more.
+    const { type: _type, nullable: _nullable, ...any } = obj;
+    return any as T;
   }
   if (obj['nullable'] !== true) return obj as T;
   delete obj['nullable'];
@@ -37,11 +32,14 @@ function isShapelessObject(obj: Json): boolean {
   return isObject && !SHAPE_KEYWORDS.some((k) => k in obj) && !('enum' in obj);
 }
 
-function nullableOf(obj: Json): Json {
-  const { description, allOf, ...rest } = obj;
+function nullableOf(schema: Json): Json {
+  let obj = schema;
+  const { description, allOf, ...rest } = schema;
   const described = description ? { description } : {};
   if (Array.isArray(allOf) && allOf.length === 1)
     return { ...described, ...without(rest, 'type'), anyOf: [allOf[0], { type: 'null' }] };
+  // JSON Schema checks enum apart from type: a nullable enum lists null among its values.
+  if (Array.isArray(rest['enum']) && !rest['enum'].includes(null)) obj = { ...obj, enum: [...rest['enum'], null] };
   if (typeof rest['type'] === 'string') return { ...obj, type: [rest['type'], 'null'] };
   if (Array.isArray(rest['type'])) return { ...obj, type: [...new Set([...(rest['type'] as string[]), 'null'])] };
   return { ...described, anyOf: [rest, { type: 'null' }] };

@@ -15,7 +15,31 @@ export class JwksController {
   @ApiOperation({
     summary: 'Public keys that verify the access tokens (JWKS, RFC 7517).',
   })
-  @ApiOkResponse({ description: 'The JSON Web Key Set.' })
+  @ApiOkResponse({
+    description: 'The JSON Web Key Set (RFC 7517): the public ES256 keys tokens are signed with.',
+    schema: {
+      type: 'object',
+      required: ['keys'],
+      properties: {
+        keys: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['kty', 'kid'],
+            properties: {
+              kty: { type: 'string', enum: ['EC'] },
+              crv: { type: 'string' },
+              x: { type: 'string' },
+              y: { type: 'string' },
+              kid: { type: 'string' },
+              alg: { type: 'string' },
+              use: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+  })
   jwks(): JwksDocument {
     return this.keys.publicKeys();
   }

@@ -4,6 +4,7 @@ import { acceptRequestId, REQUEST_ID_HEADER } from '@vault/platform/http';
 import { sendProblem } from '../../capabilities/answers/problem-response';
 import { framingRefusal } from '../../capabilities/answers/request-framing';
 import { withSecurityHeaders } from '../../capabilities/answers/security-headers';
+import { isApiDocsPath } from '../../capabilities/api-docs/api-docs';
 
 const HEALTH_PATHS = ['/health/live', '/health/ready'];
 
@@ -18,7 +19,8 @@ export function isHealthPath(url: string | undefined): boolean {
 /**
  * Puts the proxy in front of Nest on the HTTPS server: a request framed in a
  * way the gateway cannot forward faithfully (request-framing.ts) is refused,
- * health requests go to the Nest application (which only serves health),
+ * health requests and the API description go to the Nest application (which serves
+ * only those),
  * every other request goes straight to the proxy without passing through
  * express routing.
  */
@@ -31,7 +33,8 @@ export function routeRequests(server: Server, proxy: (req: IncomingMessage, res:
     if (refusal) {
       // Framing the gateway cannot forward faithfully: answered here, the connection closed (its body is not read).
       sendProblem(res, refusal, acceptRequestId(req.headers[REQUEST_ID_HEADER]), { close: true });
-    } else if (isHealthPath(req.url)) {
+    } else if (isHealthPath(req.url) || isApiDocsPath(req.url)) {
+      // Health and the API description (capabilities/api-docs) are the gateway's own answers.
       observeRequest(req, res, () => (req.url ?? '').split('?')[0]);
       // Health answers carry the security headers of every other answer (set before Nest adds its own).
       for (const [name, value] of Object.entries(withSecurityHeaders({}, 200, true))) res.setHeader(name, value ?? '');

@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, Param, Post, Put, UseGuards } from '@nes
 import {
   ApiBearerAuth,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -11,6 +10,7 @@ import {
 } from '@nestjs/swagger';
 import { AddRecordCollaboratorDto, CollaboratorView, Principal, UpdateRecordCollaboratorDto } from '@vault/contracts';
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
+import { ApiCreated } from '@vault/platform/openapi';
 import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
@@ -34,13 +34,17 @@ export class RecordCollaboratorsController {
     return this.collaborators.list('record', access);
   }
 
+  @ApiCreated({
+    location: (r: CollaboratorView, p: Record<string, string>) =>
+      `/vault/vault-id/${p['vaultId']}/records/record-id/${p['recordId']}/collaborators/collaborator-id/${r.id}`,
+    type: CollaboratorView,
+  })
   @Post()
   @Idempotent()
   @Access('record:info')
   @ApiOperation({
     summary: 'Share the record with an account (the vault owner or the record owner).',
   })
-  @ApiCreatedResponse({ type: CollaboratorView })
   @ApiNotFoundResponse({ description: 'account_not_found.' })
   @ApiConflictResponse({ description: 'already_collaborator.' })
   @ApiForbiddenResponse({

@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, UseGuards } 
 import {
   ApiBearerAuth,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
@@ -17,6 +16,7 @@ import {
   UpdateVaultCollaboratorDto,
 } from '@vault/contracts';
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
+import { ApiCreated } from '@vault/platform/openapi';
 import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
@@ -44,13 +44,17 @@ export class VaultCollaboratorsController {
     return this.collaborators.list('vault', access);
   }
 
+  @ApiCreated({
+    location: (r: CollaboratorView, p: Record<string, string>) =>
+      `/vault/vault-id/${p['vaultId']}/collaborators/collaborator-id/${r.id}`,
+    type: CollaboratorView,
+  })
   @Post('collaborators')
   @Idempotent()
   @Access('vault:owner')
   @ApiOperation({
     summary: 'Share the vault with an account of the organisation (owner only).',
   })
-  @ApiCreatedResponse({ type: CollaboratorView })
   @ApiNotFoundResponse({
     description: 'account_not_found: no active account of the tenant with this username or openId.',
   })

@@ -4,13 +4,11 @@ import {
   ApiBody,
   ApiConflictResponse,
   ApiConsumes,
-  ApiCreatedResponse,
   ApiHeader,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiPayloadTooLargeResponse,
-  ApiProduces,
   ApiQuery,
   ApiServiceUnavailableResponse,
   ApiTags,
@@ -19,11 +17,13 @@ import { FILE_CHECKSUM_HEADER, FILE_TYPES, Principal, RecordFileGroup, RecordFil
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
 import { Conditional, ETagged, IfMatch, IfMatchCondition, ReadsOwnBody, versionETag } from '@vault/platform/http';
 import { Idempotent } from '@vault/platform/idempotency';
+import { ApiCreated } from '@vault/platform/openapi';
 import type { Request, Response } from 'express';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
 import { sendFile } from './download/file-download';
+import { ApiFileDownload } from './download/file-download.openapi';
 import { FileBytesService } from '../../capabilities/storage/file-bytes.service';
 import { FilesService } from './files.service';
 import { UploadService } from './upload/upload.service';
@@ -57,6 +57,11 @@ export class FilesController {
     private readonly bytes: FileBytesService,
   ) {}
 
+  @ApiCreated({
+    location: (r: RecordFileView, p: Record<string, string>) =>
+      `/vault/vault-id/${p['vaultId']}/records/record-id/${p['recordId']}/record-files/${encodeURIComponent(r.fileName)}`,
+    type: RecordFileView,
+  })
   @Conditional('create')
   @Post()
   @Idempotent({ fingerprint: 'settled-by-handler' })
@@ -78,7 +83,6 @@ export class FilesController {
     required: false,
     description: 'RFC 9530 digest of the file, e.g. sha-256=:<base64>: (other algorithms ignored); a mismatch is 400.',
   })
-  @ApiCreatedResponse({ type: RecordFileView })
   @ApiPayloadTooLargeResponse({ description: 'payload_too_large: larger than vault.maxUploadMBs.' })
   @ApiConflictResponse({ description: 'file_name_taken, or storage_quota_exceeded (vault.maxVaultGBs).' })
   @ApiServiceUnavailableResponse({
@@ -96,6 +100,7 @@ export class FilesController {
 
   @Get()
   @Access('record:viewer')
+  @ApiOperation({ summary: 'The files of a record, grouped by correlationId.' })
   @ApiOkResponse({ type: [RecordFileGroup], description: 'Files grouped by correlationId.' })
   list(@ResolvedAccess() access: VaultAccess): Promise<RecordFileGroup[]> {
     return this.files.list(access);
@@ -104,8 +109,7 @@ export class FilesController {
   @Get(':name')
   @Access('record:viewer')
   @ApiOperation({ summary: 'Download the bytes (Range, If-None-Match supported).' })
-  @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: 'The file, with its stored media type.' })
+  @ApiFileDownload()
   @ApiNotFoundResponse({ description: 'No such file on the record.' })
   async download(
     @ResolvedAccess() access: VaultAccess,
@@ -119,6 +123,7 @@ export class FilesController {
   @Conditional('write')
   @Put(':name')
   @Access('record:editor')
+  @ApiOperation({ summary: 'Update the metadata of a file (caption, uploadTitle, uploadDetail).' })
   @ApiOkResponse({ type: RecordFileView })
   @ApiConflictResponse({ description: 'stale_correlation_id: correlationId is not the stored one.' })
   update(
@@ -134,6 +139,7 @@ export class FilesController {
   @Conditional('delete')
   @Delete(':name')
   @Access('record:editor')
+  @ApiOperation({ summary: 'Delete a file of a record.' })
   @ApiOkResponse({ type: RecordFileView, description: 'The deleted file; its bytes are removed and the quota freed.' })
   remove(
     @ResolvedAccess() access: VaultAccess,

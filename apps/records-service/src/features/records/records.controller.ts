@@ -92,6 +92,7 @@ export class RecordsController {
   @Conditional('write')
   @Put('record-id/:recordId')
   @Access('record:editor')
+  @ApiOperation({ summary: 'Update a record (vault owner or editor, rec_owner or rec_editor).' })
   @ApiOkResponse({ type: IdResponse })
   update(
     @ResolvedAccess() access: VaultAccess,

@@ -2,7 +2,6 @@ import { Body, Controller, Delete, Get, Header, HttpCode, Post, Put, Query, UseG
 import {
   ApiBearerAuth,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiExtraModels,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
@@ -26,6 +25,7 @@ import {
   VaultView,
 } from '@vault/contracts';
 import { Access, Authenticated, CurrentPrincipal } from '@vault/platform/auth';
+import { ApiCreated } from '@vault/platform/openapi';
 import { Conditional, ETagged, IfMatch, IfMatchCondition } from '@vault/platform/http';
 import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
@@ -44,11 +44,11 @@ export class VaultsController {
     private readonly homes: HomeService,
   ) {}
 
+  @ApiCreated({ location: (r: IdResponse) => `/vault/vault-id/${r.id}`, type: IdResponse })
   @Post()
   @Idempotent()
   @Authenticated()
   @ApiOperation({ summary: 'Create a vault; the caller becomes its vault_owner and it gets a licence.' })
-  @ApiCreatedResponse({ type: IdResponse })
   @ApiConflictResponse({ description: 'Inbox name taken, or the owned-vaults quota reached.' })
   create(@CurrentPrincipal() principal: Principal, @Body() body: CreateVaultDto): Promise<IdResponse> {
     return this.vaults.create(principal, body);
@@ -76,7 +76,10 @@ export class VaultsController {
   @Header('Content-Type', 'text/plain; charset=utf-8')
   @ApiProduces('text/plain')
   @ApiOperation({ summary: 'Whether an inbox name is free: email_username_available or email_username_taken.' })
-  @ApiOkResponse({ description: 'Plain text.' })
+  @ApiOkResponse({
+    description: 'Plain text.',
+    content: { 'text/plain': { schema: { type: 'string', enum: ['email_username_available', 'email_username_taken'] } } },
+  })
   checkEmail(@Query() query: CheckEmailQueryDto): Promise<string> {
     return this.vaults.checkEmail(query.emailUsername);
   }
@@ -84,6 +87,7 @@ export class VaultsController {
   @Conditional('read')
   @Get('vault-id/:vaultId')
   @Access('vault:guest')
+  @ApiOperation({ summary: 'Read a vault with the caller’s roles and the plan features.' })
   @ApiOkResponse({
     type: VaultView,
     description:
@@ -94,12 +98,12 @@ export class VaultsController {
     return this.vaults.get(access);
   }
 
+  @ApiCreated({ location: 'self', type: VaultView, description: 'The updated vault.' })
   @Conditional('write')
   @Put('vault-id/:vaultId')
   @Access('vault:editor')
   @HttpCode(201)
   @ApiOperation({ summary: 'Update a vault (owner or editor; changing licenseKey needs the owner).' })
-  @ApiCreatedResponse({ type: VaultView, description: 'The updated vault.' })
   @ApiForbiddenResponse({ description: 'Role too weak.' })
   update(
     @ResolvedAccess() access: VaultAccess,
@@ -125,6 +129,7 @@ export class VaultsController {
 
   @Get('vault-id/:vaultId/home')
   @Access('vault:guest')
+  @ApiOperation({ summary: 'The vault home: one tile per record type.' })
   @ApiOkResponse({
     type: VaultHomeView,
     description:
@@ -140,6 +145,7 @@ export class VaultsController {
 
   @Get('vault-id/:vaultId/licenses')
   @Access('vault:viewer')
+  @ApiOperation({ summary: 'The licences of a vault.' })
   @ApiOkResponse({ type: [LicenseView], description: 'Licences of the vault, oldest first.' })
   licenses(@ResolvedAccess() access: VaultAccess): Promise<LicenseView[]> {
     return this.vaults.licensesOf(access);

@@ -4,7 +4,6 @@ import {
   ApiBadRequestResponse,
   ApiBearerAuth,
   ApiConflictResponse,
-  ApiCreatedResponse,
   ApiForbiddenResponse,
   ApiGoneResponse,
   ApiNotFoundResponse,
@@ -23,6 +22,7 @@ import {
   WebhookWithSecretView,
 } from '@vault/contracts';
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
+import { ApiCreated } from '@vault/platform/openapi';
 import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
@@ -45,6 +45,10 @@ const NO_WEBHOOK = 'vault_not_found, or webhook_not_found: the vault has no webh
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
+  @ApiCreated({
+    location: (r: WebhookView, p: Record<string, string>) => `/vault/vault-id/${p['vaultId']}/webhooks/webhook-id/${r.id}`,
+    type: WebhookWithSecretView,
+  })
   @Post()
   @Idempotent({ storedAnswer: SecretAnswers })
   @Access('vault:owner')
@@ -54,7 +58,6 @@ export class WebhooksController {
       'With Idempotency-Key, the answer kept for a repeat holds the secret encrypted (docs/webhooks.md, Secrets at rest); ' +
       'a repeat answers the same secret.',
   })
-  @ApiCreatedResponse({ type: WebhookWithSecretView })
   @ApiBadRequestResponse({ description: REFUSED_TARGET })
   @ApiGoneResponse({
     description:

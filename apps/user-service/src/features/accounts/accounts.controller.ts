@@ -1,6 +1,7 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AccountResponse, Principal, UpdateAccountDto, UsernameCheckResponse } from '@vault/contracts';
+import { AccountResponse, Principal, UpdateAccountDto, USER_ERRORS, UsernameCheckResponse } from '@vault/contracts';
+import { ApiProblems } from '@vault/platform/openapi';
 import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
 import { Conditional, ETagged, IfMatch, IfMatchCondition } from '@vault/platform/http';
 import { toAccountResponse } from '../../capabilities/own-account/account.view';
@@ -12,6 +13,19 @@ import { AccountsService } from './accounts.service';
 @Controller('accounts')
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
+
+  @Conditional('read')
+  @Get('me')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'The caller’s own account, found by the token’s identity (404 before it is created).',
+    description: 'The same answer as GET /accounts/open-id/{openId} with the token’s own openId, without knowing it.',
+  })
+  @ApiOkResponse({ type: AccountResponse })
+  @ApiProblems([404, '`not_found`: the identity has no account yet (POST /accounts creates it), or it was deleted.'])
+  async me(@CurrentPrincipal() p: Principal): Promise<ETagged<AccountResponse>> {
+    return tagged(await this.accounts.byOpenId(p, p.openId));
+  }
 
   @Conditional('read')
   @Get('account-id/:id')
@@ -53,6 +67,7 @@ export class AccountsController {
   @Authenticated()
   @ApiOperation({ summary: 'Replaces the updatable fields of the caller’s account.' })
   @ApiOkResponse({ type: AccountResponse })
+  @ApiProblems(USER_ERRORS.usernameTaken)
   async update(
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,

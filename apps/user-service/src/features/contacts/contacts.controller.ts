@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Param, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AccountResponse, EmailEntryDto, PhoneEntryDto, PhoneNumberParams, Principal } from '@vault/contracts';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AccountResponse, EmailEntryDto, PhoneEntryDto, PhoneNumberParams, Principal, USER_ERRORS } from '@vault/contracts';
+import { ApiProblems, ApiCreated } from '@vault/platform/openapi';
 import { Authenticated, CurrentPrincipal } from '@vault/platform/auth';
 import { Idempotent } from '@vault/platform/idempotency';
 import { toAccountResponse } from '../../capabilities/own-account/account.view';
@@ -11,11 +12,12 @@ import { ContactsService } from './contacts.service';
 export class ContactsController {
   constructor(private readonly contacts: ContactsService) {}
 
+  @ApiCreated({ location: (_: unknown, p: Record<string, string>) => `/accounts/account-id/${p['id']}`, type: AccountResponse })
   @Post('email')
   @Idempotent()
   @Authenticated()
   @ApiOperation({ summary: 'Adds an email address (409 when the account has it already).' })
-  @ApiCreatedResponse({ type: AccountResponse })
+  @ApiProblems(USER_ERRORS.emailExists, USER_ERRORS.tooManyEntries)
   async addEmail(
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,
@@ -36,11 +38,12 @@ export class ContactsController {
     return toAccountResponse(await this.contacts.removeEmail(p, id, address));
   }
 
+  @ApiCreated({ location: (_: unknown, p: Record<string, string>) => `/accounts/account-id/${p['id']}`, type: AccountResponse })
   @Post('phone')
   @Idempotent()
   @Authenticated()
   @ApiOperation({ summary: 'Adds a phone number (409 when the account has it already).' })
-  @ApiCreatedResponse({ type: AccountResponse })
+  @ApiProblems(USER_ERRORS.phoneExists, USER_ERRORS.tooManyEntries)
   async addPhone(
     @CurrentPrincipal() p: Principal,
     @Param('id') id: string,

@@ -4,6 +4,7 @@ import { Principal } from '@vault/contracts';
 import { Access, CurrentPrincipal, Public } from '@vault/platform/auth';
 import { ReadsOwnBody } from '@vault/platform/http';
 import { ApiIdempotencyKey, IDEMPOTENCY_REPLAYED_HEADER } from '@vault/platform/idempotency';
+import { ApiProblems } from '@vault/platform/openapi';
 import type { Request, Response } from 'express';
 import type { VaultAccess } from '../../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../../capabilities/access/resolved-access.decorator';
@@ -34,6 +35,7 @@ const uploadOffset = ApiHeader({
  */
 @ApiTags('record files')
 @ApiBearerAuth()
+@ApiProblems([412, 'tus: Tus-Resumable is missing or names a version other than 1.0.0 (the answer names it in Tus-Version).'])
 @UseGuards(RoleGuard)
 @Controller(ROUTE)
 export class ResumableUploadsController {
@@ -171,6 +173,7 @@ export class TusDiscoveryController {
   @Options(':uploadId')
   @Public()
   @HttpCode(204)
+  @ApiOperation({ summary: 'tus discovery on an upload: the same headers as on the collection.' })
   @ApiNoContentResponse({ description: 'No body.' })
   upload(@Res({ passthrough: true }) res: Response): void {
     discovery(res);

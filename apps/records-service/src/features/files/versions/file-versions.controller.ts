@@ -6,8 +6,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
-  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { FileVersionView, PinFileVersionDto, Principal } from '@vault/contracts';
@@ -18,6 +16,7 @@ import { ResolvedAccess } from '../../../capabilities/access/resolved-access.dec
 import { RoleGuard } from '../../../capabilities/access/role.guard';
 import { FileBytesService } from '../../../capabilities/storage/file-bytes.service';
 import { sendFile } from '../download/file-download';
+import { ApiFileDownload } from '../download/file-download.openapi';
 import { FileVersionsService } from './file-versions.service';
 
 const NOT_FOUND = 'not_found: no such vault, record, file or live version visible to the caller.';
@@ -48,11 +47,7 @@ export class FileVersionsController {
   @Access('record:viewer')
   @ApiOperation({ summary: 'Download one version (Range, If-None-Match and If-Range as the file download).' })
   @ApiParam(VERSION_PARAM)
-  @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: 'The bytes of the version, with the media type it was uploaded with.' })
-  @ApiResponse({ status: 206, description: 'The range asked for (Content-Range).' })
-  @ApiResponse({ status: 304, description: 'If-None-Match names the ETag (the SHA-256) of the version.' })
-  @ApiResponse({ status: 416, description: 'range_not_satisfiable: the Range lies outside the version.' })
+  @ApiFileDownload()
   @ApiNotFoundResponse({ description: NOT_FOUND })
   async download(
     @ResolvedAccess() access: VaultAccess,
