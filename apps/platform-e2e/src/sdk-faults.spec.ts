@@ -42,7 +42,7 @@ describe('SDK through a fault proxy', () => {
       { kind: 'answer', status: 429, headers: { 'retry-after': '1' } },
       { kind: 'answer', status: 503 },
     ]);
-    const id = await vault.vaults.create({ name: 'Survives faults', type: 'individual' });
+    const id = await vault.vaults.create({ name: 'Survives faults' });
 
     const posts = proxy.seen.filter((s) => s.method === 'POST' && s.path === '/api/v1/vault');
     expect(posts.map((s) => s.fault ?? 'forwarded')).toEqual(['drop-after-commit', 'answer', 'answer', 'forwarded']);
@@ -68,7 +68,7 @@ describe('SDK through a fault proxy', () => {
   });
 
   it('retries a read after 503s and stops at a 429 that asks for longer than it may wait', async () => {
-    const id = await vault.vaults.create({ name: 'Read under faults', type: 'individual' });
+    const id = await vault.vaults.create({ name: 'Read under faults' });
     proxy.plan('GET', `/api/v1/vault/vault-id/${id}`, [
       { kind: 'answer', status: 503, headers: { 'retry-after': '0' } },
       { kind: 'answer', status: 503 },

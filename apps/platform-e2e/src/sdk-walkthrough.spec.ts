@@ -20,7 +20,7 @@ describe('SDK walk-through (libs/sdk/README.md)', () => {
 
   it('signs in, creates the account, a vault and a record', async () => {
     await vault.accounts.create({ username: 'sid@alpha.example', firstName: 'Sid', lastName: 'Sdk' });
-    vaultId = await vault.vaults.create({ name: 'Family papers', type: 'individual' });
+    vaultId = await vault.vaults.create({ name: 'Family papers' });
     recordId = await vault.recordsApi.create(vaultId, {
       name: 'Passport',
       description: '',
@@ -51,7 +51,7 @@ describe('SDK walk-through (libs/sdk/README.md)', () => {
   });
 
   it('iterates every vault, page after page', async () => {
-    const second = await vault.vaults.create({ name: 'Car papers', type: 'individual' });
+    const second = await vault.vaults.create({ name: 'Car papers' });
     const names = (await toArray(vault.vaults.list({ pageSize: 1 }))).map((v) => v.name);
     expect(names).toEqual(['Family papers (2026)', 'Car papers']);
     await vault.vaults.delete(second);

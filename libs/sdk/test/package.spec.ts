@@ -16,7 +16,7 @@ const vault = createVaultClient({
 });
 
 export async function main(): Promise<Schemas['VaultView'][]> {
-  const id: string = await vault.vaults.create({ name: 'Family papers', type: 'individual' });
+  const id: string = await vault.vaults.create({ name: 'Family papers' });
   const { data } = await vault.records.GET('/vault/vault-id/{vaultId}', { params: { path: { vaultId: id } } });
   const all: Schemas['VaultView'][] = [];
   for await (const v of vault.vaults.list()) all.push(v);

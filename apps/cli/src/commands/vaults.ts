@@ -29,9 +29,10 @@ export async function vaults(ctx: Context, [sub, ...argv]: string[]): Promise<vo
   }
   if (sub === 'create') {
     const { values, args } = parse(argv, { type: { type: 'string' } }, ['name']);
-    const type = (values.type ?? 'individual') as (typeof VAULT_TYPES)[number];
-    if (!VAULT_TYPES.includes(type)) throw new UsageError(`--type must be one of ${VAULT_TYPES.join(', ')}`);
-    const id = await client.vaults.create({ name: args[0], type }, { signal: ctx.signal });
+    const type = values.type as (typeof VAULT_TYPES)[number] | undefined;
+    if (type !== undefined && !VAULT_TYPES.includes(type))
+      throw new UsageError(`--type must be one of ${VAULT_TYPES.join(', ')}`);
+    const id = await client.vaults.create({ name: args[0], ...(type ? { type } : {}) }, { signal: ctx.signal });
     return print(ctx, id, { id });
   }
   if (sub === 'get') {

@@ -1023,7 +1023,8 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /** One legal hold of the tenant (compliance officers). */
+    get: operations['LegalHolds_get'];
     put?: never;
     post?: never;
     /** Release a legal hold (compliance officers); the hold stays listed as released. */
@@ -1525,7 +1526,7 @@ export interface components {
       /** @description Read-only; accepted and ignored on input. */
       readonly _id?: unknown;
       /** @default false */
-      primary: boolean;
+      primary?: boolean;
       /** @description Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored. */
       readonly verified?: boolean;
       number: number;
@@ -1537,7 +1538,7 @@ export interface components {
       /** @description Read-only; accepted and ignored on input. */
       readonly _id?: unknown;
       /** @default false */
-      primary: boolean;
+      primary?: boolean;
       /** @description Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored. */
       readonly verified?: boolean;
       /**
@@ -2204,7 +2205,7 @@ export interface components {
       /** @description Read-only; accepted and ignored on input. */
       readonly _id?: unknown;
       /** @default false */
-      primary: boolean;
+      primary?: boolean;
       /** @description Set by the service when an MFA code sent to the entry is validated; a value sent by the client is ignored. */
       readonly verified?: boolean;
       /** Format: email */
@@ -2596,7 +2597,7 @@ export interface components {
        * @default individual
        * @enum {string}
        */
-      type: 'individual' | 'business' | 'family';
+      type?: 'individual' | 'business' | 'family';
     };
     IdResponse: {
       id: string;
@@ -3744,12 +3745,14 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The access token and a refresh token for `POST .../oauth/token` (grant_type=refresh_token). Set-Cookie: a device cookie `vault_device_…` for this login; presented at later sign-ins, it keeps them apart from strangers' failures (docs/developer-api.md, Device cookies). */
+      /** @description The access token and a refresh token for `POST .../oauth/token` (grant_type=refresh_token). */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description After a password sign-in: a device cookie `vault_device_…` for this login (HttpOnly, Secure, SameSite=Strict). Presented at later sign-ins, it keeps them apart from strangers' failed attempts. */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3836,6 +3839,8 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description After a password sign-in: a device cookie `vault_device_…` for this login (HttpOnly, Secure, SameSite=Strict). Presented at later sign-ins, it keeps them apart from strangers' failed attempts. */
+          'Set-Cookie'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7939,7 +7944,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Created. */
+      /** @description Placed. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7981,6 +7986,62 @@ export interface operations {
       };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  LegalHolds_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Legal hold id. */
+        holdId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LegalHoldView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      /** @description compliance_role_required: the token has no compliance role. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description not_found: no such legal hold. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -8220,6 +8281,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description File name (URL-encoded). */
         name: string;
         vaultId: string;
         recordId: string;
