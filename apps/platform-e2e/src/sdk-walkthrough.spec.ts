@@ -27,6 +27,7 @@ describe('SDK walk-through (libs/sdk/README.md)', () => {
       recordTypeName: 'identityDocs',
       recordSubtypeName: 'passport',
     });
+    expect((await toArray(vault.vaults.licenses(vaultId))).length).toBe(1);
     const { data } = await vault.recordsApi.get(vaultId, recordId);
     expect(data.name).toBe('Passport');
   });

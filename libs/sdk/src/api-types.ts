@@ -10,8 +10,8 @@ type PathsStartingWith<P extends string> = { [K in keyof paths as K extends `${P
 export type DeveloperPaths = PathsStartingWith<'/tenant'> & PathsStartingWith<'/.well-known'>;
 /** The user module's routes (accounts). */
 export type UserPaths = PathsStartingWith<'/accounts'>;
-/** The records module's routes (vaults, records, files, log, webhooks, change feed). */
-export type RecordsPaths = PathsStartingWith<'/vault'>;
+/** The records module's routes (vaults, records, files, log, webhooks, change feed, trash, search): the rest. */
+export type RecordsPaths = Omit<paths, keyof DeveloperPaths | keyof UserPaths>;
 
 export type RecordsClient = Client<RecordsPaths>;
 export type UserClient = Client<UserPaths>;

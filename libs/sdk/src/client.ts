@@ -8,6 +8,7 @@ import { Transport, type RetryEvent } from './policy/transport.js';
 import { AccountsApi, CollaboratorsApi } from './resources/accounts.js';
 import { ActivityApi } from './resources/activity.js';
 import { FilesApi } from './resources/files.js';
+import { LifecycleApi } from './resources/lifecycle.js';
 import { RecordsApi } from './resources/records.js';
 import { VaultsApi } from './resources/vaults.js';
 import { WebhooksApi } from './resources/webhooks.js';
@@ -65,6 +66,8 @@ export class VaultClient {
   readonly activity: ActivityApi;
   readonly webhooks: WebhooksApi;
   readonly collaborators: CollaboratorsApi;
+  /** Trash, legal holds and content search. */
+  readonly lifecycle: LifecycleApi;
 
   constructor(readonly options: VaultClientOptions) {
     this.baseUrls = resolveBaseUrls(options);
@@ -95,6 +98,7 @@ export class VaultClient {
     this.activity = new ActivityApi(this.records, this.transport, this.baseUrls.records);
     this.webhooks = new WebhooksApi(this.records);
     this.collaborators = new CollaboratorsApi(this.records);
+    this.lifecycle = new LifecycleApi(this.records);
   }
 }
 

@@ -25,6 +25,7 @@ export { DEFAULT_RETRY, fullJitterDelay, parseRateLimit, parseRetryAfter, type R
 export { Transport, type RetryEvent, type SendInit, type TransportOptions } from './policy/transport.js';
 export type { FeedPage, FeedPageOptions, LogOptions } from './resources/activity.js';
 export type { ListVaultsOptions } from './resources/vaults.js';
+export type { SearchOptions } from './resources/lifecycle.js';
 export type { SearchRecordsOptions } from './resources/records.js';
 export { sha256Hex } from './transfer/digest.js';
 export type { DownloadOptions, DownloadResult } from './transfer/downloads.js';

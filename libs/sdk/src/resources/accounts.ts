@@ -12,6 +12,16 @@ export class AccountsApi {
     return (await dataOf(this.api.POST('/accounts', { body, headers: keyHeader(o), signal: o.signal }))).id;
   }
 
+  /** The account's consents. */
+  agreements(accountId: string, o: CallOptions = {}): AsyncGenerator<Schemas['AgreementResponse']> {
+    return paginate<Schemas['AgreementResponse']>(async () => {
+      const items = await dataOf(
+        this.api.GET('/accounts/account-id/{id}/agreements', { params: { path: { id: accountId } }, signal: o.signal }),
+      );
+      return { items, next: undefined };
+    });
+  }
+
   async byUsername(username: string, o: CallOptions = {}): Promise<Schemas['AccountResponse']> {
     return dataOf(this.api.GET('/accounts/username/{username}', { params: { path: { username } }, signal: o.signal }));
   }

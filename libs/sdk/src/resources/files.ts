@@ -25,6 +25,15 @@ export class FilesApi {
     });
   }
 
+  /** The earlier versions of a file, newest first. */
+  versions(vaultId: string, recordId: string, name: string, o: CallOptions = {}): AsyncGenerator<Schemas['FileVersionView']> {
+    return paginate<Schemas['FileVersionView']>(async () => {
+      const params = { path: { vaultId, recordId, name } };
+      const path = '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}/versions';
+      return { items: await dataOf(this.api.GET(path, { params, signal: o.signal })), next: undefined };
+    });
+  }
+
   /** Uploads a file, resumable, with its SHA-256 checked by the platform. */
   upload(options: UploadOptions): Promise<UploadResult> {
     return uploadFile(this.upload_, options);

@@ -51,6 +51,16 @@ export class VaultsApi {
     return { data, etag: etagOf(response) };
   }
 
+  /** The vault's licences. */
+  licenses(vaultId: string, o: CallOptions = {}): AsyncGenerator<Schemas['LicenseView']> {
+    return paginate<Schemas['LicenseView']>(async () => {
+      const items = await dataOf(
+        this.api.GET('/vault/vault-id/{vaultId}/licenses', { params: { path: { vaultId } }, signal: o.signal }),
+      );
+      return { items, next: undefined };
+    });
+  }
+
   async delete(vaultId: string, o: WriteOptions = {}): Promise<void> {
     await unwrap(
       this.api.DELETE('/vault/vault-id/{vaultId}', {
