@@ -40,8 +40,9 @@ export function observeRequest(
 ): void {
   exportMetrics(httpRequestDuration);
   const start = process.hrtime.bigint();
-  const socket = req.socket;
-  const written = socket.bytesWritten;
+  // (a request built by hand, as in unit tests, may come without a socket)
+  const socket = req.socket as IncomingMessage['socket'] | undefined;
+  const written = socket?.bytesWritten ?? 0;
   const traceId = traceOf(req, res);
   let recorded = false;
   const record = () => {
@@ -59,7 +60,7 @@ export function observeRequest(
       route: template,
       status: res.statusCode,
       duration_ms: Math.round(seconds * 1e6) / 1e3,
-      bytes: socket.bytesWritten - written,
+      bytes: (socket?.bytesWritten ?? 0) - written,
       request_id: details.requestId?.() ?? (typeof header === 'string' ? header : undefined),
       trace_id: traceId,
       tenant: details.tenant?.(),
