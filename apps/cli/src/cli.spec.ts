@@ -24,21 +24,25 @@ const problem = (status: number, code: string) => new VaultApiError({ status, co
 
 describe('exit codes', () => {
   it.each([
-    [new UsageError('x'), EXIT.usage],
-    [new NotSignedInError('x'), EXIT.auth],
-    [problem(401, 'unauthorized'), EXIT.auth],
-    [problem(400, 'invalid_grant'), EXIT.auth],
-    [problem(403, 'forbidden'), EXIT.forbidden],
-    [problem(404, 'not_found'), EXIT.notFound],
-    [problem(409, 'email_username_taken'), EXIT.conflict],
-    [new PreconditionFailedError({ status: 412, code: 'precondition_failed' }, new Headers()), EXIT.conflict],
-    [problem(400, 'validation_failed'), EXIT.invalid],
-    [new RateLimitedError({ status: 429 }, new Headers()), EXIT.rateLimited],
-    [problem(503, 'service_unavailable'), EXIT.unavailable],
-    [new VaultNetworkError('gone'), EXIT.unavailable],
-    [new DigestMismatchError('a', 'b'), EXIT.digest],
-    [new Error('bug'), EXIT.failure],
-  ])('%s → %d', (error, code) => {
+    ['UsageError', new UsageError('x'), EXIT.usage],
+    ['NotSignedInError', new NotSignedInError('x'), EXIT.auth],
+    ['401 unauthorized', problem(401, 'unauthorized'), EXIT.auth],
+    ['400 invalid_grant', problem(400, 'invalid_grant'), EXIT.auth],
+    ['403 forbidden', problem(403, 'forbidden'), EXIT.forbidden],
+    ['404 not_found', problem(404, 'not_found'), EXIT.notFound],
+    ['409 email_username_taken', problem(409, 'email_username_taken'), EXIT.conflict],
+    [
+      '412 PreconditionFailedError',
+      new PreconditionFailedError({ status: 412, code: 'precondition_failed' }, new Headers()),
+      EXIT.conflict,
+    ],
+    ['400 validation_failed', problem(400, 'validation_failed'), EXIT.invalid],
+    ['429 RateLimitedError', new RateLimitedError({ status: 429 }, new Headers()), EXIT.rateLimited],
+    ['503 service_unavailable', problem(503, 'service_unavailable'), EXIT.unavailable],
+    ['VaultNetworkError', new VaultNetworkError('gone'), EXIT.unavailable],
+    ['DigestMismatchError', new DigestMismatchError('a', 'b'), EXIT.digest],
+    ['Error', new Error('bug'), EXIT.failure],
+  ])('%s → %d', (_label, error, code) => {
     expect(exitCodeOf(error)).toBe(code);
   });
 });
