@@ -64,7 +64,8 @@ describe('SDK through a fault proxy', () => {
       [3, 503, false],
     ]);
     expect(retries[1].delayMs).toBe(1000);
-    expect(posts[2].at - posts[1].at).toBeGreaterThanOrEqual(1000);
+    // (timers may fire a few ms early against the clock: the margin is not a wait the SDK skipped)
+    expect(posts[2].at - posts[1].at).toBeGreaterThanOrEqual(980);
   });
 
   it('retries a read after 503s and stops at a 429 that asks for longer than it may wait', async () => {
