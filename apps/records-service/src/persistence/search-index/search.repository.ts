@@ -57,69 +57,22 @@ export class SearchRepository {
   ) {}
 
   /**
-   * One statement: candidate pages from the GIN indexes (full text per language, and word
-   * parts through the trigram index), then only those whose vault, record and file are
-   * live, whose bytes are the file's current ones, whose vault indexes content and that the
-   * caller may read through a vault role or a role on the record; best first.
+   * One statement: candidate pages from the GIN indexes (full text, one condition per
+   * language so that each is an index scan; word parts through the trigram index), then
+   * only those whose vault, record and file are live, whose bytes are the file's current
+   * ones, whose vault indexes content and that the caller may read through a vault role or
+   * a role on the record; best first.
    */
   async search(s: SearchParams): Promise<SearchRow[]> {
     const { live, versionId } = await this.schema.get();
-    return this.tx.none.query(
-      `WITH q AS (
-         SELECT l.cfg, websearch_to_tsquery(l.cfg, search_fold($1)) AS tsq, websearch_to_tsquery(l.cfg, search_fold($2)) AS neg
-         FROM unnest($3::regconfig[]) AS l(cfg)),
-       hits AS (
-         SELECT p.file_text_id, p.page, ts_rank_cd(p.tsv, q.tsq, 32) AS rank
-         FROM file_text_pages p JOIN q ON q.cfg = p.language AND p.tsv @@ q.tsq
-         WHERE p.tenant_id = $4
-         UNION ALL
-         SELECT p.file_text_id, p.page, 0.01
-         FROM file_text_pages p JOIN q ON q.cfg = p.language
-         WHERE p.tenant_id = $4 AND cardinality($5::text[]) > 0 AND search_fold(p.body) LIKE ALL (ARRAY(SELECT '%' || search_fold(w) || '%' FROM unnest($5::text[]) AS w))
-           AND ($2 = '' OR NOT p.tsv @@ q.neg)),
-       best AS (SELECT file_text_id, page, max(rank) AS rank FROM hits GROUP BY 1, 2),
-       found AS (
-         SELECT v.id AS "vaultId", r.id AS "recordId", r.name AS "recordName", rf.file_name AS "fileName",
-           ${versionId} AS "versionId", b.page, b.rank, b.file_text_id
-         FROM best b
-         JOIN file_texts ft ON ft.id = b.file_text_id AND ft.status = 'extracted'
-         JOIN record_files rf ON rf.id = ft.record_file_id AND rf.sha256 = ft.sha256
-         JOIN records r ON r.id = rf.record_id
-         JOIN vaults v ON v.id = r.vault_id AND v.tenant_id = $4
-         LEFT JOIN search_settings ss ON ss.vault_id = v.id
-         LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $6 AND vm.tenant_id = v.tenant_id
-         LEFT JOIN record_memberships rm ON rm.record_id = r.id AND rm.open_id = $6 AND rm.tenant_id = v.tenant_id
-         WHERE ${live} AND COALESCE(ss.content_indexing, true)
-           AND (vm.role = ANY($7::text[]) OR rm.role = ANY($8::text[]))
-           AND ($9::uuid IS NULL OR v.id = $9)
-           AND ($10::text IS NULL OR r.record_type_id IN (SELECT id FROM record_types WHERE name = $10))
-           AND ($11::text IS NULL OR rf.file_type = $11)
-         ORDER BY b.rank DESC, b.file_text_id, b.page
-         LIMIT $12 OFFSET $13)
-       SELECT f."vaultId", f."recordId", f."recordName", f."fileName", f."versionId", f.page, f.rank::float8 AS score,
-         ts_headline(p.language, p.body, q.tsq,
-           'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
-           AS snippet
-       FROM found f
-       JOIN file_text_pages p ON p.file_text_id = f.file_text_id AND p.page = f.page
-       JOIN q ON q.cfg = p.language
-       ORDER BY f.rank DESC, f.file_text_id, f.page`,
-      [
-        s.query,
-        s.excluded,
-        s.languages,
-        s.tenantId,
-        s.parts,
-        s.openId,
-        s.vaultRoles,
-        s.recordRoles,
-        s.vaultId ?? null,
-        s.recordType ?? null,
-        s.fileType ?? null,
-        s.limit,
-        s.offset,
-      ],
-    );
+    const { sql, params } = searchSql(s, live, versionId);
+    return this.tx.run(async (tx) => {
+      // A page's text and vector live out of line (TOAST): a sequential scan reads and
+      // decompresses every page, which the planner does not count (measured: 600 ms against
+      // 2 ms through the GIN index for 20,000 pages). The indexes are always the way here.
+      await tx.query('SET LOCAL enable_seqscan = off');
+      return tx.query(sql, params);
+    });
   }
 
   /** The live file `fileName` of the record with the state of its current bytes' text (null fields: never queued). */
@@ -161,4 +114,56 @@ export class SearchRepository {
       [vaultId, contentIndexing, language],
     );
   }
+}
+
+const LANGUAGE = /^[a-z]+$/;
+
+/** The search statement and its parameters (see SearchRepository.search). */
+function searchSql(s: SearchParams, live: string, versionId: string): { sql: string; params: unknown[] } {
+  const params: unknown[] = [s.query, s.tenantId, s.openId, s.vaultRoles, s.recordRoles];
+  const arg = (v: unknown) => `$${params.push(v)}`;
+  const languages = s.languages.filter((l) => LANGUAGE.test(l));
+  const query = (l: string, p: string) => `websearch_to_tsquery('${l}'::regconfig, search_fold(${p}))`;
+  const anyLanguage = (p: string) =>
+    languages.map((l) => `(p.language = '${l}'::regconfig AND p.tsv @@ ${query(l, p)})`).join(' OR ');
+  const rank = `CASE p.language ${languages.map((l) => `WHEN '${l}'::regconfig THEN ts_rank_cd(p.tsv, ${query(l, '$1')}, 32)`).join(' ')} END`;
+  const excluded = s.excluded ? `AND NOT (${anyLanguage(arg(s.excluded))})` : '';
+  const parts = s.parts.map((w) => `search_fold(p.body) LIKE '%' || search_fold(${arg(w)}) || '%'`);
+  const partHits = parts.length
+    ? `UNION ALL SELECT p.file_text_id, p.page, 0.01 FROM file_text_pages p
+       WHERE p.tenant_id = $2 AND ${parts.join(' AND ')} ${excluded}`
+    : '';
+  const filters = [
+    s.vaultId ? `v.id = ${arg(s.vaultId)}` : '',
+    s.recordType ? `r.record_type_id IN (SELECT id FROM record_types WHERE name = ${arg(s.recordType)})` : '',
+    s.fileType ? `rf.file_type = ${arg(s.fileType)}` : '',
+  ].filter(Boolean);
+  const sql = `WITH hits AS (
+      SELECT p.file_text_id, p.page, ${rank} AS rank FROM file_text_pages p
+      WHERE p.tenant_id = $2 AND (${anyLanguage('$1')})
+      ${partHits}),
+    best AS (SELECT file_text_id, page, max(rank) AS rank FROM hits GROUP BY 1, 2),
+    found AS (
+      SELECT v.id AS "vaultId", r.id AS "recordId", r.name AS "recordName", rf.file_name AS "fileName",
+        ${versionId} AS "versionId", b.page, b.rank, b.file_text_id
+      FROM best b
+      JOIN file_texts ft ON ft.id = b.file_text_id AND ft.status = 'extracted'
+      JOIN record_files rf ON rf.id = ft.record_file_id AND rf.sha256 = ft.sha256
+      JOIN records r ON r.id = rf.record_id
+      JOIN vaults v ON v.id = r.vault_id AND v.tenant_id = $2
+      LEFT JOIN search_settings ss ON ss.vault_id = v.id
+      LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $3 AND vm.tenant_id = v.tenant_id
+      LEFT JOIN record_memberships rm ON rm.record_id = r.id AND rm.open_id = $3 AND rm.tenant_id = v.tenant_id
+      WHERE ${live} AND COALESCE(ss.content_indexing, true)
+        AND (vm.role = ANY($4::text[]) OR rm.role = ANY($5::text[]))
+        ${filters.map((f) => `AND ${f}`).join(' ')}
+      ORDER BY b.rank DESC, b.file_text_id, b.page
+      LIMIT ${arg(s.limit)} OFFSET ${arg(s.offset)})
+    SELECT f."vaultId", f."recordId", f."recordName", f."fileName", f."versionId", f.page, f.rank::float8 AS score,
+      ts_headline(p.language, p.body, websearch_to_tsquery(p.language, search_fold($1)),
+        'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
+        AS snippet
+    FROM found f JOIN file_text_pages p ON p.file_text_id = f.file_text_id AND p.page = f.page
+    ORDER BY f.rank DESC, f.file_text_id, f.page`;
+  return { sql, params };
 }
