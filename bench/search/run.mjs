@@ -1,0 +1,293 @@
+#!/usr/bin/env node
+/**
+ * Content search benchmark (docs/benchmarks.md, Content search).
+ *
+ * 1. throughput: BENCH_FILES uploads of a 3-page text PDF (apps/records-service/test/search/
+ *    fixtures/report.pdf) sent at once; pages extracted and indexed per second, from the first
+ *    queued file to the last extracted, against `pdftotext` (poppler-utils) on the same file as
+ *    many times, one process after the other.
+ * 2. lag: uploads of that PDF at BENCH_UPLOAD_RATE/s for BENCH_LAG_SECONDS, each sent at its
+ *    scheduled time; lag = the file row's commit → its text indexed (file_texts.extracted_at),
+ *    p50/p99/max. RSS of records-service and of its extractor processes sampled meanwhile.
+ * 3. queries: BENCH_PAGES pages generated directly in SQL (random words of a 20,000-word
+ *    vocabulary, 120 per page) in the caller's vault, then GET /search of one or two random
+ *    vocabulary words at BENCH_QUERY_RATE/s for BENCH_QUERY_SECONDS (open loop, latency from
+ *    each scheduled send), straight to records-service's port; p50/p99/max.
+ *
+ * Self-contained: builds the apps (nx cache), starts them with scripts/platform.cjs on
+ * throw-away databases of DATABASE_URL's server and NATS_URL, drops everything at the end.
+ * Variables: BENCH_FILES (60), BENCH_UPLOAD_RATE (10), BENCH_LAG_SECONDS (30), BENCH_PAGES
+ * (100000), BENCH_QUERY_RATE (50), BENCH_QUERY_SECONDS (20), BENCH_EXTRACTORS (1),
+ * BENCH_SKIP_BUILD=1. Writes .data/bench/search.json.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { FormData, request } from 'undici';
+import * as bench from '../bench-platform.mjs';
+
+const { benchPlans, buildApps, PG_SERVER, platform, ROOT, rssMiBOf, runBench, signIn, startBenchPlatform } = bench;
+const require = createRequire(import.meta.url);
+const pg = require('pg');
+
+const FILES = Number(process.env.BENCH_FILES ?? 60);
+const UPLOAD_RATE = Number(process.env.BENCH_UPLOAD_RATE ?? 10);
+const LAG_SECONDS = Number(process.env.BENCH_LAG_SECONDS ?? 30);
+const PAGES = Number(process.env.BENCH_PAGES ?? 100_000);
+const QUERY_RATE = Number(process.env.BENCH_QUERY_RATE ?? 50);
+const QUERY_SECONDS = Number(process.env.BENCH_QUERY_SECONDS ?? 20);
+const EXTRACTORS = process.env.BENCH_EXTRACTORS ?? '1';
+const PDF = path.join(ROOT, 'apps/records-service/test/search/fixtures/report.pdf');
+const PDF_PAGES = 3;
+const VOCABULARY = 20_000;
+
+const log = (msg) => console.log(`[bench:search] ${msg}`);
+const cleanups = [];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+
+async function api(base, token, method, url, body) {
+  const res = await request(`${base}/api/v1${url}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
+    },
+    body: body instanceof FormData ? body : body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.body.text();
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+function uploader(base, token, vault, record) {
+  const bytes = readFileSync(PDF);
+  return async (name) => {
+    const form = new FormData();
+    form.set('file', new Blob([bytes], { type: 'application/pdf' }), name);
+    const q = new URLSearchParams({ fileName: name, correlationId: '260101120000', fileType: 'document' });
+    await api(base, token, 'POST', `/vault/vault-id/${vault}/records/record-id/${record}/record-files?${q}`, form);
+  };
+}
+
+async function waitExtracted(db, n, timeoutMs) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await db.query(`SELECT count(*)::int AS n FROM file_texts WHERE status <> 'pending'`);
+    if (rows[0].n >= n) return;
+    if (Date.now() > end) throw new Error(`only ${rows[0].n} of ${n} files extracted`);
+    await sleep(100);
+  }
+}
+
+/**
+ * Phase 1: pages/s of the pipeline against pdftotext on the same file. The files are uploaded
+ * first (uploads are not what is measured), then all queued again at once, as a reindex does;
+ * the time runs from that commit to the last file indexed.
+ */
+async function throughput(db, upload) {
+  log(`throughput: ${FILES} uploads of a ${PDF_PAGES}-page PDF, then all read again`);
+  for (let i = 0; i < FILES; i += 10) {
+    await Promise.all(Array.from({ length: Math.min(10, FILES - i) }, (_, k) => upload(`t${i + k}.pdf`)));
+  }
+  await waitExtracted(db, FILES, 600_000);
+  const { rows: queued } = await db.query(
+    `UPDATE file_texts SET status = 'pending', attempts = 0, lease_until = NULL RETURNING clock_timestamp() AS at`,
+  );
+  await waitExtracted(db, FILES, 600_000);
+  const { rows } = await db.query(
+    `SELECT extract(epoch FROM max(extracted_at) - $1::timestamptz) AS s, sum(pages)::int AS pages FROM file_texts`,
+    [queued[0].at],
+  );
+  const oursPagesPerSecond = rows[0].pages / Number(rows[0].s);
+  const t0 = performance.now();
+  for (let i = 0; i < FILES; i++) execFileSync('pdftotext', [PDF, '/dev/null']);
+  const popplerPagesPerSecond = (FILES * PDF_PAGES) / ((performance.now() - t0) / 1000);
+  return {
+    files: FILES,
+    pages: rows[0].pages,
+    oursPagesPerSecond,
+    popplerPagesPerSecond,
+    ratio: oursPagesPerSecond / popplerPagesPerSecond,
+  };
+}
+
+/** Phase 2: index lag at a steady upload rate, with RSS samples. */
+async function lag(db, upload, pids) {
+  const n = UPLOAD_RATE * LAG_SECONDS;
+  log(`lag: ${n} uploads at ${UPLOAD_RATE}/s`);
+  const rss = { service: 0, extractors: 0 };
+  const sampler = setInterval(() => {
+    try {
+      rss.service = Math.max(rss.service, rssMiBOf(pids.service));
+      const kids = spawnSync('pgrep', ['-P', String(pids.service)])
+        .stdout.toString()
+        .split('\n')
+        .filter(Boolean);
+      rss.extractors = Math.max(
+        rss.extractors,
+        kids.reduce((sum, pid) => sum + rssMiBOf(Number(pid)), 0),
+      );
+    } catch {
+      /* a process ended between the listing and the read */
+    }
+  }, 200);
+  const start = performance.now();
+  const sends = [];
+  for (let i = 0; i < n; i++) {
+    const at = start + (i * 1000) / UPLOAD_RATE;
+    await sleep(Math.max(0, at - performance.now()));
+    sends.push(upload(`lag${i}.pdf`));
+  }
+  await Promise.all(sends);
+  await waitExtracted(db, FILES + n, 600_000);
+  clearInterval(sampler);
+  const { rows } = await db.query(
+    `SELECT extract(epoch FROM ft.extracted_at - rf.created_at) * 1000 AS ms FROM file_texts ft
+     JOIN record_files rf ON rf.id = ft.record_file_id WHERE rf.file_name LIKE 'lag%'`,
+  );
+  const ms = rows.map((r) => Number(r.ms));
+  const { rows: span } = await db.query(
+    `SELECT extract(epoch FROM max(created_at) - min(created_at)) AS s FROM record_files WHERE file_name LIKE 'lag%'`,
+  );
+  const committedPerSecond = n / Number(span[0].s);
+  return {
+    uploads: n,
+    rate: UPLOAD_RATE,
+    committedPerSecond,
+    p50: pct(ms, 50),
+    p99: pct(ms, 99),
+    max: Math.max(...ms),
+    rssMiB: rss,
+  };
+}
+
+/** Phase 3: BENCH_PAGES pages written in SQL, then queries at a fixed rate. */
+async function queries(db, base, token, record) {
+  log(`queries: generating ${PAGES} pages in SQL`);
+  const t0 = performance.now();
+  const files = Math.ceil(PAGES / 100);
+  await db.query(`CREATE TEMP TABLE vocab AS SELECT i, 'w' || md5(i::text) AS w FROM generate_series(0, ${VOCABULARY - 1}) i`);
+  await db.query(
+    `INSERT INTO record_files (record_id, tenant_id, file_name, correlation_id, file_type, media_type, storage_key, size, sha256, uploader, uploader_open_id)
+     SELECT $1, r.tenant_id, 'gen' || g || '.pdf', '260101120000', 'document', 'application/pdf', 'gen-' || g, 1, md5(g::text), 'bench', 'bench'
+     FROM generate_series(1, ${files}) g, records r WHERE r.id = $1`,
+    [record],
+  );
+  await db.query(
+    `INSERT INTO file_texts (record_file_id, sha256, tenant_id, status, extractor_version, pages, extracted_at)
+     SELECT id, sha256, tenant_id, 'extracted', 1, 100, now() FROM record_files WHERE file_name LIKE 'gen%'`,
+  );
+  await db.query(
+    `INSERT INTO file_text_pages (file_text_id, page, tenant_id, body, language, tsv)
+     SELECT ft.id, p, ft.tenant_id, b.body, 'simple', setweight(to_tsvector('simple', search_fold(b.body)), 'D')
+     FROM file_texts ft JOIN record_files rf ON rf.id = ft.record_file_id AND rf.file_name LIKE 'gen%'
+     CROSS JOIN generate_series(1, 100) p
+     CROSS JOIN LATERAL (SELECT string_agg(v.w, ' ') AS body FROM (
+       SELECT (floor(random() * ${VOCABULARY}) + p * 0 + length(ft.id::text) * 0)::int AS i FROM generate_series(1, 120)) x
+       JOIN vocab v ON v.i = x.i) b`,
+  );
+  await db.query(`ANALYZE file_text_pages`);
+  await db.query(`ANALYZE file_texts`);
+  const generated = (performance.now() - t0) / 1000;
+  const { rows: words } = await db.query(`SELECT w FROM vocab ORDER BY random() LIMIT 500`);
+  const n = QUERY_RATE * QUERY_SECONDS;
+  log(`queries: ${n} at ${QUERY_RATE}/s`);
+  const latencies = [];
+  let errors = 0;
+  const start = performance.now();
+  const sends = [];
+  for (let i = 0; i < n; i++) {
+    const at = start + (i * 1000) / QUERY_RATE;
+    await sleep(Math.max(0, at - performance.now()));
+    const q = i % 2 ? words[i % 500].w : `${words[i % 500].w} ${words[(i * 7) % 500].w}`;
+    sends.push(
+      api(base, token, 'GET', `/search?q=${encodeURIComponent(q)}&limit=20`)
+        .then(() => latencies.push(performance.now() - at))
+        .catch(() => errors++),
+    );
+  }
+  await Promise.all(sends);
+  return {
+    pages: PAGES,
+    generatedSeconds: generated,
+    queries: n,
+    rate: QUERY_RATE,
+    errors,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    max: Math.max(...latencies),
+  };
+}
+
+async function main() {
+  const work = mkdtempSync(path.join(tmpdir(), 'bench-search-'));
+  cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
+  buildApps(log);
+  const p = await startBenchPlatform({
+    name: 'search',
+    work,
+    plans: benchPlans((f) => Object.assign(f, { 'vault.maxUploadMBs': '100', 'vault.maxVaultGBs': '100' })),
+    env: {
+      ENCRYPTION_KEYRING: `bench:${randomBytes(32).toString('base64')}`,
+      // a namespace of its own: durable consumers on a shared NATS are never shared with another run
+      EVENTS_NAMESPACE: `bench_search_${process.pid}`,
+      SEARCH_EXTRACTORS: EXTRACTORS,
+      SEARCH_POLL_MS: '500',
+    },
+    cleanups,
+    log,
+  });
+  const token = await signIn(p);
+  const base = `http://127.0.0.1:${p.ports['records-service']}`;
+  const { id: vault } = await api(base, token, 'POST', '/vault', { name: 'Bench' });
+  const record = await api(base, token, 'POST', `/vault/vault-id/${vault}/records`, {
+    name: 'Bench papers',
+    description: 'Bench',
+    recordTypeName: 'identityDocs',
+    recordSubtypeName: 'passport',
+  });
+  const db = new pg.Client({ connectionString: platform.databaseUrl(PG_SERVER, p.databases['records-service']) });
+  await db.connect();
+  cleanups.unshift(() => db.end());
+  const upload = uploader(base, token, vault, record.id);
+  const pids = { service: p.children.get('records-service').pid };
+  const result = {
+    measuredAt: new Date().toISOString(),
+    commit: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).stdout.toString().trim(),
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg() },
+    extractors: Number(EXTRACTORS),
+    throughput: await throughput(db, upload),
+    lag: await lag(db, upload, pids),
+    queries: await queries(db, base, token, record.id),
+  };
+  mkdirSync(path.join(ROOT, '.data/bench'), { recursive: true });
+  writeFileSync(path.join(ROOT, '.data/bench/search.json'), JSON.stringify(result, null, 2));
+  const t = result.throughput;
+  const l = result.lag;
+  const q = result.queries;
+  console.log(`
+| Measure | Result | Goal |
+|---|---|---|
+| Extraction, pages/s (records-service, ${EXTRACTORS} extractor) | ${round(t.oursPagesPerSecond)} | |
+| pdftotext, pages/s (same file, one process after the other) | ${round(t.popplerPagesPerSecond)} | |
+| Ratio | ${round(t.ratio, 2)} | at least 0.5 |
+| Index lag p50 at ${l.rate} uploads/s sent (${round(l.committedPerSecond)}/s committed) | ${round(l.p50)} ms | |
+| Index lag p99 | ${round(l.p99)} ms | at most 5,000 ms |
+| Index lag max | ${round(l.max)} ms | |
+| RSS records-service / extractors (max) | ${round(l.rssMiB.service)} / ${round(l.rssMiB.extractors)} MiB | stated |
+| Query p50 at ${q.rate} q/s over ${q.pages} pages | ${round(q.p50)} ms | |
+| Query p99 | ${round(q.p99)} ms | at most 50 ms |
+| Query max, errors | ${round(q.max)} ms, ${q.errors} | |
+`);
+}
+
+runBench(main, { cleanups, log, settleMs: 500 });
