@@ -18,7 +18,7 @@ export {
   VaultNetworkError,
   type Problem,
 } from './errors.js';
-export { etagOf, ifMatch, ifNoneMatch, type Tagged } from './etag.js';
+export { etagOf, ifMatch, ifNoneMatch, updateWithETag, type Tagged } from './etag.js';
 export { nextPageNumber, paginate, toArray, type Page } from './pagination.js';
 export { createNodeFetch, localhostLookup, type FetchLike, type TlsOptions } from './policy/net.js';
 export { DEFAULT_RETRY, fullJitterDelay, parseRateLimit, parseRetryAfter, type RetryOptions } from './policy/retry-policy.js';
