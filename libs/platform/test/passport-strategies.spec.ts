@@ -14,6 +14,8 @@ import { JwksKeyStore } from '../src/auth/jwks-key-store';
 import { CachedJwtStrategy, VAULT_JWT_STRATEGY } from '../src/auth/jwt.strategy';
 import { TokenRequest, VaultJwt } from '../src/auth/vault-jwt';
 import { problemFilterProviders } from '../src/bootstrap/platform.module';
+import { AccessLogLine } from '../src/observability/access-log';
+import { useHttpMetrics } from '../src/observability/http-metrics';
 import { TestIdentityProvider, TEST_ISSUER } from '../src/testing';
 
 /** A strategy another platform team plugs in: a static API key names a service principal. */
@@ -93,6 +95,7 @@ describe('passport strategies behind the AccessGuard', () => {
     class TestModule {}
     const moduleRef = await Test.createTestingModule({ imports: [TestModule] }).compile();
     app = moduleRef.createNestApplication();
+    useHttpMetrics(app);
     await app.init();
   });
 
@@ -129,5 +132,25 @@ describe('passport strategies behind the AccessGuard', () => {
     const old = await http().get('/things').set('authorization', `Bearer ${expired}`).expect(401);
     expect(old.body).toMatchObject({ status: 401, detail: 'The access token has expired.' });
     await http().get('/things/open').expect(200, { ok: true });
+  });
+
+  it("names the verified caller's tenant and the route template in the access log", async () => {
+    const lines: AccessLogLine[] = [];
+    const spy = jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => {
+      if (message instanceof AccessLogLine) lines.push(message);
+    });
+    try {
+      const token = await idp.token({ sub: 'vault|u-2', tid: 'tenant-logged' });
+      await request(app.getHttpServer()).get('/things?secret=QUERY-SECRET').set('authorization', `Bearer ${token}`).expect(200);
+      await request(app.getHttpServer()).get('/things').expect(401);
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lines.map((l) => l.toJSON())).toEqual([
+      expect.objectContaining({ method: 'GET', route: '/things', status: 200, tenant: 'tenant-logged' }),
+      expect.objectContaining({ method: 'GET', route: '/things', status: 401, tenant: undefined }),
+    ]);
+    expect(lines.join('\n')).not.toContain('QUERY-SECRET');
   });
 });
