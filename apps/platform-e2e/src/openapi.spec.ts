@@ -84,4 +84,20 @@ describe('the OpenAPI description through the gateway', () => {
       expect(res.status).toBe(401);
     });
   });
+
+  // After GET /accounts/me created the account.
+  it('answers 201 with a Location resolved against the request URL (docs/openapi.md, URLs in answers)', async () => {
+    const token = await tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', 'oas@alpha.example', 'oas-password-1');
+    const created = await call('records', 'POST', '/vault', { token, body: { name: 'Located' } });
+    expect(created.status).toBe(201);
+    const location = String(created.headers['location']);
+    expect(location).toBe(`/api/v1/vault/vault-id/${created.body.id}`);
+    const requestUrl = `https://records-api.${here()}/api/v1/vault`;
+    const resolved = new URL(location, requestUrl);
+    expect(resolved.href).toBe(`https://records-api.${here()}/api/v1/vault/vault-id/${created.body.id}`);
+    const read = await call('records', 'GET', resolved.pathname, { token });
+    expect(read.status).toBe(200);
+    expect(read.body.id).toBe(created.body.id);
+    expect((await call('records', 'DELETE', resolved.pathname, { token })).status).toBe(200);
+  });
 });

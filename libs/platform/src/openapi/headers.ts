@@ -25,7 +25,7 @@ export const RESPONSE_HEADERS = {
     'Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed).',
   ),
   Location: text(
-    'Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2).',
+    'Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers").',
   ),
   'Idempotency-Replayed': text(
     '`true` when the answer is the stored answer of an earlier request with the same Idempotency-Key.',
@@ -36,7 +36,9 @@ export const RESPONSE_HEADERS = {
   ),
   'Repr-Digest': text('Digest of the whole file (RFC 9530): `sha-256=:<base64>:`.'),
   'Content-Digest': text('Digest of the bytes of this answer (RFC 9530): `sha-256=:<base64>:`.'),
-  'Record-File-Url': text('Path of the record file created by the finished upload, on the same host (`/api/v1/...`).'),
+  'Record-File-Url': text(
+    'Download path of the record file the finished upload created, after the server URL like the paths of this document (docs/openapi.md, "URLs in answers").',
+  ),
   'Tus-Resumable': text('tus protocol version of the server.', { type: 'string', enum: ['1.0.0'] }),
   'Tus-Version': text('tus protocol versions the server speaks.'),
   'Tus-Extension': text('tus extensions the server supports.'),

@@ -45,6 +45,7 @@ export class ResumableUploadsController {
   ) {}
 
   @Post()
+  @ApiProblems(413, 415)
   @Access('record:editor')
   @ReadsOwnBody()
   @ApiOperation({
@@ -101,6 +102,7 @@ export class ResumableUploadsController {
   }
 
   @Patch(':uploadId')
+  @ApiProblems(413, 415)
   @Access('record:editor')
   @ReadsOwnBody()
   @ApiOperation({
