@@ -145,6 +145,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/accounts/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller’s own account, found by the token’s identity (404 before it is created).
+     * @description The same answer as GET /accounts/open-id/{openId} with the token’s own openId, without knowing it.
+     */
+    get: operations['Accounts_me'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/accounts/account-id/{id}': {
     parameters: {
       query?: never;
@@ -401,6 +421,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** Read a vault with the caller’s roles and the plan features. */
     get: operations['Vaults_get'];
     /** Update a vault (owner or editor; changing licenseKey needs the owner). */
     put: operations['Vaults_update'];
@@ -419,6 +440,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** The vault home: one tile per record type. */
     get: operations['Vaults_home'];
     put?: never;
     post?: never;
@@ -435,6 +457,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** The licences of a vault. */
     get: operations['Vaults_licenses'];
     put?: never;
     post?: never;
@@ -494,6 +517,7 @@ export interface paths {
      * @description vault_info and rec_info see names and metadata through the search only: their lookup is 403.
      */
     get: operations['Records_lookup'];
+    /** Update a record (vault owner or editor, rec_owner or rec_editor). */
     put: operations['Records_update'];
     post?: never;
     /** Delete a record (status DELETED); vault owner/editor or rec_owner. */
@@ -527,6 +551,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
+    /** The files of a record, grouped by correlationId. */
     get: operations['Files_list'];
     put?: never;
     /** Upload a file (multipart, bytes in part "file"); metadata as query parameters or as fields before the file part. */
@@ -546,8 +571,10 @@ export interface paths {
     };
     /** Download the bytes (Range, If-None-Match supported). */
     get: operations['Files_download'];
+    /** Update the metadata of a file (caption, uploadTitle, uploadDetail). */
     put: operations['Files_update'];
     post?: never;
+    /** Delete a file of a record. */
     delete: operations['Files_remove'];
     options?: never;
     head?: never;
@@ -656,6 +683,7 @@ export interface paths {
     post?: never;
     /** Terminate the upload: its bytes are removed and its reservation released. */
     delete: operations['ResumableUploads_terminate'];
+    /** tus discovery on an upload: the same headers as on the collection. */
     options: operations['TusDiscovery_upload'];
     /** Where the caller's upload stands: Upload-Offset, Upload-Length (404 for anyone else's). */
     head: operations['ResumableUploads_offset'];
@@ -3559,6 +3587,18 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
+    /** @description not_found: no such resource visible to the caller. */
+    Problem404: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        RateLimit: components['headers']['RateLimit'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
     /** @description payload_too_large: the body or file is larger than allowed. */
     Problem413: {
       headers: {
@@ -3658,8 +3698,8 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
-    /** @description forbidden: the caller sees the resource but its role does not allow this. */
-    Problem403: {
+    /** @description conflict: the request conflicts with the current state. */
+    Problem409: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         RateLimit: components['headers']['RateLimit'];
@@ -3670,8 +3710,20 @@ export interface components {
         'application/problem+json': components['schemas']['Problem'];
       };
     };
-    /** @description not_found: no such resource visible to the caller. */
-    Problem404: {
+    /** @description unprocessable_content: the request is well-formed but cannot be applied. */
+    Problem422: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        RateLimit: components['headers']['RateLimit'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description forbidden: the caller sees the resource but its role does not allow this. */
+    Problem403: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         RateLimit: components['headers']['RateLimit'];
@@ -3710,7 +3762,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The JSON Web Key Set. */
+      /** @description The JSON Web Key Set (RFC 7517): the public ES256 keys tokens are signed with. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3718,7 +3770,20 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': {
+            keys: {
+              /** @enum {string} */
+              kty: 'EC';
+              crv?: string;
+              x?: string;
+              y?: string;
+              kid: string;
+              alg?: string;
+              use?: string;
+            }[];
+          };
+        };
       };
       400: components['responses']['Problem400'];
       429: components['responses']['Problem429'];
@@ -3796,6 +3861,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      404: components['responses']['Problem404'];
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
       /** @description Too many failed attempts; see Retry-After. */
@@ -3874,6 +3940,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      404: components['responses']['Problem404'];
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
       /** @description `slow_down`: the password grant was refused by the sign-in throttle; see Retry-After. */
@@ -4043,11 +4110,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -4056,8 +4126,10 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      409: components['responses']['Problem409'];
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4092,10 +4164,106 @@ export interface operations {
           'application/json': components['schemas']['CreatedIdResponse'];
         };
       };
-      400: components['responses']['Problem400'];
+      /** @description `invalid_invitation_code`: The invitation code given at registration is unknown, expired or already used. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       401: components['responses']['Problem401'];
+      /** @description `account_exists`: An account already exists for this identity in the tenant. `username_taken`: The username is already used by another account of the tenant. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Accounts_me: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description ETags (or `*`) the client holds; a match answers 304 without a body. */
+        'If-None-Match'?: string;
+        /** @description ETags (or `*`); when none is the current version, 412. */
+        'If-Match'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown, `"<id>.<version>"`; views showing the caller's roles (vaults, records) add them, `"<id>.<version>.<roles>"`, and answer `Vary: Authorization`. Send it back in If-None-Match or If-Match. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AccountResponse'];
+        };
+      };
+      /** @description Not Modified: If-None-Match names the current version; no body. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown, `"<id>.<version>"`; views showing the caller's roles (vaults, records) add them, `"<id>.<version>.<roles>"`, and answer `Vary: Authorization`. Send it back in If-None-Match or If-Match. */
+          ETag?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      /** @description `not_found`: the identity has no account yet (POST /accounts creates it), or it was deleted. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description precondition_failed: If-Match names no current version. */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4146,6 +4314,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       /** @description precondition_failed: If-Match names no current version. */
       412: {
         headers: {
@@ -4198,6 +4367,19 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
+      /** @description `username_taken`: The username is already used by another account of the tenant. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description precondition_failed: If-Match does not name the current version; nothing changed. */
       412: {
         headers: {
@@ -4355,6 +4537,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       /** @description precondition_failed: If-Match names no current version. */
       412: {
         headers: {
@@ -4417,6 +4600,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       /** @description precondition_failed: If-Match names no current version. */
       412: {
         headers: {
@@ -4460,6 +4644,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4485,11 +4670,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -4498,8 +4686,22 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
+      /** @description `email_exists`: The account already has this email address. `too_many_entries`: The account already holds the most email addresses or phone numbers allowed. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4532,6 +4734,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4557,11 +4760,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -4570,8 +4776,22 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
+      /** @description `phone_exists`: The account already has this phone number. `too_many_entries`: The account already holds the most email addresses or phone numbers allowed. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4604,6 +4824,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4654,6 +4875,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       /** @description precondition_failed: If-Match names no current version. */
       412: {
         headers: {
@@ -4706,6 +4928,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       /** @description precondition_failed: If-Match does not name the current version; nothing changed. */
       412: {
         headers: {
@@ -4763,6 +4986,7 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4801,8 +5025,11 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
+      409: components['responses']['Problem409'];
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4828,11 +5055,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -4841,8 +5071,22 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
+      /** @description `no_mfa_destination`: A code was asked for a channel the account has no address for (no email, no mobile number). */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4874,8 +5118,20 @@ export interface operations {
           'application/json': components['schemas']['MfaCodeResponse'];
         };
       };
-      400: components['responses']['Problem400'];
+      /** @description `invalid_mfa_code`: The multi-factor code is wrong, expired, already used or out of tries. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       401: components['responses']['Problem401'];
+      404: components['responses']['Problem404'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4935,11 +5191,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -4962,6 +5221,7 @@ export interface operations {
       };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -4988,7 +5248,9 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'text/plain': 'email_username_available' | 'email_username_taken';
+        };
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
@@ -5099,8 +5361,8 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Strong entity tag of the version shown, `"<id>.<version>"`; views showing the caller's roles (vaults, records) add them, `"<id>.<version>.<roles>"`, and answer `Vary: Authorization`. Send it back in If-None-Match or If-Match. */
-          ETag?: string;
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -5419,6 +5681,7 @@ export interface operations {
       };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -5752,13 +6015,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Strong entity tag of the version shown, `"<id>.<version>"`; views showing the caller's roles (vaults, records) add them, `"<id>.<version>.<roles>"`, and answer `Vary: Authorization`. Send it back in If-None-Match or If-Match. */
-          ETag?: string;
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -5794,6 +6058,7 @@ export interface operations {
         };
       };
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -5816,7 +6081,14 @@ export interface operations {
   Files_download: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description One byte range (`bytes=<start>-<end>`): 206 with that range. */
+        Range?: string;
+        /** @description The ETag the range was read at; another version sends it whole. */
+        'If-Range'?: string;
+        /** @description The ETag the client holds: 304 when unchanged. */
+        'If-None-Match'?: string;
+      };
       path: {
         name: string;
         vaultId: string;
@@ -5832,6 +6104,62 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
+          ETag?: string;
+          /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
+          'Repr-Digest'?: string;
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
+          /** @description How the file is presented, with its name. */
+          'Content-Disposition'?: string;
+          /** @description Caching directives. */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': unknown;
+        };
+      };
+      /** @description The range asked for. */
+      206: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
+          ETag?: string;
+          /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
+          'Repr-Digest'?: string;
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
+          /** @description How the file is presented, with its name. */
+          'Content-Disposition'?: string;
+          /** @description Caching directives. */
+          'Cache-Control'?: string;
+          /** @description The byte range of a partial answer (206) or the size of the file (416). */
+          'Content-Range': string;
+          [name: string]: unknown;
+        };
+        content: {
+          '*/*': unknown;
+        };
+      };
+      /** @description Not Modified: If-None-Match names the stored version. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
+          ETag?: string;
+          /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
+          'Repr-Digest'?: string;
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
+          /** @description How the file is presented, with its name. */
+          'Content-Disposition'?: string;
+          /** @description Caching directives. */
+          'Cache-Control'?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -5841,6 +6169,18 @@ export interface operations {
       403: components['responses']['Problem403'];
       /** @description No such file on the record. */
       404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `range_not_satisfiable`: the range lies outside the file; Content-Range names its size. */
+      416: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
@@ -6053,7 +6393,14 @@ export interface operations {
   FileVersions_download: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description One byte range (`bytes=<start>-<end>`): 206 with that range. */
+        Range?: string;
+        /** @description The ETag the range was read at; another version sends it whole. */
+        'If-Range'?: string;
+        /** @description The ETag the client holds: 304 when unchanged. */
+        'If-None-Match'?: string;
+      };
       path: {
         /** @description File name (URL-encoded). */
         name: string;
@@ -6066,32 +6413,68 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The bytes of the version, with the media type it was uploaded with. */
+      /** @description The file, with its stored media type. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
+          ETag?: string;
+          /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
+          'Repr-Digest'?: string;
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
+          /** @description How the file is presented, with its name. */
+          'Content-Disposition'?: string;
+          /** @description Caching directives. */
+          'Cache-Control'?: string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          '*/*': unknown;
+        };
       };
-      /** @description The range asked for (Content-Range). */
+      /** @description The range asked for. */
       206: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
+          ETag?: string;
+          /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
+          'Repr-Digest'?: string;
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
+          /** @description How the file is presented, with its name. */
+          'Content-Disposition'?: string;
+          /** @description Caching directives. */
+          'Cache-Control'?: string;
+          /** @description The byte range of a partial answer (206) or the size of the file (416). */
+          'Content-Range': string;
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          '*/*': unknown;
+        };
       };
-      /** @description If-None-Match names the ETag (the SHA-256) of the version. */
+      /** @description Not Modified: If-None-Match names the stored version. */
       304: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
+          ETag?: string;
+          /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
+          'Repr-Digest'?: string;
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
+          /** @description How the file is presented, with its name. */
+          'Content-Disposition'?: string;
+          /** @description Caching directives. */
+          'Cache-Control'?: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -6111,7 +6494,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description range_not_satisfiable: the Range lies outside the version. */
+      /** @description `range_not_satisfiable`: the range lies outside the file; Content-Range names its size. */
       416: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6207,7 +6590,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Path of the new version (download). */
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
           Location: string;
           [name: string]: unknown;
         };
@@ -6307,6 +6690,8 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content?: never;
@@ -6315,6 +6700,20 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      409: components['responses']['Problem409'];
+      /** @description tus: Tus-Resumable is missing or names a version other than 1.0.0 (the answer names it in Tus-Version). */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -6345,6 +6744,7 @@ export interface operations {
         content?: never;
       };
       400: components['responses']['Problem400'];
+      404: components['responses']['Problem404'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -6382,6 +6782,18 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      /** @description tus: Tus-Resumable is missing or names a version other than 1.0.0 (the answer names it in Tus-Version). */
+      412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -6413,6 +6825,7 @@ export interface operations {
         content?: never;
       };
       400: components['responses']['Problem400'];
+      404: components['responses']['Problem404'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -6452,6 +6865,18 @@ export interface operations {
       404: components['responses']['Problem404'];
       /** @description The upload expired. */
       410: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description tus: Tus-Resumable is missing or names a version other than 1.0.0 (the answer names it in Tus-Version). */
+      412: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
@@ -6505,6 +6930,18 @@ export interface operations {
       404: components['responses']['Problem404'];
       /** @description Upload-Offset is not where the upload stands. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description tus: Tus-Resumable is missing or names a version other than 1.0.0 (the answer names it in Tus-Version). */
+      412: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
@@ -6585,11 +7022,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -6636,6 +7076,7 @@ export interface operations {
       };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -6843,6 +7284,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -6903,11 +7345,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -6954,6 +7399,7 @@ export interface operations {
       };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -7165,11 +7611,14 @@ export interface operations {
       };
     };
     responses: {
+      /** @description Created. */
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          Location: string;
           [name: string]: unknown;
         };
         content: {
@@ -7202,6 +7651,7 @@ export interface operations {
         };
       };
       404: components['responses']['Problem404'];
+      409: components['responses']['Problem409'];
       /** @description webhook_secret_unavailable: a repeat (same Idempotency-Key) whose stored answer shows a secret that can no longer be decrypted (its key left WEBHOOK_SECRET_KEYS); the subscription exists: rotate its secret for a new one. */
       410: {
         headers: {
@@ -7216,6 +7666,7 @@ export interface operations {
       };
       413: components['responses']['Problem413'];
       415: components['responses']['Problem415'];
+      422: components['responses']['Problem422'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
