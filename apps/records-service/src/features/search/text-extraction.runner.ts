@@ -48,9 +48,15 @@ export class TextExtractionRunner implements OnApplicationBootstrap, OnApplicati
   start(): void {
     if (this.running) return;
     const e = this.env;
+    const script = e.SEARCH_EXTRACTOR_SCRIPT || process.argv[1];
+    if (!e.SEARCH_EXTRACTOR_SCRIPT && !/main\.js$/.test(script ?? '')) {
+      // not the service's main.js (a test runner, a REPL): nothing to fork extractors from
+      this.log.log(`text extraction off: ${script} is not main.js and SEARCH_EXTRACTOR_SCRIPT is not set`);
+      return;
+    }
     this.pool = new ExtractorPool({
       size: e.SEARCH_EXTRACTORS,
-      script: e.SEARCH_EXTRACTOR_SCRIPT || process.argv[1],
+      script,
       execArgv: e.SEARCH_EXTRACTOR_EXEC_ARGV.split(' ').filter(Boolean),
       heapMb: e.SEARCH_EXTRACTOR_HEAP_MB,
       maxRssMb: e.SEARCH_EXTRACTOR_MAX_RSS_MB,
