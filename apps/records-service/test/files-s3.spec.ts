@@ -18,6 +18,14 @@ describe('record files (S3 storage against s3rver)', () => {
 
   const keys = async () =>
     ((await client.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents ?? []).map((o) => o.Key).sort();
+  /** Waits until the storage no longer lists `key` (the purge queue removes it after the commit). */
+  const objectGone = async (key: string) => {
+    const started = Date.now();
+    while ((await keys()).includes(key)) {
+      if (Date.now() - started > 5000) throw new Error('object still there');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
 
   beforeAll(async () => {
     s3 = await LoopbackS3.start();
@@ -61,7 +69,10 @@ describe('record files (S3 storage against s3rver)', () => {
     expect(Buffer.compare(part.body as Buffer, bytes.subarray(5242870, 5242890))).toBe(0);
 
     await t.delete(owner, `${filesPath(vaultId, recordId)}/big.bin`).expect(200);
-    expect(await keys()).not.toContain(row.storage_key);
+    // the file waits in the trash with its object; purged, the object goes
+    expect(await keys()).toContain(row.storage_key);
+    await t.delete(owner, `/trash/item-id/${created.body.id}`).expect(200);
+    await objectGone(row.storage_key);
   });
 
   it('leaves no object after an oversize upload or a checksum mismatch', async () => {
@@ -87,15 +98,13 @@ describe('record files (S3 storage against s3rver)', () => {
     expect(res.body).toMatchObject({ status: 404, code: 'not_found' });
   });
 
-  it('removes the objects of a deleted record', async () => {
+  it('keeps the objects of a deleted record while it is in the trash and removes them once it is purged', async () => {
     await upload(t, owner, vaultId, recordId, { meta: meta('a.pdf') }).expect(201);
     const [row] = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files WHERE record_id = $1', [recordId]);
     expect(await keys()).toContain(row.storage_key);
     await t.delete(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).expect(200);
-    const started = Date.now();
-    while ((await keys()).includes(row.storage_key)) {
-      if (Date.now() - started > 5000) throw new Error('object still there');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    expect(await keys()).toContain(row.storage_key);
+    await t.delete(owner, `/trash/item-id/${recordId}`).expect(200);
+    await objectGone(row.storage_key);
   });
 });

@@ -1,9 +1,9 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { RECORDS_EVENT_PAYLOADS, SUBJECTS } from '@vault/contracts';
+import { RECORDS_EVENT_PAYLOADS, SUBJECTS, TRASH_EVENT_PAYLOADS } from '@vault/contracts';
 import { Caller, recordBody, RecordsTestApp } from './support';
 
-const PAYLOAD_CLASSES: Record<string, new () => object> = RECORDS_EVENT_PAYLOADS;
+const PAYLOAD_CLASSES: Record<string, new () => object> = { ...RECORDS_EVENT_PAYLOADS, ...TRASH_EVENT_PAYLOADS };
 
 describe('event outbox', () => {
   let t: RecordsTestApp;
@@ -41,8 +41,10 @@ describe('event outbox', () => {
       SUBJECTS.licenseCreated,
       SUBJECTS.recordTransferred,
       SUBJECTS.recordDeleted,
+      SUBJECTS.recordTrashed,
       SUBJECTS.vaultUpdated,
       SUBJECTS.vaultDeleted,
+      SUBJECTS.vaultTrashed,
     ]);
     for (const row of rows) {
       const payload = plainToInstance(PAYLOAD_CLASSES[row.subject], row.payload);
@@ -68,8 +70,9 @@ describe('event outbox', () => {
     await t.sql(`
       CREATE FUNCTION refuse_delete() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN RAISE EXCEPTION 'refused by test'; END $$`);
-    await t.sql(`CREATE TRIGGER refuse_delete BEFORE DELETE ON vaults FOR EACH ROW
-      WHEN (OLD.name = 'Undeletable') EXECUTE FUNCTION refuse_delete()`);
+    // a DELETE moves the vault to the trash: an UPDATE of deleted_at
+    await t.sql(`CREATE TRIGGER refuse_delete BEFORE UPDATE OF deleted_at ON vaults FOR EACH ROW
+      WHEN (OLD.name = 'Undeletable' AND NEW.deleted_at IS NOT NULL) EXECUTE FUNCTION refuse_delete()`);
     try {
       await t.delete(owner, `/vault/vault-id/${vaultId}`).expect(500);
       expect((await t.outbox(SUBJECTS.vaultDeleted)).filter((e) => e.vault_id === vaultId)).toEqual([]);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { INestApplication } from '@nestjs/common';
 import { SUBJECTS } from '@vault/contracts';
 import { TrashPurger } from '../src/features/trash/trash.purger';
+import { VaultDeletionPurger } from '../src/features/vaults/vault-deletion.purger';
 import { meta, upload } from './files-support';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
@@ -191,5 +192,21 @@ describe('trash purge, retention and legal holds', () => {
     await due();
     await purger().purgeDue();
     expect(await versionRows()).toEqual([]);
+  });
+
+  it("holds back the removal of a deleted owner's vault until the hold is released", async () => {
+    await t.createRecord(owner, vaultId);
+    await t.sql(`UPDATE vaults SET deletion_due_at = now() - interval '1 minute' WHERE id = $1`, [vaultId]);
+    const hold = await t.post(officer, '/legal-holds', { vaultId, name: 'Estate' }).expect(201);
+    const removal = t.app.get(VaultDeletionPurger);
+    await removal.purgeDue();
+    const [kept] = await t.sql<{ due: Date }>('SELECT deletion_due_at AS due FROM vaults WHERE id = $1', [vaultId]);
+    expect(kept.due.getTime()).toBeGreaterThan(Date.now());
+    await t.delete(officer, `/legal-holds/hold-id/${hold.body.id}`).expect(200);
+    await t.sql(`UPDATE vaults SET deletion_due_at = now() - interval '1 minute' WHERE id = $1`, [vaultId]);
+    await removal.purgeDue();
+    expect(await t.sql('SELECT id FROM vaults WHERE id = $1', [vaultId])).toEqual([]);
+    expect((await t.outbox(SUBJECTS.vaultDeleted)).filter((e) => e.vault_id === vaultId)).toHaveLength(1);
+    expect((await t.outbox(SUBJECTS.vaultPurged)).filter((e) => e.vault_id === vaultId)).toHaveLength(1);
   });
 });
