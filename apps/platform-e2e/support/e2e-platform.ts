@@ -15,6 +15,8 @@ export interface E2ePlatform {
     stop(): Promise<void>;
     databases: Record<string, string>;
     ports: Record<string, number>;
+    /** Each process's /metrics URL (a METRICS_PORT of its own). */
+    metricsUrls: Record<string, string>;
     domain: string;
   };
   /** Namespace of the run's event streams and its databases' prefix. */

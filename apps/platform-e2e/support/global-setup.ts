@@ -21,5 +21,6 @@ export default async function globalSetup(): Promise<void> {
     E2E_WORK_DIR: dir,
     E2E_EVENTS_NAMESPACE: run,
     E2E_PAGE_PORT: String(page.port),
+    E2E_METRICS_URLS: JSON.stringify(launched.metricsUrls),
   });
 }
