@@ -247,7 +247,8 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     const recordId = await t.createRecord(owner, vaultId, recordBody({ name: 'Passport' }));
     await t.put(owner, `/vault/vault-id/${vaultId}`, { name: 'Envelope 2' }).expect(201);
     await t.delete(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).expect(200);
-    await settled(sub.id, 3);
+    // the delete sends record.deleted, then record.trashed (docs/webhooks.md, Event types)
+    await settled(sub.id, 4);
 
     const byType = new Map([...receiver.accepted.values()].map((r) => [r.event.type, r]));
     const created = byType.get('record.created');
@@ -275,6 +276,12 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
       id: recordId,
       name: 'Passport',
       recordTypeName: 'identityDocs',
+    });
+    expect(byType.get('record.trashed')?.event.data).toEqual({
+      id: recordId,
+      name: 'Passport',
+      recordTypeName: 'identityDocs',
+      purgeAt: expect.any(String),
     });
     expect(receiver.rejected).toEqual([]);
     await receiver.close();
