@@ -337,12 +337,12 @@ describe('developer-service tokens', () => {
 
     it('describes its endpoints in OpenAPI', async () => {
       const res = await request(app.getHttpServer()).get(`${API}/openapi.json`).expect(200);
-      const auth = res.body.paths['/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/auth'];
+      const auth = res.body.paths['/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/auth'];
       expect(Object.keys(auth.post.requestBody.content)).toEqual(
         expect.arrayContaining(['application/json', 'application/x-www-form-urlencoded']),
       );
       expect(res.body.components.schemas.TokenRequestDto.required).toEqual(['clientSecret', 'username', 'password']);
-      const oauth = res.body.paths['/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/oauth/token'];
+      const oauth = res.body.paths['/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/oauth/token'];
       expect(Object.keys(oauth.post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
       expect(Object.keys(oauth.post.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
       expect(oauth.post.responses['400'].content['application/json'].schema.$ref).toBe('#/components/schemas/OAuthErrorDto');
@@ -351,7 +351,7 @@ describe('developer-service tokens', () => {
       );
       expect(
         res.body.paths[
-          '/api/v1/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/.well-known/oauth-authorization-server'
+          '/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/.well-known/oauth-authorization-server'
         ],
       ).toBeDefined();
     });

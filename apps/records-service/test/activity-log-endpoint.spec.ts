@@ -268,7 +268,7 @@ describe('GET /vault/vault-id/{vaultId}/log', () => {
 
   it('describes the endpoint and its query in the OpenAPI document', async () => {
     const doc = (await http().get('/api/v1/openapi.json').expect(200)).body;
-    const op = doc.paths['/api/v1/vault/vault-id/{vaultId}/log'].get;
+    const op = doc.paths['/vault/vault-id/{vaultId}/log'].get;
     expect(op.parameters.map((p: { name: string }) => p.name).sort()).toEqual(
       ['cursor', 'entity', 'eventType', 'locale', 'page', 'pageSize', 'senderOpenId', 'vaultId'].sort(),
     );

@@ -342,7 +342,7 @@ describe('resumable uploads: Idempotency-Key on the creation', () => {
 
   it('documents the header on the creation route in the OpenAPI document', async () => {
     const doc = (await t.http().get('/api/v1/openapi.json').expect(200)).body;
-    const params = doc.paths[uploadsPath('{vaultId}', '{recordId}')].post.parameters as Array<{
+    const params = doc.paths[uploadsPath('{vaultId}', '{recordId}').replace('/api/v1', '')].post.parameters as Array<{
       name: string;
       in: string;
       description: string;

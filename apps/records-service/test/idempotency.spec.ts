@@ -297,7 +297,7 @@ describe('records-service Idempotency-Key', () => {
 
   it('describes the header on every creating POST in the OpenAPI document', async () => {
     const doc = (await t.http().get('/api/v1/openapi.json').expect(200)).body;
-    const paths = ['/api/v1/vault', '/api/v1/vault/vault-id/{vaultId}/records', `/api/v1${filesPath('{vaultId}', '{recordId}')}`];
+    const paths = ['/vault', '/vault/vault-id/{vaultId}/records', filesPath('{vaultId}', '{recordId}')];
     for (const p of paths) {
       const params = doc.paths[p].post.parameters as Array<{ name: string; in: string }>;
       expect(params).toEqual(expect.arrayContaining([expect.objectContaining({ name: KEY, in: 'header' })]));

@@ -76,7 +76,7 @@ describe('record search paging', () => {
 
   it('describes both answer shapes and the parameters in the OpenAPI document', async () => {
     const doc = (await t.http().get('/api/v1/openapi.json').expect(200)).body;
-    const op = doc.paths['/api/v1/vault/vault-id/{vaultId}/records'].get;
+    const op = doc.paths['/vault/vault-id/{vaultId}/records'].get;
     expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['page', 'pageSize']));
     expect(JSON.stringify(op.responses['200'])).toContain('RecordSearchPage');
     expect(doc.components.schemas.RecordSearchPage.properties.page.$ref).toContain('PageInfoDto');

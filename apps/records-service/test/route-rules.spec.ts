@@ -91,13 +91,13 @@ describe('records-service routes', () => {
     expect(res.body.openapi).toMatch(/^3\./);
     expect(Object.keys(res.body.paths)).toEqual(
       expect.arrayContaining([
-        '/api/v1/vault',
-        '/api/v1/vault/check-email',
-        '/api/v1/vault/vault-id/{vaultId}/records/record-id/{recordId}/transfer',
-        '/api/v1/vault/vault-id/{vaultId}/collaborators',
-        '/api/v1/vault/vault-id/{vaultId}/owner',
-        '/api/v1/vault/vault-id/{vaultId}/webhooks/webhook-id/{webhookId}/deliveries',
-        '/api/v1/vault/vault-id/{vaultId}/records/record-id/{recordId}/collaborators/collaborator-id/{collaboratorId}',
+        '/vault',
+        '/vault/check-email',
+        '/vault/vault-id/{vaultId}/records/record-id/{recordId}/transfer',
+        '/vault/vault-id/{vaultId}/collaborators',
+        '/vault/vault-id/{vaultId}/owner',
+        '/vault/vault-id/{vaultId}/webhooks/webhook-id/{webhookId}/deliveries',
+        '/vault/vault-id/{vaultId}/records/record-id/{recordId}/collaborators/collaborator-id/{collaboratorId}',
       ]),
     );
     const schemas = res.body.components.schemas;

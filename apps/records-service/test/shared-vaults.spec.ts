@@ -237,7 +237,7 @@ describe('shared vaults and records', () => {
 
   it('describes the listing, the caller roles and contributorDetails in the OpenAPI description', async () => {
     const doc = (await t.http().get('/api/v1/openapi.json').expect(200)).body;
-    const parameters = doc.paths['/api/v1/vault'].get.parameters as { name: string; schema: { enum?: string[] } }[];
+    const parameters = doc.paths['/vault'].get.parameters as { name: string; schema: { enum?: string[] } }[];
     expect(parameters.find((p) => p.name === 'shared')?.schema.enum).toEqual(['true', 'false']);
     expect(parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['page', 'pageSize']));
     const schemas = doc.components.schemas;

@@ -42,26 +42,27 @@ describe('user-service accounts', () => {
   });
 
   describe('routes', () => {
-    it('declares an access rule on every route, and all 19 need a token', () => {
+    it('declares an access rule on every route, and all 20 need a token', () => {
       const rules = listRouteRules(svc.app).filter((r) => r.route.includes('/accounts'));
-      expect(rules).toHaveLength(19);
+      expect(rules).toHaveLength(20);
       for (const r of listRouteRules(svc.app)) expect(r.rule).toBeDefined();
       for (const r of rules) expect(r.rule).toBe('authenticated');
     });
 
-    it('serves an OpenAPI description listing the 19 operations with their DTOs', async () => {
+    it('serves an OpenAPI description listing the 20 operations with their DTOs', async () => {
       const res = await svc.http().get('/api/v1/openapi.json').expect(200);
       const ops = Object.entries(res.body.paths as Record<string, Record<string, unknown>>)
-        .filter(([path]) => path.startsWith('/api/v1/accounts'))
+        .filter(([path]) => path.startsWith('/accounts'))
         .flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-      expect(ops).toHaveLength(19);
+      expect(ops).toHaveLength(20);
       expect(ops).toEqual(
         expect.arrayContaining([
-          'POST /api/v1/accounts',
-          'DELETE /api/v1/accounts/logout',
-          'DELETE /api/v1/accounts/account-id/{id}',
-          'GET /api/v1/accounts/account-id/{id}/mfa/mfa-code/{code}',
-          'DELETE /api/v1/accounts/account-id/{id}/phone/phone-number/{number}',
+          'POST /accounts',
+          'GET /accounts/me',
+          'DELETE /accounts/logout',
+          'DELETE /accounts/account-id/{id}',
+          'GET /accounts/account-id/{id}/mfa/mfa-code/{code}',
+          'DELETE /accounts/account-id/{id}/phone/phone-number/{number}',
         ]),
       );
       const schemas = res.body.components.schemas;

@@ -159,7 +159,7 @@ describe('user-service conditional requests (accounts and settings)', () => {
 
   it('OpenAPI describes If-Match, If-None-Match, ETag and 304/412/428 on the account and settings routes', async () => {
     const doc = (await svc.http().get('/api/v1/openapi.json').expect(200)).body;
-    for (const path of ['/api/v1/accounts/account-id/{id}', '/api/v1/accounts/account-id/{id}/settings']) {
+    for (const path of ['/accounts/account-id/{id}', '/accounts/account-id/{id}/settings']) {
       const get = doc.paths[path].get;
       const put = doc.paths[path].put;
       expect(get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['If-None-Match']));
