@@ -42,9 +42,9 @@ describe('user-service accounts', () => {
   });
 
   describe('routes', () => {
-    it('declares an access rule on every route, and all 19 need a token', () => {
+    it('declares an access rule on every route, and all 20 need a token', () => {
       const rules = listRouteRules(svc.app).filter((r) => r.route.includes('/accounts'));
-      expect(rules).toHaveLength(19);
+      expect(rules).toHaveLength(20);
       for (const r of listRouteRules(svc.app)) expect(r.rule).toBeDefined();
       for (const r of rules) expect(r.rule).toBe('authenticated');
     });
