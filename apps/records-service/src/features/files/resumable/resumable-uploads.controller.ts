@@ -1,6 +1,6 @@
 import { Controller, Delete, Head, HttpCode, Options, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiConsumes, ApiHeader, ApiNoContentResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Principal } from '@vault/contracts';
+import { FILE_ERRORS, Principal } from '@vault/contracts';
 import { Access, CurrentPrincipal, Public } from '@vault/platform/auth';
 import { ReadsOwnBody } from '@vault/platform/http';
 import { ApiIdempotencyKey, IDEMPOTENCY_REPLAYED_HEADER } from '@vault/platform/idempotency';
@@ -82,6 +82,7 @@ export class ResumableUploadsController {
   }
 
   @Head(':uploadId')
+  @ApiProblems(FILE_ERRORS.uploadLocked)
   @Access('record:editor')
   @ApiOperation({
     summary: "Where the caller's upload stands: Upload-Offset, Upload-Length (404 for anyone else's).",
@@ -102,7 +103,7 @@ export class ResumableUploadsController {
   }
 
   @Patch(':uploadId')
-  @ApiProblems(413, 415)
+  @ApiProblems(413, 415, FILE_ERRORS.uploadBodyTooSlow, FILE_ERRORS.uploadLocked)
   @Access('record:editor')
   @ReadsOwnBody()
   @ApiOperation({
@@ -141,6 +142,7 @@ export class ResumableUploadsController {
   }
 
   @Delete(':uploadId')
+  @ApiProblems(FILE_ERRORS.uploadLocked)
   @Access('record:editor')
   @ApiOperation({
     summary: 'Terminate the upload: its bytes are removed and its reservation released.',
