@@ -7,6 +7,13 @@ export type RecordRole = (typeof RECORD_ROLES)[number];
 
 export type AnyRole = VaultRole | RecordRole;
 
+/**
+ * Tenant roles of an organisation user, set in the bootstrap file and carried in the token's
+ * `roles` claim: `compliance` marks a compliance officer, who manages legal holds.
+ */
+export const TENANT_ROLES = ['compliance'] as const;
+export type TenantRole = (typeof TENANT_ROLES)[number];
+
 /** Rank of each role: a larger number grants more. */
 export const ROLE_RANK: Record<AnyRole, number> = {
   vault_owner: 8,
