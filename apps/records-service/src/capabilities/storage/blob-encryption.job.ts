@@ -7,7 +7,7 @@ import { BlobEnvelopeRepository, BlobSeal } from '../../persistence/vault-keys/b
 import { BlobCipherService } from '../encryption/blob-cipher.service';
 import { EncryptionEnv } from '../encryption/encryption.env';
 import { countJobBlob, exportJobMetrics, setPlaintextBlobs } from '../encryption/encryption.metrics';
-import { FileStorage } from './file-storage';
+import { FileStorage, MissingObjectError } from './file-storage';
 
 const PAGE = 20;
 /** A copy being written stays queued for removal this long (a crash leaves nothing for ever; a slow copy is not cut). */
@@ -72,8 +72,9 @@ export class BlobEncryptionJob implements OnModuleInit, OnModuleDestroy {
       let after: string | null = null;
       for (let page = await this.seals.plaintext(after, PAGE); page.length > 0; page = await this.seals.plaintext(after, PAGE)) {
         for (const blob of page) {
-          if (await this.encrypt(blob)) pass.encrypted += 1;
-          else pass.mismatched += 1;
+          const outcome = await this.encrypt(blob);
+          if (outcome === 'encrypted') pass.encrypted += 1;
+          if (outcome === 'mismatch') pass.mismatched += 1;
           onBlob?.(pass);
         }
         after = page[page.length - 1].id;
@@ -105,8 +106,11 @@ export class BlobEncryptionJob implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Encrypts one plaintext blob; false when its bytes do not match its SHA-256 (left as they are). */
-  private async encrypt(blob: BlobSeal): Promise<boolean> {
+  /**
+   * Encrypts one plaintext blob: `mismatch` when its bytes do not match its SHA-256 (left
+   * as they are), `gone` when it was removed or changed meanwhile.
+   */
+  private async encrypt(blob: BlobSeal): Promise<'encrypted' | 'mismatch' | 'gone'> {
     const storageKey = randomUUID();
     await this.purges.enqueue(storageKey, new Date(Date.now() + COPY_GRACE_MS));
     const { envelope, stream } = await this.cipher.seal(blob.vaultId);
@@ -118,7 +122,14 @@ export class BlobEncryptionJob implements OnModuleInit, OnModuleDestroy {
         cb(null, chunk);
       },
     });
-    const source = await this.storage.read(blob.storageKey);
+    const source = await this.storage.read(blob.storageKey).catch((err: unknown) => {
+      if (err instanceof MissingObjectError) return null;
+      throw err;
+    });
+    if (!source) {
+      await this.purges.dueNow(storageKey);
+      return 'gone';
+    }
     source.on('error', (err) => hashing.destroy(err));
     hashing.on('error', (err) => stream.destroy(err));
     await this.storage.write(storageKey, source.pipe(hashing).pipe(stream));
@@ -126,13 +137,16 @@ export class BlobEncryptionJob implements OnModuleInit, OnModuleDestroy {
       this.log.error(`blob ${blob.id}: stored bytes do not match their SHA-256; left unencrypted`);
       countJobBlob('mismatch');
       await this.purges.dueNow(storageKey);
-      return false;
+      return 'mismatch';
     }
     const sealed = await this.tx.run((tx) =>
       this.seals.sealed(tx, blob, { storageKey, envelope }, this.env.ENCRYPTION_JOB_GRACE_SECONDS),
     );
-    if (!sealed) await this.purges.dueNow(storageKey);
-    else countJobBlob('encrypted');
-    return true;
+    if (!sealed) {
+      await this.purges.dueNow(storageKey);
+      return 'gone';
+    }
+    countJobBlob('encrypted');
+    return 'encrypted';
   }
 }

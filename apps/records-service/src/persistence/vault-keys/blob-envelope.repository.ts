@@ -39,7 +39,8 @@ export class BlobEnvelopeRepository {
    * Points a still-plaintext blob at its encrypted copy under `storageKey` (whose queued
    * removal is taken off), copies of the key on file rows follow, and the plaintext object
    * is queued for removal after `graceSeconds` (downloads under way finish). False when
-   * the blob went or changed meanwhile, or the copy's removal already ran.
+   * the blob went or changed meanwhile (the copy stays queued); throws, changing nothing,
+   * when the copy's queued removal already ran.
    */
   async sealed(tx: Tx, blob: BlobSeal, sealed: { storageKey: string; envelope: Buffer }, graceSeconds: number): Promise<boolean> {
     const [, updated]: [unknown, number] = await tx.query(
@@ -47,8 +48,10 @@ export class BlobEnvelopeRepository {
        WHERE id = $1 AND storage_key = $2 AND envelope IS NULL`,
       [blob.id, blob.storageKey, sealed.storageKey, sealed.envelope],
     );
+    if (updated !== 1) return false;
     const [, dequeued]: [unknown, number] = await tx.query(`DELETE FROM file_purges WHERE storage_key = $1`, [sealed.storageKey]);
-    if (updated !== 1 || dequeued !== 1) return false;
+    // the copy's queued removal already ran: roll the change back (the next pass makes a new copy)
+    if (dequeued !== 1) throw new Error(`the encrypted copy ${sealed.storageKey} was removed before its commit`);
     await tx.query(`UPDATE record_files SET storage_key = $2 WHERE storage_key = $1`, [blob.storageKey, sealed.storageKey]);
     await tx.query(
       `INSERT INTO file_purges (storage_key, purge_after) VALUES ($1, now() + make_interval(secs => $2))
