@@ -17,6 +17,8 @@ export interface TokenOptions {
   aud?: string;
   jti?: string;
   username?: string;
+  /** Tenant roles (claim `roles`), such as `compliance`. */
+  roles?: string[];
   /** Key id written in the header (default: the kid of the key that signs). */
   kid?: string;
   /** Published key to sign with (default: the current signing key). */
@@ -124,6 +126,7 @@ export class TestIdentityProvider {
       cid: o.cid ?? 'client-a',
       scope: o.scope ?? 'vault',
       ...(o.username ? { preferred_username: o.username } : {}),
+      ...(o.roles ? { roles: o.roles } : {}),
     })
       .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setSubject(o.sub ?? `vault|${randomUUID()}`)
