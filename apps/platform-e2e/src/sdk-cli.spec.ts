@@ -197,6 +197,8 @@ describe('vault CLI', () => {
         String(768 * 1024),
       ]);
       expect(proxy.seen.filter((s) => s.method === 'POST' && s.path.endsWith('/uploads'))).toHaveLength(1);
+      // every chunk carried its own digest (tus checksum extension)
+      for (const p of patches) expect(p.headers['upload-checksum']).toMatch(/^sha256 [A-Za-z0-9+/]{43}=$/);
     });
   });
 });

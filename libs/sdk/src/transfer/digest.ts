@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 
 /** SHA-256 (hex) of a file on disk, read as a stream, or of bytes. */
 export async function sha256Hex(file: string | Uint8Array): Promise<string> {
@@ -19,4 +20,21 @@ export function expectedSha256(headers: Headers): string | undefined {
   if (match?.[1]) return Buffer.from(match[1], 'base64').toString('hex');
   const etag = /^"([0-9a-f]{64})"$/.exec(headers.get('etag') ?? '');
   return etag?.[1];
+}
+
+/**
+ * The tus `Upload-Checksum` of the chunk at `offset` (`sha256 <base64>`, tus checksum extension):
+ * the platform discards a chunk that does not match (460) instead of storing damaged bytes.
+ */
+export async function chunkChecksum(file: string | Uint8Array, offset: number, length: number): Promise<string> {
+  const hash = createHash('sha256');
+  if (typeof file !== 'string') return `sha256 ${hash.update(file.subarray(offset, offset + length)).digest('base64')}`;
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, offset);
+    return `sha256 ${hash.update(buffer.subarray(0, bytesRead)).digest('base64')}`;
+  } finally {
+    await handle.close();
+  }
 }

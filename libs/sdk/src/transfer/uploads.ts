@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import * as tus from 'tus-js-client';
 import type { TokenProvider } from '../auth/token-provider.js';
 import { nodeRequestOptions, type TlsOptions } from '../policy/net.js';
-import { sha256Hex } from './digest.js';
+import { chunkChecksum, sha256Hex } from './digest.js';
 
 /** A file to upload to a record, resumable (tus 1.0, docs/files.md). */
 export interface UploadOptions {
@@ -78,13 +78,14 @@ export async function uploadFile(ctx: UploadContext, o: UploadOptions): Promise<
     sha256,
     ...optional({ caption: o.caption, uploadTitle: o.uploadTitle, uploadDetail: o.uploadDetail, contentType: o.contentType }),
   };
+  const chunkSize = o.chunkSize ?? 5 * 1024 * 1024;
   let resumed = false;
   return new Promise<UploadResult>((resolve, reject) => {
     const upload = new tus.Upload(input, {
       endpoint,
       metadata,
       uploadSize: size,
-      chunkSize: o.chunkSize ?? 5 * 1024 * 1024,
+      chunkSize,
       retryDelays: [0, 500, 2000, 5000],
       httpStack: new tus.DefaultHttpStack(nodeRequestOptions(ctx.tls)),
       urlStorage: o.resumeStore ? fileUrlStorage(o.resumeStore) : undefined,
@@ -94,6 +95,10 @@ export async function uploadFile(ctx: UploadContext, o: UploadOptions): Promise<
         const token = await ctx.tokens?.getToken();
         if (token) req.setHeader('authorization', `Bearer ${token}`);
         if (req.getMethod() === 'POST') req.setHeader('idempotency-key', key);
+        if (req.getMethod() === 'PATCH') {
+          const offset = Number(req.getHeader('Upload-Offset'));
+          req.setHeader('upload-checksum', await chunkChecksum(o.file, offset, Math.min(chunkSize, size - offset)));
+        }
       },
       onAfterResponse: (_req, res) => {
         found.id ??= res.getHeader('record-file-id') || undefined;
