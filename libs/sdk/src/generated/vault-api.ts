@@ -1166,7 +1166,28 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  vaultEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A change in a vault, posted to each subscription whose events include its type.
+     * @description Sent again with the same webhook-id and body until the receiver answers 2xx, for about a day; 410 Gone disables the subscription. Verify the signature on the raw body (standardwebhooks).
+     */
+    post: operations['vaultEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     TokenRequestDto: {
@@ -4116,7 +4137,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -4676,7 +4697,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -4766,7 +4787,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -5061,7 +5082,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -5197,7 +5218,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -5361,7 +5382,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -5991,6 +6012,8 @@ export interface operations {
         caption?: string;
         uploadTitle?: string;
         fileExtension?: string;
+        /** @description true: a file of this name gets a new current version instead of 409 file_name_taken. */
+        replace?: 'true' | 'false';
       };
       header?: {
         /** @description RFC 9530 digest of the file, e.g. sha-256=:<base64>: (other algorithms ignored); a mismatch is 400. */
@@ -6021,7 +6044,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -6590,7 +6613,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -6690,7 +6713,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -6703,6 +6726,30 @@ export interface operations {
       409: components['responses']['Problem409'];
       /** @description tus: Tus-Resumable is missing or names a version other than 1.0.0 (the answer names it in Tus-Version). */
       412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the body or file is larger than allowed. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_media_type: the Content-Type is not one the route reads. */
+      415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
@@ -6784,6 +6831,18 @@ export interface operations {
       404: components['responses']['Problem404'];
       /** @description tus: Tus-Resumable is missing or names a version other than 1.0.0 (the answer names it in Tus-Version). */
       412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `upload_locked`: Another request is writing to this resumable upload and did not let go in time; retry (HEAD gives the offset). */
+      423: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
@@ -6887,6 +6946,18 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
+      /** @description `upload_locked`: Another request is writing to this resumable upload and did not let go in time; retry (HEAD gives the offset). */
+      423: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];
@@ -6928,6 +6999,18 @@ export interface operations {
       401: components['responses']['Problem401'];
       403: components['responses']['Problem403'];
       404: components['responses']['Problem404'];
+      /** @description `upload_body_too_slow`: A resumable upload chunk arrived slower than the minimum body rate (TUS_MIN_BODY_BYTES_PER_SECOND) for longer than its grace period; the bytes received are kept, Upload-Offset says how many: resume from there. */
+      408: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       /** @description Upload-Offset is not where the upload stands. */
       409: {
         headers: {
@@ -6942,6 +7025,42 @@ export interface operations {
       };
       /** @description tus: Tus-Resumable is missing or names a version other than 1.0.0 (the answer names it in Tus-Version). */
       412: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description payload_too_large: the body or file is larger than allowed. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description unsupported_media_type: the Content-Type is not one the route reads. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `upload_locked`: Another request is writing to this resumable upload and did not let go in time; retry (HEAD gives the offset). */
+      423: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
@@ -7028,7 +7147,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -7351,7 +7470,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -7617,7 +7736,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -8401,7 +8520,7 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Where the created resource is read: a path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2). */
+          /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
           [name: string]: unknown;
         };
@@ -8844,6 +8963,95 @@ export interface operations {
       502: components['responses']['Problem502'];
       503: components['responses']['Problem503'];
       504: components['responses']['Problem504'];
+    };
+  };
+  vaultEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (= the CloudEvent id): the same on every retry; deduplicate by it. */
+        'webhook-id': string;
+        /** @description Seconds since the epoch, of this attempt. */
+        'webhook-timestamp': string;
+        /** @description `v1,` + base64 HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` with the secret; two, space-separated, while a rotation overlaps. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          specversion: '1.0';
+          id: string;
+          /** @description The vault’s path, `/vault/vault-id/<id>`. */
+          source: string;
+          /** @enum {string} */
+          type:
+            | 'vault.created'
+            | 'vault.updated'
+            | 'vault.deleted'
+            | 'vault.transferred'
+            | 'record.created'
+            | 'record.updated'
+            | 'record.deleted'
+            | 'record.transferred'
+            | 'file.created'
+            | 'file.updated'
+            | 'file.deleted'
+            | 'file.version.created'
+            | 'file.version.restored'
+            | 'file.text.extracted'
+            | 'collaborator.created'
+            | 'collaborator.updated'
+            | 'collaborator.deleted'
+            | 'vault.trashed'
+            | 'vault.restored'
+            | 'vault.purged'
+            | 'record.trashed'
+            | 'record.restored'
+            | 'record.purged'
+            | 'file.trashed'
+            | 'file.restored'
+            | 'file.purged';
+          /**
+           * Format: date-time
+           * @description When the change happened.
+           */
+          time: string;
+          /** @enum {string} */
+          datacontenttype: 'application/json';
+          vaultid: string;
+          /** @description The changed resource (docs/webhooks.md). */
+          data: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event (200, 202, 204...). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Gone: the subscription is disabled at once. */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else, or no answer in time: sent again later. */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
 }
