@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { domain, setupValue } from '../support/client';
@@ -59,6 +59,7 @@ describe('vault CLI', () => {
   ];
 
   beforeAll(() => {
+    if (!existsSync(BIN)) throw new Error(`${BIN} is missing: build it with npx nx run cli:build (nx test platform-e2e does)`);
     dir = mkdtempSync(join(tmpdir(), 'vault-cli-'));
     work = mkdtempSync(join(tmpdir(), 'vault-cli-files-'));
   });
