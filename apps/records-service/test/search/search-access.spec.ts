@@ -104,6 +104,10 @@ describe('content search: tenants, vaults and record roles (real NATS and Postgr
     await s.t.put(owner, settings, { contentIndexing: false, language: 'simple' }).expect(200);
     expect(await s.names(owner, word)).toEqual([]);
     expect(await s.t.sql(`SELECT 1 FROM file_text_pages WHERE body LIKE '%record a%'`)).toEqual([]);
+    const text = await s.t
+      .get(owner, `/vault/vault-id/${vault}/records/record-id/${recordA}/record-files/a.txt/text`)
+      .expect(200);
+    expect(text.body).toMatchObject({ status: 'skipped', reason: 'indexing_off', pages: [] });
     await s.t.put(owner, settings, { contentIndexing: true, language: 'english' }).expect(200);
     expect((await s.t.get(owner, settings).expect(200)).body).toEqual({ contentIndexing: true, language: 'english' });
     await s.waitText(owner, vault, recordA, 'a.txt');

@@ -18,6 +18,7 @@ import { SearchRepository } from '../../persistence/search-index/search.reposito
 import { TextJobRepository } from '../../persistence/search-index/text-jobs.repository';
 import { decodeCursor, encodeCursor, MAX_SEARCH_OFFSET, parseQuery, snippetHtml } from './search-query';
 import { fileNotFound } from './search.errors';
+import { SearchEnv } from './search.env';
 import { TextExtractionRunner } from './text-extraction.runner';
 
 /** The roles that may read a record's files (the rule of the download route), as the search SQL applies them. */
@@ -32,6 +33,7 @@ export class SearchService {
     private readonly index: SearchRepository,
     private readonly jobs: TextJobRepository,
     private readonly runner: TextExtractionRunner,
+    private readonly env: SearchEnv,
   ) {}
 
   async search(principal: Principal, dto: SearchQueryDto): Promise<SearchPageDto> {
@@ -64,11 +66,13 @@ export class SearchService {
     const found = await this.index.fileText(routeRecordId(access), name);
     if (!found) throw fileNotFound();
     const pages = found.id && found.status === 'extracted' ? await this.index.pages(found.id) : [];
+    const off = this.env.SEARCH_TENANTS_WITHOUT_INDEXING.split(',').map((t) => t.trim());
+    const indexed = found.indexing && this.env.SEARCH_CONTENT_INDEXING === 'on' && !off.includes(access.vault.tenantId);
     return {
       fileName: found.fileName,
       versionId: found.versionId,
-      status: (found.status ?? 'pending') as TextStatus,
-      reason: found.reason,
+      status: (found.status ?? (indexed ? 'pending' : 'skipped')) as TextStatus,
+      reason: found.reason ?? (found.status || indexed ? null : 'indexing_off'),
       detectedType: found.detectedType,
       language: found.language as SearchLanguage,
       pages,

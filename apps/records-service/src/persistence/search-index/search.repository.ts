@@ -42,6 +42,8 @@ export interface FileTextRow {
   reason: string | null;
   detectedType: string | null;
   language: string;
+  /** Whether the vault indexes content. */
+  indexing: boolean;
 }
 
 /** Markers around matched words in snippets (escaped and turned into <mark> by the service). */
@@ -81,7 +83,8 @@ export class SearchRepository {
     const rows: FileTextRow[] = await this.tx.none.query(
       `SELECT ft.id, rf.file_name AS "fileName", CASE WHEN ft.id IS NOT NULL THEN ${versionId} END AS "versionId",
          ft.status, ft.reason,
-         ft.detected_type AS "detectedType", COALESCE(ss.language, 'simple'::regconfig)::text AS language
+         ft.detected_type AS "detectedType", COALESCE(ss.language, 'simple'::regconfig)::text AS language,
+         COALESCE(ss.content_indexing, true) AS indexing
        FROM record_files rf JOIN records r ON r.id = rf.record_id JOIN vaults v ON v.id = r.vault_id
        LEFT JOIN search_settings ss ON ss.vault_id = v.id
        LEFT JOIN file_texts ft ON ft.record_file_id = rf.id AND ft.sha256 = rf.sha256
