@@ -101,6 +101,7 @@ describe('record files (filesystem storage)', () => {
       [`POST ${base}/:name/versions/version-id/:versionId/restore`]: 'record:editor',
       [`PUT ${base}/:name/versions/version-id/:versionId`]: 'record:editor',
       [`GET ${base}/:name/retention`]: 'record:viewer',
+      [`GET ${base}/:name/text`]: 'record:viewer',
     });
   });
 

@@ -458,6 +458,32 @@ const ROUTES: Route[] = [
     writes: false,
     expect: recordViewer(200),
   },
+  // content search (docs/search.md)
+  {
+    name: 'file text',
+    pattern: `GET ${R}/record-files/:name/text`,
+    method: 'GET',
+    path: (w) => `${filesPath(w.vault, w.record)}/${w.fileName}/text`,
+    writes: false,
+    expect: recordViewer(200),
+  },
+  {
+    name: 'search settings',
+    pattern: `GET ${V}/search-settings`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/search-settings`,
+    writes: false,
+    expect: vaultViewer(200),
+  },
+  {
+    name: 'change search settings',
+    pattern: `PUT ${V}/search-settings`,
+    method: 'PUT',
+    path: (w) => `${vaultPath(w)}/search-settings`,
+    send: (req) => req.send({ contentIndexing: true, language: 'german' }),
+    writes: true,
+    expect: vaultOwner(200),
+  },
 ];
 
 let t: RecordsTestApp;
@@ -538,6 +564,7 @@ async function snapshot(w: World = shared): Promise<string> {
     resumable_uploads: `SELECT * FROM resumable_uploads WHERE record_id IN (${records})`,
     file_versions: `SELECT * FROM file_versions WHERE file_id IN (SELECT id FROM record_files WHERE record_id IN (${records}))`,
     outbox_events: 'SELECT * FROM outbox_events WHERE vault_id = ANY($1)',
+    search_settings: 'SELECT * FROM search_settings WHERE vault_id = ANY($1)',
     counts: `SELECT (SELECT count(*) FROM vaults) AS vaults, (SELECT count(*) FROM records) AS records,
       (SELECT count(*) FROM outbox_events WHERE $1::uuid[] IS NOT NULL) AS events`,
   };
