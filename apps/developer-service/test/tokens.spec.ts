@@ -350,9 +350,7 @@ describe('developer-service tokens', () => {
         expect.arrayContaining(['access_token', 'expires_in', 'token_type', 'refresh_token']),
       );
       expect(
-        res.body.paths[
-          '/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/.well-known/oauth-authorization-server'
-        ],
+        res.body.paths['/tenant/tenant-id/{tenantId}/applications/client-id/{clientId}/.well-known/oauth-authorization-server'],
       ).toBeDefined();
     });
   });
