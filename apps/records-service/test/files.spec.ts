@@ -251,8 +251,8 @@ describe('record files (filesystem storage)', () => {
       );
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409]);
       expect(await rowsOf()).toHaveLength(1);
-      // the storage holds exactly the committed files: the losers' bytes are gone
-      const committed = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files');
+      // the storage holds exactly the committed blobs (files of the same bytes share one): the losers' bytes are gone
+      const committed = await t.sql<{ storage_key: string }>('SELECT storage_key FROM blobs');
       expect(filesBelow(join(dir, 'objects')).sort()).toEqual(committed.map((r) => storage.objectPath(r.storage_key)).sort());
       expect(await t.sql('SELECT 1 FROM file_purges')).toEqual([]);
     });

@@ -214,6 +214,15 @@ const ETAG_RESPONSE_HEADER = {
   },
 };
 
+/**
+ * The ETag response header when the route (its handler, decorated with @Conditional below
+ * the caller's decorator) answers one on success: for success responses described later.
+ */
+export function etagHeaderOf(handler: object): typeof ETAG_RESPONSE_HEADER | undefined {
+  const kind = Reflect.getMetadata(CONDITIONAL_KIND, handler) as ConditionalKind | undefined;
+  return kind && kind !== 'delete' ? ETAG_RESPONSE_HEADER : undefined;
+}
+
 /** Adds the ETag header to the 2xx responses already described on the route. */
 function ETagOnSuccess(): MethodDecorator {
   return (_target, _key, descriptor) => {

@@ -12,7 +12,7 @@ import { Reflector } from '@nestjs/core';
 import { ApiResponse, type SchemaObject } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { map, Observable } from 'rxjs';
-import { ETagged } from '../http/conditional-requests';
+import { etagHeaderOf, ETagged } from '../http/conditional-requests';
 import { headersOf } from './decorators';
 import type { ResponseHeaderName } from './headers';
 
@@ -66,15 +66,16 @@ export function ApiCreated(opts: {
   description?: string;
   headers?: ResponseHeaderName[];
 }): MethodDecorator {
-  return applyDecorators(
-    SetMetadata(LOCATION_OF, opts.location),
-    UseInterceptors(LocationInterceptor),
+  const response = (etag: object | undefined): MethodDecorator =>
     ApiResponse({
       status: 201,
       description: opts.description ?? 'Created.',
       ...(opts.type ? { type: opts.type } : {}),
       ...(opts.schema ? { schema: opts.schema } : {}),
-      headers: headersOf(['Location', ...(opts.headers ?? [])], ['Location']),
-    }),
-  );
+      headers: { ...headersOf(['Location', ...(opts.headers ?? [])], ['Location']), ...etag },
+    });
+  // A @Conditional route below this one sends an ETag with the 201: describe it too.
+  const described: MethodDecorator = (target, key, descriptor) =>
+    response(etagHeaderOf(descriptor.value as object))(target, key, descriptor);
+  return applyDecorators(SetMetadata(LOCATION_OF, opts.location), UseInterceptors(LocationInterceptor), described);
 }
