@@ -28,6 +28,7 @@ describe('vault activity log through the gateway', () => {
   beforeAll(async () => {
     owner = await ann();
     const vault = await call('records', 'POST', '/vault', { token: owner, body: { name: 'Logged vault' } });
+    expect(vault.status).toBe(201);
     vaultId = vault.body.id;
     const record = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, {
       token: owner,

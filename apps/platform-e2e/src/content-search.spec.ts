@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ann, bob, call, cy } from '../support/client';
+import { bob, call, cy, tokenFor } from '../support/client';
 
 const BOUNDARY = 'e2e-content-search-boundary';
 const PDF = readFileSync(join(__dirname, '../../records-service/test/search/fixtures/policy.pdf'));
@@ -17,7 +17,11 @@ describe('content search through the gateway', () => {
   let files: string;
 
   beforeAll(async () => {
-    [owner, sameTenant, otherTenant] = await Promise.all([ann(), bob(), cy()]);
+    [owner, sameTenant, otherTenant] = await Promise.all([
+      tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', 'sia@alpha.example', 'sia-password-1'),
+      bob(),
+      cy(),
+    ]);
     const vault = await call('records', 'POST', '/vault', { token: owner, body: { name: 'Search e2e' } });
     const record = await call('records', 'POST', `/vault/vault-id/${vault.body.id}/records`, {
       token: owner,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ann, bob, call, cy } from '../support/client';
+import { bob, call, cy, tokenFor } from '../support/client';
 
 const BOUNDARY = 'e2e-file-versions-boundary';
 
@@ -35,7 +35,11 @@ describe('file versions through the gateway', () => {
   };
 
   beforeAll(async () => {
-    [owner, sameTenant, otherTenant] = await Promise.all([ann(), bob(), cy()]);
+    [owner, sameTenant, otherTenant] = await Promise.all([
+      tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', 'fay@alpha.example', 'fay-password-1'),
+      bob(),
+      cy(),
+    ]);
     const vault = await call('records', 'POST', '/vault', { token: owner, body: { name: 'Versions e2e' } });
     expect(vault.status).toBe(201);
     vaultId = vault.body.id;

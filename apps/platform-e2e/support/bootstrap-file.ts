@@ -53,6 +53,10 @@ export const E2E_BOOTSTRAP = {
         { username: 'lex@alpha.example', password: 'lex-password-1', roles: ['compliance'] },
         // the OpenAPI suite's own account (GET /accounts/me before and after it exists)
         { username: 'oas@alpha.example', password: 'oas-password-1' },
+        // the file-versions and content-search suites' own vault owners (the free plan's
+        // three owned vaults are taken by the suites that use ann)
+        { username: 'fay@alpha.example', password: 'fay-password-1' },
+        { username: 'sia@alpha.example', password: 'sia-password-1' },
       ],
     },
     {

@@ -41,7 +41,7 @@ async function auditCommand(env: Record<string, string>) {
   return { report: JSON.parse(out.join('')), code };
 }
 
-/** Uploads two files sharing bytes and a second version, so the store holds 2 blobs' objects. */
+/** Uploads two files sharing bytes and a second version: the keys of the vault's 2 blobs. */
 async function seed(t: RecordsTestApp) {
   const owner = await t.caller('tenant-a');
   const vaultId = await t.createVault(owner);
@@ -51,7 +51,8 @@ async function seed(t: RecordsTestApp) {
   await upload(t, owner, vaultId, recordId, { meta: meta('b.pdf'), bytes }).expect(201);
   await upload(t, owner, vaultId, recordId, { meta: meta('a.pdf', { replace: 'true' }) }).expect(201);
   await eventually(async () => (await t.sql('SELECT 1 FROM file_purges')).length === 0);
-  return (await t.sql<{ storage_key: string }>('SELECT storage_key FROM blobs ORDER BY 1')).map((b) => b.storage_key);
+  const blobs = await t.sql<{ storage_key: string }>('SELECT storage_key FROM blobs WHERE vault_id = $1 ORDER BY 1', [vaultId]);
+  return blobs.map((b) => b.storage_key);
 }
 
 describe('storage audit', () => {
