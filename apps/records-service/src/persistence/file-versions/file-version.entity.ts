@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Trashable } from '../lifecycle/trashable.entity';
 
 /**
  * One version of a record file: the blob holding its bytes, its number (1.. per file)
@@ -7,7 +8,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  * `deletedAt` set, purged (the row deleted) at `purgeAt`.
  */
 @Entity('file_versions')
-export class FileVersionEntity {
+export class FileVersionEntity extends Trashable {
   @PrimaryColumn('uuid')
   id!: string;
 
@@ -43,15 +44,6 @@ export class FileVersionEntity {
 
   @Column({ name: 'created_by_name', type: 'text' })
   createdByName!: string;
-
-  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
-  deletedAt!: Date | null;
-
-  @Column({ name: 'deleted_by', type: 'text', nullable: true })
-  deletedBy!: string | null;
-
-  @Column({ name: 'purge_at', type: 'timestamptz', nullable: true })
-  purgeAt!: Date | null;
 }
 
 /** A version with the size and digest of its blob. */

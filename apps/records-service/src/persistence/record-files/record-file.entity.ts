@@ -1,11 +1,12 @@
 import type { FileType } from '@vault/contracts';
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { Trashable } from '../lifecycle/trashable.entity';
 
 const bigintAsNumber = { to: (v: number) => v, from: (v: string | null) => (v === null ? null : Number(v)) };
 
 /** Metadata of a stored file; the bytes live in FileStorage under `storageKey`. */
 @Entity('record_files')
-export class RecordFileEntity {
+export class RecordFileEntity extends Trashable {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
@@ -61,18 +62,6 @@ export class RecordFileEntity {
 
   @Column({ type: 'integer', default: 0 })
   revision!: number;
-
-  /** Set while the file is in the trash (docs/records-api.md, Trash): live rows have null. */
-  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
-  deletedAt!: Date | null;
-
-  /** Who moved it to the trash (the actor's display name). */
-  @Column({ name: 'deleted_by', type: 'text', nullable: true })
-  deletedBy!: string | null;
-
-  /** When the purger removes it from the trash (later while a hold or retention keeps it). */
-  @Column({ name: 'purge_at', type: 'timestamptz', nullable: true })
-  purgeAt!: Date | null;
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt!: Date;

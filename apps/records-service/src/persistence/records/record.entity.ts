@@ -1,8 +1,9 @@
 import type { RecordStatus } from '@vault/contracts';
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
+import { Trashable } from '../lifecycle/trashable.entity';
 
 @Entity('records')
-export class RecordEntity {
+export class RecordEntity extends Trashable {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
@@ -44,18 +45,6 @@ export class RecordEntity {
 
   @Column({ type: 'boolean', default: true })
   active!: boolean;
-
-  /** Set while the record is in the trash (docs/records-api.md, Trash): live rows have null. */
-  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
-  deletedAt!: Date | null;
-
-  /** Who moved it to the trash (the actor's display name). */
-  @Column({ name: 'deleted_by', type: 'text', nullable: true })
-  deletedBy!: string | null;
-
-  /** When the purger removes it from the trash (later while a hold or retention keeps it). */
-  @Column({ name: 'purge_at', type: 'timestamptz', nullable: true })
-  purgeAt!: Date | null;
 
   /** The status a trashed record had before it was deleted, given back by a restore. */
   @Column({ name: 'status_before_delete', type: 'text', nullable: true })

@@ -1,7 +1,8 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn, VersionColumn } from 'typeorm';
+import { Trashable } from '../lifecycle/trashable.entity';
 
 @Entity('vaults')
-export class VaultEntity {
+export class VaultEntity extends Trashable {
   @PrimaryGeneratedColumn('uuid')
   id!: string;
 
@@ -52,18 +53,6 @@ export class VaultEntity {
    */
   @Column({ name: 'deletion_due_at', type: 'timestamptz', nullable: true, select: false, insert: false, update: false })
   deletionDueAt!: Date | null;
-
-  /** Set while the vault is in the trash (docs/records-api.md, Trash): live rows have null. */
-  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
-  deletedAt!: Date | null;
-
-  /** Who moved it to the trash (the actor's display name). */
-  @Column({ name: 'deleted_by', type: 'text', nullable: true })
-  deletedBy!: string | null;
-
-  /** When the purger removes it from the trash (later while a hold or retention keeps it). */
-  @Column({ name: 'purge_at', type: 'timestamptz', nullable: true })
-  purgeAt!: Date | null;
 
   /** 1 at insert, +1 by every save or update of the row: the ETag's version. */
   @VersionColumn({ type: 'integer' })
