@@ -5384,6 +5384,8 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
+          /** @description Strong entity tag of the version shown, `"<id>.<version>"`; views showing the caller's roles (vaults, records) add them, `"<id>.<version>.<roles>"`, and answer `Vary: Authorization`. Send it back in If-None-Match or If-Match. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6046,6 +6048,8 @@ export interface operations {
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
           /** @description Where the created resource is: an absolute path on the same host (`/api/v1/...`), resolved against the request URL (RFC 9110, 10.2.2; docs/openapi.md, "URLs in answers"). */
           Location: string;
+          /** @description Strong entity tag of the version shown, `"<id>.<version>"`; views showing the caller's roles (vaults, records) add them, `"<id>.<version>.<roles>"`, and answer `Vary: Authorization`. Send it back in If-None-Match or If-Match. */
+          ETag?: string;
           [name: string]: unknown;
         };
         content: {
