@@ -40,6 +40,7 @@ const EXPECTED = {
   'GET /vault/vault-id/:vaultId/events': 'vault:guest',
   'GET /vault/vault-id/:vaultId/trash': 'vault:editor',
   'GET /trash': 'authenticated',
+  'GET /trash/item-id/:itemId/retention': 'authenticated',
   'POST /trash/item-id/:itemId/restore': 'authenticated',
   'DELETE /trash/item-id/:itemId': 'authenticated',
   'POST /legal-holds': 'authenticated',

@@ -119,6 +119,17 @@ describe('trash purge, retention and legal holds', () => {
     await purger().purgeDue();
     const [row] = await t.sql<{ purge_at: Date }>('SELECT purge_at FROM records WHERE id = $1', [recordId]);
     expect(row.purge_at.toISOString()).toBe(explained.body.retainedUntil);
+    // the trashed record explains itself too, to the role its delete needed only
+    const trashed = await t.get(owner, `/trash/item-id/${recordId}/retention`).expect(200);
+    expect(trashed.body).toMatchObject({ kind: 'record', id: recordId, purgeBlocked: true, retentionDays: 30, holds: [] });
+    expect(trashed.body.retainedUntil).toBe(explained.body.retainedUntil);
+    expect(trashed.body.deletedAt).not.toBeNull();
+    const viewer = await t.caller();
+    await t.grantVaultRole(premium, viewer, 'vault_viewer');
+    expect((await t.get(viewer, `/trash/item-id/${recordId}/retention`).expect(403)).body.code).toBe('forbidden');
+    await t.get(await t.caller('tenant-b'), `/trash/item-id/${recordId}/retention`).expect(404);
+    await t.get(owner, `/trash/item-id/${vaultId}/retention`).expect(404); // a live item is not in the trash
+    await t.http().get(`/api/v1/trash/item-id/${recordId}/retention`).expect(401);
     // a vault without retention explains that nothing keeps it
     const plain = await t.get(owner, `/vault/vault-id/${vaultId}/retention`).expect(200);
     expect(plain.body).toMatchObject({ purgeBlocked: false, retainedUntil: null, retentionDays: 0, holds: [] });

@@ -983,6 +983,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/trash/item-id/{itemId}/retention': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What keeps a trashed vault, record or file from purge, and until when.
+     * @description The role its delete needed, as for restore and purge; the answer has the shape of a live item's …/retention.
+     */
+    get: operations['Trash_retention'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/trash/item-id/{itemId}/restore': {
     parameters: {
       query?: never;
@@ -3452,38 +3472,6 @@ export interface components {
       /** @description Cursor of the next page (query `cursor`); null on the last. */
       nextCursor: string | null;
     };
-    RestoredItemView: {
-      /** Format: uuid */
-      id: string;
-      /** @enum {string} */
-      kind: 'vault' | 'record' | 'file';
-      /** @description Its name now (a file restored with onConflict=rename: the new name). */
-      name: string;
-      /** Format: uuid */
-      vaultId: string;
-      /** Format: uuid */
-      recordId: string | null;
-    };
-    PlaceHoldDto: {
-      /**
-       * Format: uuid
-       * @description The vault held, or the vault of the record or file held.
-       */
-      vaultId: string;
-      /**
-       * Format: uuid
-       * @description A record of the vault: only it (with its files) is held.
-       */
-      recordId?: string;
-      /**
-       * Format: uuid
-       * @description A file of the record: only it is held (needs recordId).
-       */
-      fileId?: string;
-      /** @description The case name, shown in every refusal it causes. */
-      name: string;
-      reason?: string;
-    };
     LegalHoldView: {
       /** Format: uuid */
       id: string;
@@ -3533,6 +3521,38 @@ export interface components {
        * @description When the purger may remove it.
        */
       purgeAt: string | null;
+    };
+    RestoredItemView: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      kind: 'vault' | 'record' | 'file';
+      /** @description Its name now (a file restored with onConflict=rename: the new name). */
+      name: string;
+      /** Format: uuid */
+      vaultId: string;
+      /** Format: uuid */
+      recordId: string | null;
+    };
+    PlaceHoldDto: {
+      /**
+       * Format: uuid
+       * @description The vault held, or the vault of the record or file held.
+       */
+      vaultId: string;
+      /**
+       * Format: uuid
+       * @description A record of the vault: only it (with its files) is held.
+       */
+      recordId?: string;
+      /**
+       * Format: uuid
+       * @description A file of the record: only it is held (needs recordId).
+       */
+      fileId?: string;
+      /** @description The case name, shown in every refusal it causes. */
+      name: string;
+      reason?: string;
     };
     SearchHitDto: {
       /** Format: uuid */
@@ -8314,6 +8334,62 @@ export interface operations {
       };
       400: components['responses']['Problem400'];
       401: components['responses']['Problem401'];
+      429: components['responses']['Problem429'];
+      500: components['responses']['Problem500'];
+      502: components['responses']['Problem502'];
+      503: components['responses']['Problem503'];
+      504: components['responses']['Problem504'];
+    };
+  };
+  Trash_retention: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Id of a trashed vault, record or file (the `id` of a trash listing). */
+        itemId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RetentionView'];
+        };
+      };
+      400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
+      /** @description forbidden: the caller sees the resource but its role does not allow this. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description not_found: no such item in the trash visible to the caller. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];
       502: components['responses']['Problem502'];

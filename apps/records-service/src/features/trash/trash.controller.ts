@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Principal, RestoredItemView, RestoreQueryDto, TrashPage, TrashQueryDto } from '@vault/contracts';
+import { Principal, RestoredItemView, RestoreQueryDto, RetentionView, TrashPage, TrashQueryDto } from '@vault/contracts';
 import { Access, Authenticated, CurrentPrincipal } from '@vault/platform/auth';
 import { ApiPathParams, ApiProblems } from '@vault/platform/openapi';
 import type { VaultAccess } from '../../capabilities/access/access.service';
@@ -40,6 +40,19 @@ export class TrashController {
   @ApiOkResponse({ type: TrashPage })
   ownedTrash(@CurrentPrincipal() principal: Principal, @Query() query: TrashQueryDto): Promise<TrashPage> {
     return this.listing.ownedTrash(principal, query);
+  }
+
+  @Get('trash/item-id/:itemId/retention')
+  @Authenticated()
+  @ApiOperation({
+    summary: 'What keeps a trashed vault, record or file from purge, and until when.',
+    description: "The role its delete needed, as for restore and purge; the answer has the shape of a live item's …/retention.",
+  })
+  @ApiPathParams(ITEM)
+  @ApiOkResponse({ type: RetentionView })
+  @ApiProblems(403, [404, 'not_found: no such item in the trash visible to the caller.'])
+  retention(@CurrentPrincipal() principal: Principal, @Param('itemId') itemId: string): Promise<RetentionView> {
+    return this.trash.retentionOf(principal, itemId);
   }
 
   @Post('trash/item-id/:itemId/restore')

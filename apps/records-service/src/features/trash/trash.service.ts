@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Principal, RestoreConflictChoice, RestoredItemView } from '@vault/contracts';
+import { Principal, RestoreConflictChoice, RestoredItemView, RetentionView } from '@vault/contracts';
 import { mapUniqueViolation } from '@vault/platform/errors';
 import { Transactions, Tx } from '@vault/platform/persistence';
 import { isUuid } from '../../capabilities/access/access.service';
@@ -8,6 +8,7 @@ import { LicensesService } from '../../capabilities/plans/licenses.service';
 import { QuotaService } from '../../capabilities/plans/quota.service';
 import { ItemPurger } from '../../capabilities/retention/item-purger';
 import { heldBy, nameTaken, notInTrash, parentInTrash, retainedUntil } from '../../capabilities/retention/retention.errors';
+import { RetentionService } from '../../capabilities/retention/retention.service';
 import { TrashEvents } from '../../capabilities/retention/trash-events';
 import { FILE_NAME_INDEX } from '../../persistence/record-files/record-file.repository';
 import { RecordRepository } from '../../persistence/records/record.repository';
@@ -38,7 +39,16 @@ export class TrashService {
     private readonly quota: QuotaService,
     private readonly purger: ItemPurger,
     private readonly events: TrashEvents,
+    private readonly retention: RetentionService,
   ) {}
+
+  /** What keeps a trashed item from purge, and until when (the role its delete needed). */
+  async retentionOf(principal: Principal, itemId: string): Promise<RetentionView> {
+    const t = await this.target(principal, itemId);
+    const recordId = t.kind === 'record' ? t.id : t.recordId;
+    const scope = { vaultId: t.vaultId, recordId: t.kind === 'vault' ? null : recordId, fileId: t.kind === 'file' ? t.id : null };
+    return this.retention.explain(t.kind, t.id, scope, t);
+  }
 
   /** Brings the item back whole: a vault with all it held, a record with its status and files, a file under its name. */
   async restore(principal: Principal, itemId: string, onConflict: RestoreConflictChoice = 'fail'): Promise<RestoredItemView> {
