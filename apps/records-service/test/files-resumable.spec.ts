@@ -114,6 +114,34 @@ describe('resumable uploads, tus (filesystem storage)', () => {
     expect(res.headers['tus-version']).toBe('1.0.0');
     expect(res.headers['tus-extension']).toBe('creation,creation-with-upload,checksum,termination,expiration');
     expect(res.headers['tus-checksum-algorithm']).toBe('sha1,sha256');
+    expect(res.headers['tus-max-size']).toBeUndefined();
+  });
+
+  it('tells a caller who may upload its Tus-Max-Size on OPTIONS, and nobody else', async () => {
+    const options = (c?: Caller, token = c?.token) => {
+      const req = t.http().options(uploadsPath(vaultId, recordId));
+      return token ? req.set('Authorization', `Bearer ${token}`) : req;
+    };
+    // the plan's vault.maxUploadMBs (8 MiB) is smaller than the vault's room (1 GiB)
+    expect((await options(owner).expect(204)).headers['tus-max-size']).toBe(String(8 * MiB));
+    const editor = await t.caller('tenant-a');
+    await t.grantRecordRole(recordId, editor, 'rec_editor');
+    expect((await options(editor).expect(204)).headers['tus-max-size']).toBe(String(8 * MiB));
+    const viewer = await t.caller('tenant-a');
+    await t.grantVaultRole(vaultId, viewer, 'vault_viewer');
+    const stranger = await t.caller('tenant-b');
+    for (const c of [viewer, stranger]) {
+      const res = await options(c).expect(204);
+      expect(res.headers['tus-max-size']).toBeUndefined();
+      expect(res.headers['tus-version']).toBe('1.0.0');
+    }
+    // a token that is not valid is refused rather than ignored
+    const bad = await options(undefined, 'not-a-token').expect(401);
+    expect(bad.headers['www-authenticate']).toContain('invalid_token');
+    // the room left wins once it is smaller than the per-upload limit
+    await upload(t, owner, vaultId, recordId, { meta: meta('room.pdf') }).expect(201);
+    await t.sql(`UPDATE blobs SET size = $2 WHERE vault_id = $1`, [vaultId, 1024 * MiB - 3 * MiB]);
+    expect((await options(owner).expect(204)).headers['tus-max-size']).toBe(String(3 * MiB));
   });
 
   it('uploads in chunks with per-chunk checksums and commits the record file on the last PATCH', async () => {

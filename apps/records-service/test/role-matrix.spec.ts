@@ -60,7 +60,7 @@ interface Route {
   name: string;
   /** The route pattern of the controller (checked against every declared route). */
   pattern: string;
-  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: (w: World) => string;
   send?: (req: Test, w: World) => Test;
   /** Prepares a permitted call by `c` (a resumable upload of its own) and answers the path to call. */
@@ -277,6 +277,15 @@ const ROUTES: Route[] = [
         .set('Upload-Metadata', tusMeta(meta('260104120000_tus.pdf'))),
     writes: true,
     expect: recordEditor(201),
+  },
+  {
+    // open to anyone; Tus-Max-Size only to uploaders (test/files-resumable.spec.ts)
+    name: 'tus discovery',
+    pattern: `OPTIONS ${R}/uploads`,
+    method: 'OPTIONS',
+    path: (w) => `${recordPath(w)}/uploads`,
+    writes: false,
+    expect: anyCaller(204),
   },
   {
     name: 'list collaborators',

@@ -5,14 +5,17 @@ import type { Principal } from '@vault/contracts';
 export const ACCESS_RULE = 'vault:access-rule';
 
 /**
- * A route's access rule. `public`: no token. `authenticated`: any valid token, the
- * service checks ownership itself. Other strings name a domain rule (for example
- * `vault:editor`) enforced by that service's own guard after authentication.
+ * A route's access rule. `public`: no token. `optional`: open to anyone, and a caller who
+ * sends a bearer token is authenticated (401 when it is not valid), so the answer may say
+ * more to it. `authenticated`: any valid token, the service checks ownership itself. Other
+ * strings name a domain rule (for example `vault:editor`) enforced by that service's own
+ * guard after authentication.
  */
-export type AccessRule = 'public' | 'authenticated' | `${string}:${string}`;
+export type AccessRule = 'public' | 'optional' | 'authenticated' | `${string}:${string}`;
 
 export const Access = (rule: AccessRule) => SetMetadata(ACCESS_RULE, rule);
 export const Public = () => Access('public');
+export const OptionallyAuthenticated = () => Access('optional');
 export const Authenticated = () => Access('authenticated');
 
 /** The verified caller of the current request. */

@@ -52,7 +52,9 @@ export class AccessGuard implements CanActivate {
       throw ProblemException.forbidden('This operation is not available.');
     }
     if (rule === 'public') return true;
-    if (!this.authenticate) throw missingBearerToken(ctx.switchToHttp().getRequest<Request>().headers.authorization);
+    const authorization = ctx.switchToHttp().getRequest<Request>().headers.authorization;
+    if (rule === 'optional' && authorization === undefined) return true;
+    if (!this.authenticate) throw missingBearerToken(authorization);
     return (await this.authenticate.canActivate(ctx)) as boolean;
   }
 }

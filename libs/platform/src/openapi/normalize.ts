@@ -110,7 +110,9 @@ function declarePathParameters(path: string, op: OperationObject): void {
 
 function describeSecurity(op: OperationObject, rule: string | undefined): void {
   const markedPublic = (op.security ?? []).some((s) => PUBLIC_MARKER in s);
-  op.security = rule === 'public' || markedPublic ? [] : [{ [BEARER_SCHEME]: [] }];
+  // `optional`: anonymous ({}) or with the bearer token
+  if (rule === 'optional') op.security = [{}, { [BEARER_SCHEME]: [] }];
+  else op.security = rule === 'public' || markedPublic ? [] : [{ [BEARER_SCHEME]: [] }];
 }
 
 /** The statuses the route's rule implies, each error with the problem body, the common headers on all. */

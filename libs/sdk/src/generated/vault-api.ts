@@ -665,7 +665,10 @@ export interface paths {
      */
     post: operations['ResumableUploads_create'];
     delete?: never;
-    /** tus discovery: Tus-Version, Tus-Extension, Tus-Checksum-Algorithm. */
+    /**
+     * tus discovery: Tus-Version, Tus-Extension, Tus-Checksum-Algorithm; Tus-Max-Size for a caller who may upload.
+     * @description Open to anyone. With a bearer token (401 when it is not valid) of a caller who may upload to the record, Tus-Max-Size names the largest upload it may create now: the plan's vault.maxUploadMBs or the vault's room left.
+     */
     options: operations['TusDiscovery_collection'];
     head?: never;
     patch?: never;
@@ -683,7 +686,7 @@ export interface paths {
     post?: never;
     /** Terminate the upload: its bytes are removed and its reservation released. */
     delete: operations['ResumableUploads_terminate'];
-    /** tus discovery on an upload: the same headers as on the collection. */
+    /** tus discovery on an upload: the protocol headers of the collection. */
     options: operations['TusDiscovery_upload'];
     /** Where the caller's upload stands: Upload-Offset, Upload-Length (404 for anyone else's). */
     head: operations['ResumableUploads_offset'];
@@ -6810,11 +6813,14 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description The largest upload, in bytes, this caller may create on the record now (only to a caller who may upload). */
+          'Tus-Max-Size'?: number;
           [name: string]: unknown;
         };
         content?: never;
       };
       400: components['responses']['Problem400'];
+      401: components['responses']['Problem401'];
       404: components['responses']['Problem404'];
       429: components['responses']['Problem429'];
       500: components['responses']['Problem500'];

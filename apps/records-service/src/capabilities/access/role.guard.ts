@@ -25,7 +25,7 @@ export class RoleGuard implements CanActivate {
     const declared = this.reflector.getAllAndOverride<AccessRule | undefined>(ACCESS_RULE, [ctx.getHandler(), ctx.getClass()]);
     const rule = parseRule(declared);
     if (!rule) {
-      if (declared === 'public' || declared === 'authenticated') return true;
+      if (declared === 'public' || declared === 'optional' || declared === 'authenticated') return true;
       throw operationUnavailable();
     }
     const req = ctx.switchToHttp().getRequest<RequestWithAccess>();

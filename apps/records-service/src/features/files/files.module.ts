@@ -16,6 +16,7 @@ import { ResumableCreationKeys } from './resumable/resumable-creation-keys';
 import { ResumableUploadService } from './resumable/resumable-upload.service';
 import { ResumableUploadsController, TusDiscoveryController } from './resumable/resumable-uploads.controller';
 import { ResumableEnv } from './resumable/resumable.env';
+import { TusDiscoveryService } from './resumable/tus-discovery.service';
 import { UploadService } from './upload/upload.service';
 import { StorageUsageController } from './versions/storage-usage.controller';
 import { FileVersionsController } from './versions/file-versions.controller';
@@ -42,6 +43,7 @@ import { VersionWriter } from './versions/version-writer';
     ResumableCompletion,
     ResumableUploadService,
     ResumableCreationKeys,
+    TusDiscoveryService,
     { provide: ResumableEnv, useFactory: () => loadEnv(ResumableEnv) },
   ],
 })

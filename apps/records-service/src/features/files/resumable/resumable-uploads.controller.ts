@@ -1,7 +1,7 @@
-import { Controller, Delete, Head, HttpCode, Options, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Delete, Head, HttpCode, Options, Param, Patch, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiConsumes, ApiHeader, ApiNoContentResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { FILE_ERRORS, Principal } from '@vault/contracts';
-import { Access, CurrentPrincipal, Public } from '@vault/platform/auth';
+import { Access, CurrentPrincipal, OptionallyAuthenticated, Public } from '@vault/platform/auth';
 import { ReadsOwnBody } from '@vault/platform/http';
 import { ApiIdempotencyKey, IDEMPOTENCY_REPLAYED_HEADER } from '@vault/platform/idempotency';
 import { ApiProblems } from '@vault/platform/openapi';
@@ -14,6 +14,7 @@ import { ResumableUploadService } from './resumable-upload.service';
 import { CHUNK_ALGORITHMS } from './tus-metadata';
 import { TUS_EXTENSIONS, TUS_VERSION } from './tus-preconditions';
 import { CREATION_HEADERS, ResumableCreationKeys } from './resumable-creation-keys';
+import { TusDiscoveryService } from './tus-discovery.service';
 
 const ROUTE = 'vault/vault-id/:vaultId/records/record-id/:recordId/uploads';
 
@@ -159,32 +160,51 @@ export class ResumableUploadsController {
   }
 }
 
-/** tus discovery (OPTIONS), open to anyone: the protocol version and extensions. */
+const TUS_MAX_SIZE_HEADER = {
+  description: 'The largest upload, in bytes, this caller may create on the record now (only to a caller who may upload).',
+  schema: { type: 'integer' as const },
+};
+
+/**
+ * tus discovery (OPTIONS), open to anyone: the protocol version and extensions; a caller
+ * sending its token who may upload to the record also gets its `Tus-Max-Size`.
+ */
 @ApiTags('record files')
 @Controller(ROUTE)
 export class TusDiscoveryController {
+  constructor(private readonly discovery: TusDiscoveryService) {}
+
   @Options()
-  @Public()
+  @OptionallyAuthenticated()
   @HttpCode(204)
   @ApiOperation({
-    summary: 'tus discovery: Tus-Version, Tus-Extension, Tus-Checksum-Algorithm.',
+    summary: 'tus discovery: Tus-Version, Tus-Extension, Tus-Checksum-Algorithm; Tus-Max-Size for a caller who may upload.',
+    description:
+      'Open to anyone. With a bearer token (401 when it is not valid) of a caller who may upload to the record, ' +
+      "Tus-Max-Size names the largest upload it may create now: the plan's vault.maxUploadMBs or the vault's room left.",
   })
-  @ApiNoContentResponse({ description: 'No body.' })
-  collection(@Res({ passthrough: true }) res: Response): void {
-    discovery(res);
+  @ApiNoContentResponse({ description: 'No body.', headers: { 'Tus-Max-Size': TUS_MAX_SIZE_HEADER } })
+  async collection(
+    @CurrentPrincipal() principal: Principal | undefined,
+    @Param('vaultId') vaultId: string,
+    @Param('recordId') recordId: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    discovery(res, await this.discovery.maxSizeFor(principal, vaultId, recordId));
   }
 
   @Options(':uploadId')
   @Public()
   @HttpCode(204)
-  @ApiOperation({ summary: 'tus discovery on an upload: the same headers as on the collection.' })
+  @ApiOperation({ summary: 'tus discovery on an upload: the protocol headers of the collection.' })
   @ApiNoContentResponse({ description: 'No body.' })
   upload(@Res({ passthrough: true }) res: Response): void {
     discovery(res);
   }
 }
 
-function discovery(res: Response): void {
+function discovery(res: Response, maxSize?: number): void {
+  if (maxSize !== undefined) res.setHeader('Tus-Max-Size', String(maxSize));
   res.setHeader('Tus-Resumable', TUS_VERSION);
   res.setHeader('Tus-Version', TUS_VERSION);
   res.setHeader('Tus-Extension', TUS_EXTENSIONS);
