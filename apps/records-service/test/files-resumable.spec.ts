@@ -176,7 +176,7 @@ describe('resumable uploads, tus (filesystem storage)', () => {
     const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/scan.pdf`)).expect(200);
     expect(sha256(got.body as Buffer)).toBe(sha256(bytes));
     // the same traces as a multipart upload, and nothing of the upload left
-    const [event] = await t.outbox(SUBJECTS.fileUploaded);
+    const [event] = (await t.outbox(SUBJECTS.fileUploaded)).filter((e) => e.payload.record.id === recordId);
     expect(event.payload).toMatchObject({
       fileName: 'scan.pdf',
       fileSize: bytes.length,
