@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Transform } from 'node:stream';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
+import { PeriodicTask } from '@vault/platform/runtime';
 import { PurgeQueueRepository } from '../../persistence/record-files/purge-queue.repository';
 import { BlobEnvelopeRepository, BlobSeal } from '../../persistence/vault-keys/blob-envelope.repository';
 import { BlobCipherService } from '../encryption/blob-cipher.service';
@@ -34,7 +35,8 @@ export interface EncryptionPass {
 @Injectable()
 export class BlobEncryptionJob implements OnModuleInit, OnModuleDestroy {
   private readonly log = new Logger(BlobEncryptionJob.name);
-  private timer?: NodeJS.Timeout;
+  // a failed pass logs its own warning (run); the task only schedules the next one
+  private readonly task: PeriodicTask;
   private running?: Promise<EncryptionPass>;
 
   constructor(
@@ -46,16 +48,16 @@ export class BlobEncryptionJob implements OnModuleInit, OnModuleDestroy {
     private readonly env: EncryptionEnv,
   ) {
     exportJobMetrics();
+    const pass = () => this.pass().catch(() => undefined);
+    this.task = new PeriodicTask('background encryption', env.ENCRYPTION_JOB_INTERVAL_MS, pass, this.log);
   }
 
   onModuleInit(): void {
-    if (this.env.ENCRYPTION_JOB_INTERVAL_MS === 0) return;
-    this.timer = setInterval(() => void this.pass().catch(() => undefined), this.env.ENCRYPTION_JOB_INTERVAL_MS);
-    this.timer.unref();
+    if (this.env.ENCRYPTION_JOB_INTERVAL_MS !== 0) this.task.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
+    this.task.stop();
     await this.running?.catch(() => undefined);
   }
 
