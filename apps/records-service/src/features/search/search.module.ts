@@ -5,7 +5,6 @@ import { EventsModule } from '../../capabilities/events/events.module';
 import { StorageModule } from '../../capabilities/storage/storage.module';
 import { PersistenceModule } from '../../persistence/persistence.module';
 import { SearchRepository } from '../../persistence/search-index/search.repository';
-import { SearchSchema } from '../../persistence/search-index/search-schema';
 import { TextJobRepository } from '../../persistence/search-index/text-jobs.repository';
 import { TextReindexRepository } from '../../persistence/search-index/text-reindex.repository';
 import { SearchController } from './search.controller';
@@ -25,7 +24,6 @@ import { SearchReindex } from './search-reindex';
   controllers: [SearchController, TextExtractionConsumer],
   providers: [
     { provide: SearchEnv, useFactory: () => loadEnv(SearchEnv) },
-    SearchSchema,
     SearchRepository,
     TextJobRepository,
     TextReindexRepository,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
-import { SearchSchema } from './search-schema';
+import { LIVE_SQL, VERSION_ID_SQL } from './live-state';
 
 /** A search as the repository runs it: the caller, the roles that may read file content, the query. */
 export interface SearchParams {
@@ -53,10 +53,7 @@ export const MARK_END = '\u0002';
 /** Reads of the content index: the search itself and a file's extracted text. */
 @Injectable()
 export class SearchRepository {
-  constructor(
-    private readonly tx: Transactions,
-    private readonly schema: SearchSchema,
-  ) {}
+  constructor(private readonly tx: Transactions) {}
 
   /**
    * One statement: candidate pages from the GIN indexes (full text, one condition per
@@ -66,8 +63,7 @@ export class SearchRepository {
    * a role on the record; best first.
    */
   async search(s: SearchParams): Promise<SearchRow[]> {
-    const { live, versionId } = await this.schema.get();
-    const { sql, params } = searchSql(s, live, versionId);
+    const { sql, params } = searchSql(s);
     return this.tx.run(async (tx) => {
       // A page's text and vector live out of line (TOAST): a sequential scan reads and
       // decompresses every page, which the planner does not count (measured: 600 ms against
@@ -79,16 +75,15 @@ export class SearchRepository {
 
   /** The live file `fileName` of the record with the state of its current bytes' text (null fields: never queued). */
   async fileText(recordId: string, fileName: string): Promise<FileTextRow | null> {
-    const { live, versionId } = await this.schema.get();
     const rows: FileTextRow[] = await this.tx.none.query(
-      `SELECT ft.id, rf.file_name AS "fileName", CASE WHEN ft.id IS NOT NULL THEN ${versionId} END AS "versionId",
+      `SELECT ft.id, rf.file_name AS "fileName", CASE WHEN ft.id IS NOT NULL THEN ${VERSION_ID_SQL} END AS "versionId",
          ft.status, ft.reason,
          ft.detected_type AS "detectedType", COALESCE(ss.language, 'simple'::regconfig)::text AS language,
          COALESCE(ss.content_indexing, true) AS indexing
        FROM record_files rf JOIN records r ON r.id = rf.record_id JOIN vaults v ON v.id = r.vault_id
        LEFT JOIN search_settings ss ON ss.vault_id = v.id
        LEFT JOIN file_texts ft ON ft.record_file_id = rf.id AND ft.sha256 = rf.sha256
-       WHERE rf.record_id = $1 AND rf.file_name = $2 AND ${live}`,
+       WHERE rf.record_id = $1 AND rf.file_name = $2 AND ${LIVE_SQL}`,
       [recordId, fileName],
     );
     return rows[0] ?? null;
@@ -122,7 +117,7 @@ export class SearchRepository {
 const LANGUAGE = /^[a-z]+$/;
 
 /** The search statement and its parameters (see SearchRepository.search). */
-function searchSql(s: SearchParams, live: string, versionId: string): { sql: string; params: unknown[] } {
+function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
   const params: unknown[] = [s.query, s.tenantId, s.openId, s.vaultRoles, s.recordRoles];
   const arg = (v: unknown) => `$${params.push(v)}`;
   const languages = s.languages.filter((l) => LANGUAGE.test(l));
@@ -148,7 +143,7 @@ function searchSql(s: SearchParams, live: string, versionId: string): { sql: str
     best AS (SELECT file_text_id, page, max(rank) AS rank FROM hits GROUP BY 1, 2),
     found AS (
       SELECT v.id AS "vaultId", r.id AS "recordId", r.name AS "recordName", rf.file_name AS "fileName",
-        ${versionId} AS "versionId", b.page, b.rank, b.file_text_id
+        ${VERSION_ID_SQL} AS "versionId", b.page, b.rank, b.file_text_id
       FROM best b
       JOIN file_texts ft ON ft.id = b.file_text_id AND ft.status = 'extracted'
       JOIN record_files rf ON rf.id = ft.record_file_id AND rf.sha256 = ft.sha256
@@ -157,7 +152,7 @@ function searchSql(s: SearchParams, live: string, versionId: string): { sql: str
       LEFT JOIN search_settings ss ON ss.vault_id = v.id
       LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $3 AND vm.tenant_id = v.tenant_id
       LEFT JOIN record_memberships rm ON rm.record_id = r.id AND rm.open_id = $3 AND rm.tenant_id = v.tenant_id
-      WHERE ${live} AND COALESCE(ss.content_indexing, true)
+      WHERE ${LIVE_SQL} AND COALESCE(ss.content_indexing, true)
         AND (vm.role = ANY($4::text[]) OR rm.role = ANY($5::text[]))
         ${filters.map((f) => `AND ${f}`).join(' ')}
       ORDER BY b.rank DESC, b.file_text_id, b.page

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions, type Tx } from '@vault/platform/persistence';
 import { pageTsvSql, returned, VAULT_LANGUAGE_SQL } from './page-tsv';
-import { SearchSchema } from './search-schema';
+import { LIVE_SQL, VERSION_ID_SQL } from './live-state';
 
 /** A claimed extraction: one file version with what its event and its index rows need. */
 export interface TextJob {
@@ -45,22 +45,18 @@ const JOIN_FILE = `JOIN record_files rf ON rf.id = ft.record_file_id
 /** The extraction queue: file_texts rows in status pending, claimed with a lease. */
 @Injectable()
 export class TextJobRepository {
-  constructor(
-    private readonly tx: Transactions,
-    private readonly schema: SearchSchema,
-  ) {}
+  constructor(private readonly tx: Transactions) {}
 
   /**
    * Queues the current bytes of the record's file `fileName` (a new file or version); a
    * version skipped before (replaced, indexing off) is queued again. Returns whether a job is due.
    */
   async enqueue(recordId: string, fileName: string): Promise<boolean> {
-    const { live } = await this.schema.get();
     const rows: unknown[] = await this.tx.none.query(
       `INSERT INTO file_texts (record_file_id, sha256, tenant_id)
        SELECT rf.id, rf.sha256, rf.tenant_id FROM record_files rf
        JOIN records r ON r.id = rf.record_id JOIN vaults v ON v.id = r.vault_id
-       WHERE rf.record_id = $1 AND rf.file_name = $2 AND ${live}
+       WHERE rf.record_id = $1 AND rf.file_name = $2 AND ${LIVE_SQL}
        ON CONFLICT (record_file_id, sha256) DO UPDATE SET status = 'pending', attempts = 0, lease_until = NULL
          WHERE file_texts.status = 'skipped'
        RETURNING id`,
@@ -98,12 +94,11 @@ export class TextJobRepository {
       ),
     );
     if (claimed.length === 0) return [];
-    const { versionId } = await this.schema.get();
     return this.tx.none.query(
       `SELECT ft.id, ft.attempts, ft.tenant_id AS "tenantId", v.id AS "vaultId", v.name AS "vaultName",
          r.id AS "recordId", r.name AS "recordName", rt.name AS "recordTypeName", rf.file_name AS "fileName",
          rf.correlation_id AS "correlationId", rf.file_type AS "fileType", rf.size::float8 AS size,
-         rf.storage_key AS "storageKey", ${versionId} AS "versionId", rf.uploader,
+         rf.storage_key AS "storageKey", ${VERSION_ID_SQL} AS "versionId", rf.uploader,
          rf.uploader_open_id AS "uploaderOpenId", rf.sha256 = ft.sha256 AS current,
          COALESCE(ss.content_indexing, true) AS indexing, ${VAULT_LANGUAGE_SQL}::text AS language
        FROM file_texts ft ${JOIN_FILE}
