@@ -48,7 +48,7 @@ export function benchPlans(edit) {
  * the filesystem storage under `work`. Drops the databases and stops the apps through
  * `cleanups` (run in order at the end). `env` adds or overrides variables.
  */
-export async function startBenchPlatform({ name, work, plans, env = {}, nodeArgs, onOutput, cleanups, log }) {
+export async function startBenchPlatform({ name, work, plans, env = {}, nodeArgs, mains, onOutput, cleanups, log }) {
   const suffix = process.pid;
   const databases = {
     'developer-service': `vault_bench_${name}_dev_${suffix}`,
@@ -94,6 +94,7 @@ export async function startBenchPlatform({ name, work, plans, env = {}, nodeArgs
       ...env,
     },
     nodeArgs,
+    mains,
     onOutput: onOutput ?? ((app, line) => /ERROR|WARN|Error/.test(line) && console.log(`  [${app}] ${line}`)),
   });
   cleanups.unshift(() => p.stop());
