@@ -3,7 +3,7 @@ import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clie
 import * as tus from 'tus-js-client';
 import { binary, eventually, filesPath, meta, sha256 } from './files-support';
 import { endpointOf, statusOf, tusUpload, uploadAcrossInstances } from './resumable-support';
-import { LOOPBACK_S3_BUCKET, LoopbackS3 } from './loopback-s3';
+import { LOOPBACK_S3_BUCKET, LoopbackS3 } from '@vault/platform/testing/s3';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
 const MiB = 1024 * 1024;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { sealedSize } from '../src/capabilities/encryption/age-stream';
 import { binary, filesPath, meta, sha256, upload } from './files-support';
-import { LOOPBACK_S3_BUCKET, LoopbackS3 } from './loopback-s3';
+import { LOOPBACK_S3_BUCKET, LoopbackS3 } from '@vault/platform/testing/s3';
 import { Caller, RecordsTestApp, writePlansFile } from './support';
 
 const MiB = 1024 * 1024;

@@ -13,7 +13,7 @@ import { storageFromEnv } from '../src/capabilities/storage/storage.module';
 import { FilesEnv } from '../src/capabilities/storage/storage.env';
 import { loadEnv } from '@vault/platform/config';
 import { eventually, meta, upload } from './files-support';
-import { LOOPBACK_S3_BUCKET, LoopbackS3 } from './loopback-s3';
+import { LOOPBACK_S3_BUCKET, LoopbackS3 } from '@vault/platform/testing/s3';
 import { RecordsTestApp } from './support';
 
 const run = promisify(execFile);
