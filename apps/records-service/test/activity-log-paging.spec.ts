@@ -99,6 +99,7 @@ describe('activity-log paging', () => {
     const past = await log({ page: 9, pageSize: 10 }).expect(200);
     expect(past.body.data).toEqual([]);
     expect(past.body.page.nextCursor).toBeNull();
+    expect(past.body.nextCursor).toBeNull();
   });
 
   it('walks the log by cursor in the same order, ties included, with filters', async () => {
@@ -108,8 +109,10 @@ describe('activity-log paging', () => {
       for (let page = 1; ; page++) {
         expect(res.body.page.currentPage).toBe(page);
         seen.push(...ids(res));
-        if (!res.body.page.nextCursor) break;
-        res = await log({ ...filters, pageSize: 4, cursor: res.body.page.nextCursor }).expect(200);
+        // The top-level nextCursor of every list; the contract's page object carries the same value.
+        expect(res.body.page.nextCursor).toBe(res.body.nextCursor);
+        if (!res.body.nextCursor) break;
+        res = await log({ ...filters, pageSize: 4, cursor: res.body.nextCursor }).expect(200);
       }
       return seen;
     };

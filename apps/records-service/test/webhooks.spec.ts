@@ -231,9 +231,15 @@ describe('webhook subscriptions', () => {
       );
     }
     const page1 = await t.get(owner, `${hook(w.id)}/deliveries?pageSize=2`).expect(200);
-    expect(page1.body.items).toHaveLength(2);
-    expect(page1.body.pageInfo).toMatchObject({ totalItems: 3, currentPage: 1, pageSize: 2, totalPages: 2 });
-    expect(page1.body.items[0]).toMatchObject({
+    expect(page1.body.data).toHaveLength(2);
+    expect(page1.body.page).toMatchObject({ totalItems: 3, currentPage: 1, pageSize: 2, totalPages: 2 });
+    expect(typeof page1.body.nextCursor).toBe('string');
+    // The first shape of the list, deprecated, repeats the new one until the sunset.
+    expect(page1.body.items).toEqual(page1.body.data);
+    expect(page1.body.pageInfo).toEqual(page1.body.page);
+    expect(page1.headers['deprecation']).toBe(`@${Date.parse('2026-11-27T00:00:00Z') / 1000}`);
+    expect(new Date(page1.headers['sunset']).toISOString()).toBe('2027-11-27T00:00:00.000Z');
+    expect(page1.body.data[0]).toMatchObject({
       eventType: 'record.created',
       status: 'failed',
       attempts: 8,
@@ -243,8 +249,9 @@ describe('webhook subscriptions', () => {
       deliveredAt: null,
     });
     const page2 = await t.get(owner, `${hook(w.id)}/deliveries?page=2&pageSize=2`).expect(200);
-    expect(page2.body.items).toHaveLength(1);
-    const all = [...page1.body.items, ...page2.body.items];
+    expect(page2.body.data).toHaveLength(1);
+    expect(page2.body.nextCursor).toBeNull();
+    const all = [...page1.body.data, ...page2.body.data];
     // Newest first.
     expect(all.map((d: { createdAt: string }) => d.createdAt)).toEqual(
       all
@@ -254,7 +261,7 @@ describe('webhook subscriptions', () => {
     );
     await t.get(owner, `${hook(w.id)}/deliveries?pageSize=500`).expect(400);
 
-    const target = page2.body.items[0];
+    const target = page2.body.data[0];
     const again = await t.post(owner, `${hook(w.id)}/deliveries/delivery-id/${target.id}/redeliver`).expect(202);
     expect(again.body).toMatchObject({ id: target.id, eventId: target.eventId, status: 'pending', attempts: 0 });
     expect(again.body.nextAttemptAt).not.toBeNull();
@@ -264,6 +271,40 @@ describe('webhook subscriptions', () => {
     const other = await create();
     const foreign = await t.post(owner, `${hook(other.id)}/deliveries/delivery-id/${target.id}/redeliver`).expect(404);
     expect(foreign.body.code).toBe('webhook_delivery_not_found');
+  });
+
+  it('continues the delivery log from nextCursor, unshifted by deliveries created meanwhile', async () => {
+    const w = await create();
+    const insert = (seq: number, minutesAgo: number) =>
+      t.sql(
+        `INSERT INTO webhook_deliveries (id, webhook_id, vault_id, event_id, event_type, stream_seq, body, status, created_at)
+         VALUES (gen_random_uuid(), $1, $2, gen_random_uuid(), 'record.created', $3, '{}', 'delivered',
+           now() - make_interval(mins => $4))`,
+        [w.id, vaultId, seq, minutesAgo],
+      );
+    for (let i = 0; i < 5; i++) await insert(i + 1, 10 - i);
+    const seen: string[] = [];
+    const first = await t.get(owner, `${hook(w.id)}/deliveries?pageSize=2`).expect(200);
+    seen.push(...first.body.data.map((d: { id: string }) => d.id));
+    // A newer delivery arrives: an offset page 2 would repeat the last one of page 1.
+    await insert(6, 0);
+    let cursor: string | null = first.body.nextCursor;
+    const pages = [first.body.page.currentPage];
+    while (cursor) {
+      const next = await t.get(owner, `${hook(w.id)}/deliveries?pageSize=2&cursor=${cursor}`).expect(200);
+      seen.push(...next.body.data.map((d: { id: string }) => d.id));
+      pages.push(next.body.page.currentPage);
+      expect(next.body.items).toEqual(next.body.data);
+      cursor = next.body.nextCursor;
+    }
+    expect(pages).toEqual([1, 2, 3]);
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
+
+    const mixed = await t.get(owner, `${hook(w.id)}/deliveries?page=2&cursor=${first.body.nextCursor}`).expect(400);
+    expect(mixed.body.errors[0].field).toBe('cursor');
+    const forged = await t.get(owner, `${hook(w.id)}/deliveries?cursor=bm90LWEtY3Vyc29y`).expect(400);
+    expect(forged.body).toMatchObject({ code: 'validation_failed', requestId: expect.any(String) });
   });
 
   describe('redeliver leaves a delivery being sent alone', () => {

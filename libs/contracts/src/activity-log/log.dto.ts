@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { CursorParam, DEFAULT_PAGE_SIZE, PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
+import { CursorParam, DEFAULT_PAGE_SIZE, NextCursor, PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
 import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { FILTER_LOCALES, LOG_ENTITIES, LOG_EVENT_TYPES, type FilterLocale, type LogEntity, type LogEventType } from '../enums';
 
@@ -34,7 +34,7 @@ export class ActivityLogQueryDto {
   page?: number;
 
   @CursorParam(
-    'Continue after the page that answered this `page.nextCursor` (keyset paging: each page costs the same ' +
+    'Continue after the page that answered this `nextCursor` (keyset paging: each page costs the same ' +
       'however far into the log). Not together with `page`; the filters must be the same.',
   )
   cursor?: string;
@@ -90,15 +90,19 @@ export class ActivityLogPageInfoDto extends PageInfoDto {
   @ApiProperty({
     type: String,
     nullable: true,
-    description: 'Opaque cursor of the next page (query parameter `cursor`); null on the last page.',
+    description: 'The same value as the top-level `nextCursor` (kept here for callers that read the page object).',
   })
   nextCursor!: string | null;
 }
 
+/** `{data, page}` (the contract's page) with the top-level `nextCursor` of every list. */
 export class ActivityLogPageDto {
   @ApiProperty({ type: [ActivityLogEntryDto] })
   data!: ActivityLogEntryDto[];
 
   @ApiProperty({ type: ActivityLogPageInfoDto })
   page!: ActivityLogPageInfoDto;
+
+  @NextCursor()
+  nextCursor!: string | null;
 }

@@ -22,6 +22,18 @@ export const PageNumber = (description = '1-based page number.') =>
 export const CursorParam = (description: string) =>
   applyDecorators(ApiPropertyOptional({ description, maxLength: 512 }), IsOptional(), IsString(), MaxLength(512));
 
+/**
+ * The one rule of every list (docs/openapi.md, "Lists"): the answer holds its items in `data`
+ * and, at the top level, `nextCursor`: send it back as the `cursor` query parameter (same
+ * filters) for the next page; null on the last page.
+ */
+export const NEXT_CURSOR_DESCRIPTION =
+  'Continues the list: send it back as the `cursor` query parameter (same filters and pageSize) for the next page; ' +
+  'null on the last page. Every list of the API answers `data` and `nextCursor` (docs/openapi.md, "Lists").';
+
+/** The top-level `nextCursor` of a list answer (string, or null on the last page). */
+export const NextCursor = () => ApiProperty({ type: String, nullable: true, description: NEXT_CURSOR_DESCRIPTION });
+
 /** The optional `pageSize` query parameter of a paged list (1 to MAX_PAGE_SIZE). */
 export const PageSize = () =>
   applyDecorators(

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
+import { CursorParam, NextCursor, PageInfoDto, PageNumber, PageSize } from '../paging/page-info';
 
 /**
  * Event types a webhook subscription can name (`<entity>.<action>`, docs/webhooks.md);
@@ -159,11 +159,24 @@ export class WebhookDeliveryView {
 /** GET .../deliveries query. */
 export class WebhookDeliveriesQuery {
   @PageNumber() page?: number;
+  @CursorParam(
+    'Continue after the page that answered this `nextCursor` (keyset: no delivery is skipped or repeated when new ones arrive). Not together with `page`.',
+  )
+  cursor?: string;
   @PageSize() pageSize?: number;
 }
 
-/** GET .../deliveries: newest event first. */
+/**
+ * GET .../deliveries: newest event first, `{data, page, nextCursor}` like every list.
+ * `items` and `pageInfo` (the first shape of this list) repeat `data` and `page` until
+ * their sunset (docs/webhooks.md, "Delivery log").
+ */
 export class WebhookDeliveryPage {
-  @ApiProperty({ type: [WebhookDeliveryView] }) items!: WebhookDeliveryView[];
-  @ApiProperty({ type: PageInfoDto }) pageInfo!: PageInfoDto;
+  @ApiProperty({ type: [WebhookDeliveryView] }) data!: WebhookDeliveryView[];
+  @ApiProperty({ type: PageInfoDto }) page!: PageInfoDto;
+  @NextCursor() nextCursor!: string | null;
+  @ApiProperty({ type: [WebhookDeliveryView], deprecated: true, description: 'Deprecated: the same as `data` (Sunset header).' })
+  items!: WebhookDeliveryView[];
+  @ApiProperty({ type: PageInfoDto, deprecated: true, description: 'Deprecated: the same as `page` (Sunset header).' })
+  pageInfo!: PageInfoDto;
 }

@@ -56,6 +56,11 @@ export const RESPONSE_HEADERS = {
   'Content-Range': text('The byte range of a partial answer (206) or the size of the file (416).'),
   'Accept-Ranges': text('`bytes`: the download can be resumed with Range.'),
   'WWW-Authenticate': text('The bearer challenge (RFC 6750): why the token was refused.'),
+  Deprecation: text(
+    'The answer holds deprecated parts (RFC 9745): `@<unix seconds>`, since when; the operation says which (its fields marked `deprecated`).',
+    { type: 'string', pattern: '^@[0-9]+$' },
+  ),
+  Sunset: text('When the deprecated parts of the answer stop being sent (RFC 8594, an HTTP-date).'),
 } satisfies Record<string, HeaderObject>;
 
 export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;

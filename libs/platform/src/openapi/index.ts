@@ -7,6 +7,7 @@
 export * from './decorators';
 export * from './created';
 export * from './headers';
+export * from './deprecation';
 export * from './problem-schema';
 export * from './document';
 export * from './normalize';

@@ -899,7 +899,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The delivery log of a subscription, newest event first, paged. */
+    /**
+     * The delivery log of a subscription, newest event first, paged.
+     * @description `{data, page, nextCursor}` like every list (send `nextCursor` back as `cursor`). The first shape of this list, `items` and `pageInfo`, is deprecated: it repeats `data` and `page` until the Sunset date (docs/webhooks.md, "Delivery log").
+     */
     get: operations['Webhooks_deliveries'];
     put?: never;
     post?: never;
@@ -3171,12 +3174,14 @@ export interface components {
       startIndex: number;
       endIndex: number;
       pages: number[];
-      /** @description Opaque cursor of the next page (query parameter `cursor`); null on the last page. */
+      /** @description The same value as the top-level `nextCursor` (kept here for callers that read the page object). */
       nextCursor: string | null;
     };
     ActivityLogPageDto: {
       data: components['schemas']['ActivityLogEntryDto'][];
       page: components['schemas']['ActivityLogPageInfoDto'];
+      /** @description Continues the list: send it back as the `cursor` query parameter (same filters and pageSize) for the next page; null on the last page. Every list of the API answers `data` and `nextCursor` (docs/openapi.md, "Lists"). */
+      nextCursor: string | null;
     };
     WebhookDto: {
       /**
@@ -3438,7 +3443,19 @@ export interface components {
       createdAt: string;
     };
     WebhookDeliveryPage: {
+      data: components['schemas']['WebhookDeliveryView'][];
+      page: components['schemas']['PageInfoDto'];
+      /** @description Continues the list: send it back as the `cursor` query parameter (same filters and pageSize) for the next page; null on the last page. Every list of the API answers `data` and `nextCursor` (docs/openapi.md, "Lists"). */
+      nextCursor: string | null;
+      /**
+       * @deprecated
+       * @description Deprecated: the same as `data` (Sunset header).
+       */
       items: components['schemas']['WebhookDeliveryView'][];
+      /**
+       * @deprecated
+       * @description Deprecated: the same as `page` (Sunset header).
+       */
       pageInfo: components['schemas']['PageInfoDto'];
     };
     TrashItemView: {
@@ -7653,7 +7670,7 @@ export interface operations {
         locale?: 'en-CA' | 'es-US' | 'en-US';
         /** @description 1-based page number. */
         page?: number;
-        /** @description Continue after the page that answered this `page.nextCursor` (keyset paging: each page costs the same however far into the log). Not together with `page`; the filters must be the same. */
+        /** @description Continue after the page that answered this `nextCursor` (keyset paging: each page costs the same however far into the log). Not together with `page`; the filters must be the same. */
         cursor?: string;
         pageSize?: number;
       };
@@ -8068,6 +8085,8 @@ export interface operations {
       query?: {
         /** @description 1-based page number. */
         page?: number;
+        /** @description Continue after the page that answered this `nextCursor` (keyset: no delivery is skipped or repeated when new ones arrive). Not together with `page`. */
+        cursor?: string;
         pageSize?: number;
       };
       header?: never;
@@ -8084,6 +8103,10 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description The answer holds deprecated parts (RFC 9745): `@<unix seconds>`, since when; the operation says which (its fields marked `deprecated`). */
+          Deprecation: string;
+          /** @description When the deprecated parts of the answer stop being sent (RFC 8594, an HTTP-date). */
+          Sunset: string;
           [name: string]: unknown;
         };
         content: {

@@ -30,9 +30,12 @@ export class ActivityLogService {
     const last = slice.keys.at(-1);
     const more = last !== undefined && slice.entries.length === pageSize && page * pageSize < total;
     const locale = q.locale ?? 'en-US';
+    const nextCursor = more ? encodeCursor({ key: last, page: page + 1 }, filter) : null;
+    // `nextCursor` at the top like every list; in `page` too, where it was first answered.
     return {
       data: slice.entries.map((r) => renderEntry(r, locale)),
-      page: { ...pageInfo(total, page, pageSize), nextCursor: more ? encodeCursor({ key: last, page: page + 1 }, filter) : null },
+      page: { ...pageInfo(total, page, pageSize), nextCursor },
+      nextCursor,
     };
   }
 }

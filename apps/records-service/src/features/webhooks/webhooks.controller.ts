@@ -22,7 +22,7 @@ import {
   WebhookWithSecretView,
 } from '@vault/contracts';
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
-import { ApiCreated } from '@vault/platform/openapi';
+import { ApiCreated, DEPRECATION_HEADERS, headersOf, SendsDeprecation } from '@vault/platform/openapi';
 import { Idempotent } from '@vault/platform/idempotency';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
@@ -34,6 +34,8 @@ const REFUSED_TARGET =
   'webhook_target_refused: the url is not https, does not resolve, or resolves to a loopback, private, ' +
   'link-local or metadata address (unless WEBHOOK_ALLOWED_TARGETS allows it).';
 const NOT_OWNER = 'forbidden: only the vault owner manages webhooks.';
+/** `items` and `pageInfo` of the delivery log: deprecated for `data` and `page`, sent for twelve months more. */
+const DELIVERIES_DEPRECATION = { since: new Date('2026-11-27T00:00:00Z'), sunset: new Date('2027-11-27T00:00:00Z') };
 const NO_WEBHOOK = 'vault_not_found, or webhook_not_found: the vault has no webhook with this id.';
 
 /** Webhook subscriptions of a vault (docs/webhooks.md); every route is the owner's. */
@@ -141,8 +143,14 @@ export class WebhooksController {
 
   @Get('webhook-id/:webhookId/deliveries')
   @Access('vault:owner')
-  @ApiOperation({ summary: 'The delivery log of a subscription, newest event first, paged.' })
-  @ApiOkResponse({ type: WebhookDeliveryPage })
+  @ApiOperation({
+    summary: 'The delivery log of a subscription, newest event first, paged.',
+    description:
+      '`{data, page, nextCursor}` like every list (send `nextCursor` back as `cursor`). The first shape of this list, ' +
+      '`items` and `pageInfo`, is deprecated: it repeats `data` and `page` until the Sunset date (docs/webhooks.md, "Delivery log").',
+  })
+  @ApiOkResponse({ type: WebhookDeliveryPage, headers: headersOf(DEPRECATION_HEADERS, DEPRECATION_HEADERS) })
+  @SendsDeprecation(DELIVERIES_DEPRECATION)
   @ApiNotFoundResponse({ description: NO_WEBHOOK })
   deliveries(
     @ResolvedAccess() access: VaultAccess,

@@ -20,6 +20,7 @@ import { WebhookRepository } from '../../persistence/webhooks/webhook.repository
 import { WebhookSecrets } from './secret-box/webhook-secrets';
 import { newSecret, ROTATION_OVERLAP_MS } from './signing';
 import { TargetGuard, TargetRefusedError } from './target-guard';
+import { decodeDeliveryCursor, encodeDeliveryCursor, pageAndCursor } from './delivery-cursor';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { deliveryInFlight, deliveryNotFound, targetRefused, webhookNotFound } from './webhooks.errors';
 
@@ -151,12 +152,25 @@ export class WebhooksService {
     return withSecret(saved, secret);
   }
 
+  /**
+   * A page of the delivery log, newest event first: by number, or after the page whose
+   * `nextCursor` is given (keyset: deliveries created meanwhile shift nothing). `items` and
+   * `pageInfo` repeat `data` and `page` until their sunset (docs/webhooks.md).
+   */
   async deliveries(access: VaultAccess, id: string, q: WebhookDeliveriesQuery): Promise<WebhookDeliveryPage> {
+    if (q.cursor !== undefined && q.page !== undefined) throw pageAndCursor();
+    const cursor = q.cursor === undefined ? null : decodeDeliveryCursor(q.cursor);
     const w = await this.found(access, id);
-    const page = q.page ?? 1;
+    const page = cursor?.page ?? q.page ?? 1;
     const size = q.pageSize ?? DEFAULT_PAGE_SIZE;
-    const [rows, total] = await this.deliveryRows.deliveries(w.id, (page - 1) * size, size);
-    return { items: rows.map(toDeliveryView), pageInfo: pageInfo(total, page, size) };
+    const total = await this.deliveryRows.countDeliveries(w.id);
+    // One more than the page holds says whether a next page exists.
+    const slice = await this.deliveryRows.deliveries(w.id, cursor?.after ?? null, (page - 1) * size, size + 1);
+    const more = slice.rows.length > size;
+    const data = slice.rows.slice(0, size).map(toDeliveryView);
+    const nextCursor = more ? encodeDeliveryCursor({ after: slice.keys[size - 1], page: page + 1 }) : null;
+    const info = pageInfo(total, page, size);
+    return { data, page: info, nextCursor, items: data, pageInfo: info };
   }
 
   /**

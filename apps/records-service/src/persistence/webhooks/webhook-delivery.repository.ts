@@ -26,6 +26,19 @@ export interface AttemptOutcome {
   agoMs: number;
 }
 
+/** Where a delivery sits in its log's order: creation time to the microsecond (UTC), stream sequence, id. */
+export interface DeliveryKey {
+  at: string;
+  seq: string;
+  id: string;
+}
+
+/** Deliveries of a log page, with the key of each (same order). */
+export interface DeliverySlice {
+  rows: WebhookDeliveryEntity[];
+  keys: DeliveryKey[];
+}
+
 /** The values of each named field over rows, one array per field (for `unnest`). */
 const columns = <T>(rows: T[], fields: (keyof T)[]) => fields.map((f) => rows.map((r) => r[f]));
 
@@ -55,14 +68,33 @@ export class WebhookDeliveryRepository {
     );
   }
 
-  /** A page of a subscription's deliveries, newest event first, with the number of all. */
-  deliveries(webhookId: string, offset: number, limit: number): Promise<[WebhookDeliveryEntity[], number]> {
-    return this.m.findAndCount(WebhookDeliveryEntity, {
-      where: { webhookId },
-      order: { createdAt: 'DESC', streamSeq: 'DESC' },
-      skip: offset,
-      take: limit,
-    });
+  /**
+   * Deliveries of a subscription, newest event first (creation time, stream sequence, id): the
+   * ones after `after` (keyset, on the log index), or from `offset` when there is none; each
+   * with its key for the cursor of the next page.
+   */
+  async deliveries(webhookId: string, after: DeliveryKey | null, offset: number, limit: number): Promise<DeliverySlice> {
+    const q = this.m
+      .createQueryBuilder(WebhookDeliveryEntity, 'd')
+      .addSelect(`to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`, 'key_at')
+      .where('d.webhook_id = :webhookId', { webhookId })
+      .orderBy('d.created_at', 'DESC')
+      .addOrderBy('d.stream_seq', 'DESC')
+      .addOrderBy('d.id', 'DESC')
+      .limit(limit);
+    if (after) {
+      q.andWhere(
+        '(d.created_at, d.stream_seq, d.id) < (CAST(:at AS timestamptz), CAST(:seq AS bigint), CAST(:id AS uuid))',
+        after,
+      );
+    } else q.offset(offset);
+    const { entities, raw } = await q.getRawAndEntities<{ key_at: string }>();
+    return { rows: entities, keys: entities.map((e, i) => ({ at: raw[i].key_at, seq: e.streamSeq, id: e.id })) };
+  }
+
+  /** How many deliveries the subscription's log holds. */
+  countDeliveries(webhookId: string): Promise<number> {
+    return this.m.countBy(WebhookDeliveryEntity, { webhookId });
   }
 
   findDelivery(webhookId: string, id: string): Promise<WebhookDeliveryEntity | null> {
