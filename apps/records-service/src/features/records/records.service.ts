@@ -18,7 +18,6 @@ import { AccessService, isUuid, VaultAccess } from '../../capabilities/access/ac
 import { CatalogueService, isOtherSubtype, ResolvedType } from '../../capabilities/catalogue/catalogue.service';
 import { actorName, eventBase } from '../../capabilities/events/event-payload';
 import { EventPublisher } from '../../capabilities/events/event-publisher';
-import { MembershipRepository } from '../../persistence/memberships/membership.repository';
 import { RecordFileRepository } from '../../persistence/record-files/record-file.repository';
 import { RecordEntity } from '../../persistence/records/record.entity';
 import { RecordRepository } from '../../persistence/records/record.repository';
@@ -40,7 +39,6 @@ export class RecordsService {
     private readonly vaults: VaultRepository,
     private readonly records: RecordRepository,
     private readonly files: RecordFileRepository,
-    private readonly memberships: MembershipRepository,
     private readonly access: AccessService,
     private readonly catalogue: CatalogueService,
     private readonly quota: QuotaService,
@@ -61,8 +59,7 @@ export class RecordsService {
           active: true,
         });
         this.assign(record, dto, resolved, principal);
-        await this.records.insert(tx, record);
-        await this.memberships.grantRecordRole(tx, record, principal.openId, 'rec_owner');
+        await this.records.insertWithRole(tx, record, principal.openId, 'rec_owner');
         await this.publish(tx, SUBJECTS.recordCreated, principal, vault, record, resolved.type.name);
         // last: the claim locks the vault row only until the commit
         await this.quota.claimRecordPlace(tx, vault.id);

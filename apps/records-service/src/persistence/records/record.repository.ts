@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { RecordStatus } from '@vault/contracts';
-import { In, Not } from 'typeorm';
-import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import type { RecordRole, RecordStatus } from '@vault/contracts';
+import { In } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
 
@@ -22,9 +22,15 @@ export interface RecordSearchFilter {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** The record columns written by an insert, in the order of its parameters ($1 to $14). */
+const INSERTED = `id, tenant_id, vault_id, name, description, unique_reference, storage_location, record_type_id,
+  record_subtype_id, record_subtype_other, editable, record_details, status, active, created_by, last_modified_by`;
+
 /** Queries and locks of record rows. */
 @Injectable()
 export class RecordRepository {
+  private columns?: Columns;
+
   constructor(private readonly tx: Transactions) {}
 
   /** Records by id, in one statement (those not found are absent). */
@@ -37,11 +43,13 @@ export class RecordRepository {
    * Locks the record of the vault unless it is DELETED: `write` for a change of the
    * record, `read` to keep it from changing or moving while its files change.
    */
-  lockLive(tx: Tx, id: string, vaultId: string, mode: 'write' | 'read'): Promise<RecordEntity | null> {
-    return tx.findOne(RecordEntity, {
-      where: { id, vaultId, status: Not('DELETED') },
-      lock: { mode: mode === 'write' ? 'pessimistic_write' : 'pessimistic_read' },
-    });
+  async lockLive(tx: Tx, id: string, vaultId: string, mode: 'write' | 'read'): Promise<RecordEntity | null> {
+    const { select, toEntity } = this.meta();
+    const rows: Row[] = await tx.query(
+      `SELECT ${select} FROM records WHERE id = $1 AND vault_id = $2 AND status <> 'DELETED' ${mode === 'write' ? 'FOR UPDATE' : 'FOR SHARE'}`,
+      [id, vaultId],
+    );
+    return rows[0] ? toEntity(rows[0]) : null;
   }
 
   /** Records of a vault matching the filter, most recently changed first. */
@@ -90,29 +98,69 @@ export class RecordRepository {
     return new Map(rows.map((r) => [r.typeId, Number(r.count)]));
   }
 
+  /** A new record object (not stored yet). */
   create(fields: Partial<RecordEntity>): RecordEntity {
-    return this.tx.none.create(RecordEntity, fields);
+    return Object.assign(new RecordEntity(), fields);
   }
 
-  /** Inserts a new record (its id and timestamps are filled in). */
-  async insert(tx: Tx, record: RecordEntity): Promise<void> {
-    await tx.save(record);
+  /**
+   * Inserts a new record with the caller's role on it (`role`, the creator's rec_owner)
+   * in one statement, plain SQL: version, timestamps and the other defaults are the
+   * database's, and nothing is read back (a TypeORM save would first look the id up and
+   * then hydrate the defaults it returns).
+   */
+  async insertWithRole(tx: Tx, record: RecordEntity, openId: string, role: RecordRole): Promise<void> {
+    await tx.query(
+      `WITH r AS (
+         INSERT INTO records (${INSERTED})
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+         RETURNING id, tenant_id)
+       INSERT INTO record_memberships (record_id, tenant_id, open_id, role) SELECT r.id, r.tenant_id, $17, $18 FROM r`,
+      [
+        record.id,
+        record.tenantId,
+        record.vaultId,
+        record.name,
+        record.description,
+        record.uniqueReference,
+        record.storageLocation,
+        record.recordTypeId,
+        record.recordSubtypeId,
+        record.recordSubtypeOther,
+        record.editable,
+        JSON.stringify(record.recordDetails ?? {}),
+        record.status,
+        record.active,
+        record.createdBy,
+        record.lastModifiedBy,
+        openId,
+        role,
+      ],
+    );
   }
 
   /**
    * Writes the given fields of a record in one UPDATE (updated_at set, version
    * incremented), without reading it again: the caller holds its row lock. Returns
-   * the new version.
+   * the new version. Plain SQL from the entity's column names.
    */
   async update(tx: Tx, id: string, changes: Partial<RecordEntity>): Promise<number> {
-    const result = await tx
-      .createQueryBuilder()
-      .update(RecordEntity)
-      .set(changes as QueryDeepPartialEntity<RecordEntity>)
-      .where('id = :id', { id })
-      .returning(['version'])
-      .execute();
-    return (result.raw as { version: number }[])[0].version;
+    const { byProperty } = this.meta();
+    const sets: string[] = [];
+    const params: unknown[] = [id];
+    for (const [property, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      const column = byProperty.get(property);
+      if (!column) throw new Error(`records has no column for ${property}`);
+      params.push(column.type === 'jsonb' && value !== null ? JSON.stringify(value) : value);
+      sets.push(`"${column.databaseName}" = $${params.length}`);
+    }
+    const rows: { version: number }[] = await tx.query(
+      `UPDATE records SET ${[...sets, 'version = version + 1', 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING version`,
+      params,
+    );
+    // PostgreSQL UPDATE answers [rows, count] through TypeORM
+    return (rows as unknown as [{ version: number }[], number])[0][0].version;
   }
 
   /**
@@ -122,4 +170,28 @@ export class RecordRepository {
   async bumpVersion(tx: Tx, id: string): Promise<void> {
     await tx.query('UPDATE records SET version = version + 1 WHERE id = $1', [id]);
   }
+
+  /** The select list and row mapper of whole record rows, written once from the entity's columns. */
+  private meta(): Columns {
+    if (this.columns) return this.columns;
+    const columns = this.tx.none.connection.getMetadata(RecordEntity).columns;
+    this.columns = {
+      select: columns.map((c) => `"${c.databaseName}"`).join(', '),
+      byProperty: new Map(columns.map((c) => [c.propertyName, c])),
+      toEntity: (row) => {
+        const entity = new RecordEntity() as unknown as Row;
+        for (const c of columns) entity[c.propertyName] = row[c.databaseName];
+        return entity as unknown as RecordEntity;
+      },
+    };
+    return this.columns;
+  }
+}
+
+type Row = Record<string, unknown>;
+
+interface Columns {
+  select: string;
+  byProperty: Map<string, ColumnMetadata>;
+  toEntity: (row: Row) => RecordEntity;
 }
