@@ -82,6 +82,8 @@ export async function startBenchPlatform({ name, work, plans, env = {}, nodeArgs
       LOG_LEVEL: 'warn',
       // production requires the key that encrypts webhook signing secrets: one for this run
       WEBHOOK_SECRET_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+      // and the key-encryption keys of files at rest: a keyring of one key for this run
+      ENCRYPTION_KEYRING: `bench:${randomBytes(32).toString('base64')}`,
       VAULT_BOOTSTRAP_FILE: bootstrap,
       VAULT_PLANS_FILE: plansFile,
       FILE_STORAGE: 'fs',
