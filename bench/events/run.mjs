@@ -13,6 +13,7 @@
  *    its time whatever the earlier ones did); each vault has one webhook subscription
  *    (record.updated) to a receiver process (receiver.mjs, node:http + standardwebhooks
  *    verification, dedupe by webhook-id); lag = receipt at the receiver − the write's answer.
+ *    One change-feed stream per vault (SSE through the gateway) measures the feed's lag the same way.
  * 2. backlog: both receivers go down; BENCH_BACKLOG writes are made as fast as the API
  *    allows (BENCH_BACKLOG_CONCURRENCY at once); once every delivery row exists the
  *    platform's receiver comes back: time to the first delivery, deliveries/s of the drain;
@@ -27,7 +28,9 @@
  * (25), BENCH_BACKLOG (20000), BENCH_BACKLOG_CONCURRENCY (32), BENCH_DRAIN_TIMEOUT_S (240),
  * BENCH_SSE_CLIENTS (500), BENCH_SSE_VAULTS (10), BENCH_SSE_RATE (20), BENCH_SSE_SECONDS (30),
  * BENCH_SSE_PROCESSES (2), BENCH_PHASES (latency,backlog,sse), BENCH_RETRY_SCHEDULE_MS (the
- * platform's retry delays during the run), BENCH_SKIP_BUILD=1, DATABASE_URL, NATS_URL;
+ * platform's retry delays during the run), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (node options of
+ * records-service, e.g. --cpu-prof), BENCH_RECORDS_MAIN (records-service's main.js of another
+ * build, for before/after runs), DATABASE_URL, NATS_URL;
  * WEBHOOK_* and CHANGE_FEED_* variables set in the environment reach records-service.
  * Writes .data/bench/events.json.
  */
@@ -151,6 +154,12 @@ async function main() {
       CHANGE_FEED_MAX_STREAMS_PER_CALLER: process.env.CHANGE_FEED_MAX_STREAMS_PER_CALLER ?? String(Math.max(SSE_CLIENTS, 10)),
       CHANGE_FEED_MAX_STREAMS_PER_TENANT: process.env.CHANGE_FEED_MAX_STREAMS_PER_TENANT ?? String(Math.max(SSE_CLIENTS, 1000)),
     },
+    // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile records-service
+    nodeArgs: process.env.BENCH_NODE_ARGS
+      ? { 'records-service': process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean) }
+      : undefined,
+    // another build of records-service (e.g. a worktree of the commit to compare with)
+    mains: process.env.BENCH_RECORDS_MAIN ? { 'records-service': path.resolve(process.env.BENCH_RECORDS_MAIN) } : undefined,
   });
   const token = await signIn(p);
   const api = apiClient(p.gatewayUrl, token);
@@ -364,16 +373,50 @@ async function breakdown(db, since) {
        FROM webhook_deliveries WHERE created_at >= $1 AND status = 'delivered'`,
     [since],
   );
+  const { rows: relayed } = await db.query(
+    `SELECT extract(epoch FROM (published_at - occurred_at)) * 1000 AS relayed
+       FROM outbox_events WHERE occurred_at >= $1 AND published_at IS NOT NULL`,
+    [since],
+  );
   return {
+    eventToPublished: percentiles(relayed.map((r) => Number(r.relayed))),
     eventToStored: percentiles(rows.map((r) => Number(r.stored))),
     storedToDelivered: percentiles(rows.map((r) => Number(r.sent))),
   };
 }
 
-async function measureLatency({ api, db, vaults, receiver, refReceiver, pids }) {
+/**
+ * The change feed's own lag at the latency phase's write rate: one SSE client per vault
+ * through the gateway (each write is one event of one stream); lag = receipt − the write's
+ * answer, as for the webhooks.
+ */
+async function openFeedClients({ p, token, vaults }) {
+  const clients = helper('sse-clients.mjs');
+  const headers = { host: HOST, authorization: `Bearer ${token}` };
+  const targets = vaults.map((v) => ({ url: `${p.gatewayUrl}/api/v1/vault/vault-id/${v.id}/events`, headers, servername: HOST }));
+  const connected = await clients.ask({ cmd: 'connect', targets });
+  if (connected.connected !== vaults.length) throw new Error(`feed clients: ${JSON.stringify(connected)}`);
+  await sleep(500);
+  await clients.ask({ cmd: 'take' });
+  return {
+    async lags(writes) {
+      const taken = await clients.ask({ cmd: 'take' });
+      await clients.ask({ cmd: 'close' });
+      const fromAnswer = [];
+      for (const [marker, at] of taken.rows) {
+        const w = writes.get(marker);
+        if (w && w.answeredAt !== null) fromAnswer.push(at - w.answeredAt);
+      }
+      return { fromAnswer: percentiles(fromAnswer), received: taken.rows.length };
+    },
+  };
+}
+
+async function measureLatency({ api, db, vaults, receiver, refReceiver, pids, p, token }) {
   log(
-    `latency: ${RATE} record updates/s over ${vaults.length} vaults for ${LATENCY_SECONDS} s (open loop), webhooks to both receivers`,
+    `latency: ${RATE} record updates/s over ${vaults.length} vaults for ${LATENCY_SECONDS} s (open loop), webhooks to both receivers, one change-feed stream per vault`,
   );
+  const feed = await openFeedClients({ p, token, vaults });
   const l0 = load();
   const cpu0 = cpuSnapshot(pids);
   const since = new Date();
@@ -385,6 +428,7 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, pids }) 
   const platformGot = await collect(receiver, ok, 60_000);
   const referenceGot = await collect(refReceiver, ok, 30_000);
   const cpu = cpuSince(cpu0, pids, run.seconds);
+  const changeFeed = await feed.lags(run.writes);
   const result = {
     rate: RATE,
     seconds: LATENCY_SECONDS,
@@ -408,6 +452,7 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, pids }) 
       rejected: referenceGot.rejected,
     },
     platformBreakdown: await breakdown(db, since),
+    changeFeed,
     cpuPercent: cpu,
     load: [l0, load()],
   };
@@ -418,6 +463,9 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, pids }) 
       `  ${side}: ${s.delivered} delivered (${s.matched} matched), lag from answer p50 ${s.fromAnswer.p50} ms p99 ${s.fromAnswer.p99} ms max ${s.fromAnswer.max} ms`,
     );
   }
+  log(
+    `  change feed: ${changeFeed.received} received, lag from answer p50 ${changeFeed.fromAnswer.p50} ms p99 ${changeFeed.fromAnswer.p99} ms max ${changeFeed.fromAnswer.max} ms; cpu ${JSON.stringify(cpu)}`,
+  );
   return result;
 }
 
@@ -656,7 +704,20 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
       `Webhook lag p50 / p99 / max at ${l.rate}/s over ${l.vaults} vaults (write answered → received)`,
       `${l.platform.fromAnswer.p50} / ${l.platform.fromAnswer.p99} / ${l.platform.fromAnswer.max} ms`,
       `${l.reference.fromAnswer.p50} / ${l.reference.fromAnswer.p99} / ${l.reference.fromAnswer.max} ms`,
+      `p99 <= 2x the reference's: ${l.platform.fromAnswer.p99 <= 2 * l.reference.fromAnswer.p99 ? 'met' : 'not met'} (${r1(l.platform.fromAnswer.p99 / l.reference.fromAnswer.p99)}x)`,
+    ]);
+    const bd = l.platformBreakdown;
+    rows.push([
+      '… event → published (relay) / → delivery row stored / row stored → delivered, p50 / p99',
+      `${bd.eventToPublished.p50} / ${bd.eventToPublished.p99} ms; ${bd.eventToStored.p50} / ${bd.eventToStored.p99} ms; ${bd.storedToDelivered.p50} / ${bd.storedToDelivered.p99} ms`,
       '',
+      '',
+    ]);
+    rows.push([
+      `Change-feed lag p50 / p99 / max at ${l.rate}/s, one stream per vault (write answered → received)`,
+      `${l.changeFeed.fromAnswer.p50} / ${l.changeFeed.fromAnswer.p99} / ${l.changeFeed.fromAnswer.max} ms`,
+      '',
+      `p99 <= 100 ms: ${l.changeFeed.fromAnswer.p99 <= 100 ? 'met' : 'not met'}`,
     ]);
     rows.push([
       'Webhooks received / writes answered',
