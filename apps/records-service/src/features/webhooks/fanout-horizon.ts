@@ -30,6 +30,11 @@ export class FanoutHorizon {
     this.stream = new EventStreams(env).events.name;
   }
 
+  /** The ack floor's stream sequence last read (the floor only rises: events up to it are stored). */
+  get known(): number {
+    return this.floor;
+  }
+
   /** The ack floor's stream sequence now (or the last one read). */
   async current(): Promise<number> {
     try {

@@ -151,9 +151,55 @@ export class WebhookDispatcher {
    * previous one got a 2xx; the first that does not (or a run that reached half the lease
    * slack since its claim, or a stopping dispatcher) ends it, and the events after it are handed
    * back. Then the outcomes are stored in one statement, and the subscription's state
-   * (a failing streak ended or continued, 410, disabling) follows the last attempt.
+   * (a failing streak ended or continued, 410, disabling) follows the last attempt. A run
+   * whose every event was delivered goes on with the pair's next due events, claimed in the
+   * statement that stores the outcomes (recordAndContinue), until none is left: a vault
+   * that keeps receiving events is not held up by the claims of the others.
    */
-  private async send(w: WebhookEntity, run: ClaimedDelivery[], claimedAt: number): Promise<void> {
+  private async send(w: WebhookEntity, first: ClaimedDelivery[], firstClaimedAt: number): Promise<void> {
+    let run = first;
+    let claimedAt = firstClaimedAt;
+    for (;;) {
+      const { attempted, last } = await this.attemptRun(w, run, claimedAt);
+      if (!last)
+        return this.deliveries.recordRun(
+          [],
+          run.map((d) => d.id),
+        );
+      const stored = Date.now();
+      const outcomes = attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } }));
+      if (delivered(last.res) && attempted.length === run.length && this.running) {
+        const at = Date.now();
+        const next = await this.deliveries.recordAndContinue(outcomes, {
+          webhookId: w.id,
+          vaultId: last.d.vaultId,
+          afterSeq: last.d.streamSeq,
+          horizon: this.horizon.known,
+          webhookReadAt: w.updatedAt,
+          runMax: this.env.WEBHOOK_RUN_MAX,
+          attemptMs: this.attemptMs,
+          slackMs: LEASE_SLACK_MS,
+        });
+        // Only a subscription that was failing when claimed has a streak to end (one query less per run).
+        if (w.failingSince) {
+          await this.webhooks.markHealthy(w.id);
+          w = Object.assign(new WebhookEntity(), w, { failingSince: null });
+        }
+        if (next.length === 0) return;
+        run = next;
+        claimedAt = at;
+        continue;
+      }
+      await this.deliveries.recordRun(
+        outcomes,
+        run.slice(attempted.length).map((d) => d.id),
+      );
+      return this.afterRun(w, attempted.length, last);
+    }
+  }
+
+  /** Attempts a run's events in order until one is not delivered (or the run is out of time). */
+  private async attemptRun(w: WebhookEntity, run: ClaimedDelivery[], claimedAt: number) {
     const attempted: { id: string; outcome: AttemptOutcome; at: number }[] = [];
     let last: { res: AttemptResult; d: ClaimedDelivery; now: Date } | undefined;
     for (const [n, d] of run.entries()) {
@@ -169,12 +215,15 @@ export class WebhookDispatcher {
       last = { res, d, now };
       if (!delivered(res)) break;
     }
-    const stored = Date.now();
-    await this.deliveries.recordRun(
-      attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } })),
-      run.slice(attempted.length).map((d) => d.id),
-    );
-    if (!last) return;
+    return { attempted, last };
+  }
+
+  /** The subscription's state after a run that did not end with every event delivered. */
+  private async afterRun(
+    w: WebhookEntity,
+    attempts: number,
+    last: { res: AttemptResult; d: ClaimedDelivery; now: Date },
+  ): Promise<void> {
     const { res, now } = last;
     if (delivered(res)) {
       // Only a subscription that was failing when claimed has a streak to end (one query less per run).
@@ -182,7 +231,7 @@ export class WebhookDispatcher {
       return;
     }
     // A success earlier in the run ended the streak that was running; this failure starts a new one.
-    if (w.failingSince && attempted.length > 1) await this.webhooks.markHealthy(w.id);
+    if (w.failingSince && attempts > 1) await this.webhooks.markHealthy(w.id);
     // Nothing reached the receiver: its streak is neither started nor continued.
     if (res.notSigned) return;
     if (res.status === 410) {

@@ -189,6 +189,74 @@ export class WebhookDeliveryRepository {
   }
 
   /**
+   * Stores the outcomes of a run whose every attempt was delivered and, in the same
+   * statement, claims the next run of the same subscription and vault: its pending events
+   * after `afterSeq` (the run's last) in stream order, up to `runMax`, as long as each is
+   * due, only up to stream sequence `horizon`, and only while the subscription is enabled
+   * and unchanged since `webhookReadAt` (its url or secrets as read for the run; otherwise
+   * nothing is claimed and the next claim reads it again). The next events are leased as a
+   * claim leases them; no other claim can take them meanwhile, because until this statement
+   * commits the pair's oldest pending event is the run's head, which is leased. So a vault
+   * that keeps receiving events is sent them one run after the other at one statement per
+   * run, without waiting for the next claim. Answers the next run in order (empty: none).
+   */
+  async recordAndContinue(
+    delivered: { id: string; outcome: AttemptOutcome }[],
+    next: {
+      webhookId: string;
+      vaultId: string;
+      afterSeq: string;
+      horizon: number;
+      webhookReadAt: Date;
+      runMax: number;
+      attemptMs: number;
+      slackMs: number;
+    },
+  ): Promise<ClaimedDelivery[]> {
+    const rows = delivered.map(({ id, outcome: o }) => ({ id, ...o }));
+    const [claimed]: [ClaimedDelivery[], number] = await this.m.query(
+      `WITH done AS (
+         UPDATE webhook_deliveries d
+            SET status = o.status, last_status_code = o.code, last_error = o.error, last_response_excerpt = o.excerpt,
+                next_attempt_at = o.next_at, leased_until = NULL,
+                delivered_at = CASE WHEN o.status = 'delivered' THEN now() - make_interval(secs => o.ago_ms / 1000) END
+           FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::double precision[])
+                AS o(id, status, code, error, excerpt, next_at, ago_ms)
+          WHERE d.id = o.id
+          RETURNING d.id),
+       next AS (
+         SELECT n.id FROM (
+           SELECT e.id, bool_and(e.next_attempt_at <= now()) OVER (ORDER BY e.stream_seq) AS due
+             FROM (SELECT e.id, e.stream_seq, e.next_attempt_at FROM webhook_deliveries e
+                    WHERE e.webhook_id = $8 AND e.vault_id = $9 AND e.status = 'pending'
+                      AND e.stream_seq > $10 AND e.stream_seq <= $11
+                    ORDER BY e.stream_seq LIMIT $12) e) n
+           JOIN webhooks w ON w.id = $8 AND w.enabled AND w.updated_at < $13::timestamptz + interval '1 millisecond'
+          WHERE n.due)
+       UPDATE webhook_deliveries d
+          SET attempts = d.attempts + 1,
+              next_attempt_at = now() + make_interval(secs => ($14::double precision + $15) / 1000),
+              leased_until = now() + make_interval(secs => ($14::double precision + $15) / 1000)
+         FROM next
+        WHERE d.id = next.id AND d.status = 'pending'
+        RETURNING d.id, d.webhook_id AS "webhookId", d.vault_id AS "vaultId", d.event_id AS "eventId",
+                  d.stream_seq::text AS "streamSeq", d.body, d.attempts`,
+      [
+        ...columns(rows, ['id', 'status', 'statusCode', 'error', 'excerpt', 'nextAttemptAt', 'agoMs']),
+        next.webhookId,
+        next.vaultId,
+        next.afterSeq,
+        next.horizon,
+        next.runMax,
+        next.webhookReadAt,
+        next.attemptMs,
+        next.slackMs,
+      ],
+    );
+    return claimed.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
+  }
+
+  /**
    * Stores the outcomes of a run's attempts and hands back the deliveries it did not
    * attempt (a failure stopped the run), in one statement: those are pending and due
    * again, unleased, their attempt no longer counted.
