@@ -64,40 +64,45 @@ export class ChangeFeedRepository {
 
   /**
    * Inserts the rows in their order in one statement; a row of an event already in the
-   * feed of that vault inserts nothing. Writers take turns, so a reader that saw a `seq`
-   * has seen every lower one. The same transaction NOTIFYs FEED_CHANNEL with `sender`
-   * (the writing instance) and the vaults it wrote (delivered to every listening instance
-   * when it commits). Answers those vaults (none when every row was in the feed already).
+   * feed of that vault inserts nothing. Writers take turns (the statement takes the feed's
+   * write lock before its first row draws a `seq`, and holds it until it commits), so a
+   * reader that saw a `seq` has seen every lower one. The same statement NOTIFYs
+   * FEED_CHANNEL with `sender` (the writing instance) and the vaults it wrote (delivered to
+   * every listening instance when it commits). One round trip: the statement is its own
+   * transaction. Answers those vaults (none when every row was in the feed already).
    */
   async insertNew(rows: FeedRow[], sender: string): Promise<string[]> {
     if (rows.length === 0) return [];
     const col = <K extends keyof FeedRow>(k: K) => rows.map((r) => r[k]);
-    return this.tx.run(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock($1)`, [FEED_WRITE_LOCK]);
-      const parts: { ids: string }[] = await tx.query(
-        `WITH written AS (
-           INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at)
-           SELECT e, v, r, t, j, o FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::timestamptz[])
-             WITH ORDINALITY AS x(e, v, r, t, j, o, n)
-           ORDER BY n
-           ON CONFLICT (event_id, vault_id) DO NOTHING
-           RETURNING vault_id),
-         vaults AS (SELECT vault_id, (row_number() OVER () - 1) / ${VAULTS_PER_NOTIFY} AS part FROM (SELECT DISTINCT vault_id FROM written) d),
-         parts AS (SELECT string_agg(vault_id::text, ',') AS ids FROM vaults GROUP BY part)
-         SELECT ids, pg_notify($7, $8 || ',' || ids) FROM parts`,
-        [
-          col('eventId'),
-          col('vaultId'),
-          col('recordId'),
-          col('type'),
-          rows.map((r) => JSON.stringify(r.envelope)),
-          col('occurredAt'),
-          FEED_CHANNEL,
-          `${SENDER}${sender}`,
-        ],
-      );
-      return parts.flatMap((p) => p.ids.split(','));
-    });
+    // The lock CTE holds a volatile function, so it is evaluated once, before the join
+    // yields the first row to the insert (where `seq` is drawn).
+    const parts: { ids: string }[] = await this.tx.none.query(
+      `WITH turn AS (SELECT pg_advisory_xact_lock($9) AS locked),
+       written AS (
+         INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at)
+         SELECT e, v, r, t, j, o
+           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::timestamptz[])
+                WITH ORDINALITY AS x(e, v, r, t, j, o, n)
+          CROSS JOIN turn
+         ORDER BY n
+         ON CONFLICT (event_id, vault_id) DO NOTHING
+         RETURNING vault_id),
+       vaults AS (SELECT vault_id, (row_number() OVER () - 1) / ${VAULTS_PER_NOTIFY} AS part FROM (SELECT DISTINCT vault_id FROM written) d),
+       parts AS (SELECT string_agg(vault_id::text, ',') AS ids FROM vaults GROUP BY part)
+       SELECT ids, pg_notify($7, $8 || ',' || ids) FROM parts`,
+      [
+        col('eventId'),
+        col('vaultId'),
+        col('recordId'),
+        col('type'),
+        rows.map((r) => JSON.stringify(r.envelope)),
+        col('occurredAt'),
+        FEED_CHANNEL,
+        `${SENDER}${sender}`,
+        FEED_WRITE_LOCK,
+      ],
+    );
+    return parts.flatMap((p) => p.ids.split(','));
   }
 
   /**
