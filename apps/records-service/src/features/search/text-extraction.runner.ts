@@ -27,7 +27,7 @@ export class TextExtractionRunner implements OnApplicationBootstrap, OnApplicati
   private readonly log = new Logger('TextExtraction');
   private pool?: ExtractorPool;
   private running = false;
-  private wakeUp?: () => void;
+  private readonly sleepers = new Set<() => void>();
   private loop?: Promise<void>;
 
   constructor(
@@ -65,12 +65,15 @@ export class TextExtractionRunner implements OnApplicationBootstrap, OnApplicati
     });
     this.metrics.extractorRss(() => this.pool?.rss() ?? 0);
     this.running = true;
-    this.loop = this.run();
+    // Two lanes per extractor process: while one lane's file is read by an extractor, the
+    // other claims, loads and decrypts the next file or stores the last one's pages, so the
+    // extractors never wait for the database.
+    this.loop = Promise.all(Array.from({ length: e.SEARCH_EXTRACTORS * 2 }, () => this.lane())).then(() => undefined);
   }
 
   /** A new job may be due. */
   wake(): void {
-    this.wakeUp?.();
+    for (const s of [...this.sleepers]) s();
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -80,12 +83,14 @@ export class TextExtractionRunner implements OnApplicationBootstrap, OnApplicati
     await this.pool?.close();
   }
 
-  private async run(): Promise<void> {
+  /** One file at a time: claim, read, store; sleeps when nothing is due. */
+  private async lane(): Promise<void> {
+    const leaseSeconds = Math.ceil((this.env.SEARCH_EXTRACT_TIMEOUT_MS * 2) / 1000);
     while (this.running) {
       let claimed: TextJob[] = [];
       try {
-        claimed = await this.jobs.claim(this.env.SEARCH_EXTRACTORS, Math.ceil((this.env.SEARCH_EXTRACT_TIMEOUT_MS * 2) / 1000));
-        await Promise.all(claimed.map((j) => this.process(j)));
+        claimed = await this.jobs.claim(1, leaseSeconds);
+        for (const job of claimed) await this.process(job);
       } catch (e) {
         this.log.error(`extraction round failed: ${(e as Error).message}`);
       }
@@ -95,12 +100,13 @@ export class TextExtractionRunner implements OnApplicationBootstrap, OnApplicati
 
   private idle(): Promise<void> {
     return new Promise((resolve) => {
-      const t = setTimeout(done, this.env.SEARCH_POLL_MS);
-      function done() {
+      const done = () => {
         clearTimeout(t);
+        this.sleepers.delete(done);
         resolve();
-      }
-      this.wakeUp = done;
+      };
+      const t = setTimeout(done, this.env.SEARCH_POLL_MS);
+      this.sleepers.add(done);
     });
   }
 
