@@ -53,6 +53,21 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
     expect(await s.names(owner, 'flood', { recordType: 'financial' })).toEqual([]);
   });
 
+  it('highlights the words as the page spells them: Buero marks Büro, a word part its whole word', async () => {
+    const snippets = async (q: string) =>
+      (await s.find(owner, q, { limit: '50' })).data.map((h) => `${h.fileName}: ${h.snippet}`).sort();
+    for (const q of ['Buero', 'Büro', 'BUERO']) {
+      const found = await snippets(q);
+      expect(found).toHaveLength(POLICY_FILES.length);
+      for (const snippet of found) expect(snippet).toContain('<mark>Büro</mark>');
+    }
+    for (const snippet of await snippets('Zuerich')) expect(snippet).toContain('<mark>Zürich</mark>');
+    for (const snippet of await snippets('versicherung')) expect(snippet).toContain('<mark>Hausratversicherung</mark>');
+    // only the words that match: nothing else in the page is marked
+    const marked = (await snippets('Buero')).flatMap((t) => t.match(/<mark>[^<]*<\/mark>/g) ?? []);
+    expect([...new Set(marked)]).toEqual(['<mark>Büro</mark>']);
+  });
+
   it('weighs the record name: a renamed record is found by its new name', async () => {
     await s.t
       .put(owner, `/vault/vault-id/${vault}/records/record-id/${noteRecord}`, recordBodyNamed('Kitchen ledger'))

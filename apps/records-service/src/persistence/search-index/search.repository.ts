@@ -116,7 +116,22 @@ export class SearchRepository {
 
 const LANGUAGE = /^[a-z]+$/;
 
-/** The search statement and its parameters (see SearchRepository.search). */
+/** Token types of the default parser that are words (ts_token_type('default')): ASCII, letters, letters and digits, their hyphenated parts. */
+const WORD_TOKENS = '1, 2, 3, 9, 10, 11';
+
+/**
+ * The search statement and its parameters (see SearchRepository.search).
+ *
+ * - `readable`: the caller's vaults (a vault role) and records (a record role), computed once
+ *   and applied as a semi-join, before any page is ranked.
+ * - `found`: the pages that match, from the GIN indexes (whole words in every language's
+ *   constant condition; word parts through the trigram index), joined to their live file,
+ *   record and vault, ranked, and only the page of answers kept (LIMIT in the same query).
+ * - The headline is computed for the returned rows only. Folding makes "Buero" find "Büro",
+ *   but ts_headline compares the page's own words, unfolded, with the folded query: the
+ *   page's words that fold to a query word, or contain a word part, are added to the query
+ *   it highlights, so "Büro" and "Hausratversicherung" are marked as the words they are.
+ */
 function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
   const params: unknown[] = [s.query, s.tenantId, s.openId, s.vaultRoles, s.recordRoles];
   const arg = (v: unknown) => `$${params.push(v)}`;
@@ -124,44 +139,59 @@ function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
   const query = (l: string, p: string) => `websearch_to_tsquery('${l}'::regconfig, search_fold(${p}))`;
   const anyLanguage = (p: string) =>
     languages.map((l) => `(p.language = '${l}'::regconfig AND p.tsv @@ ${query(l, p)})`).join(' OR ');
-  const rank = `CASE p.language ${languages.map((l) => `WHEN '${l}'::regconfig THEN ts_rank_cd(p.tsv, ${query(l, '$1')}, 32)`).join(' ')} END`;
+  const fullText = `CASE p.language ${languages.map((l) => `WHEN '${l}'::regconfig THEN ts_rank_cd(p.tsv, ${query(l, '$1')}, 32)`).join(' ')} END`;
   const excluded = s.excluded ? `AND NOT (${anyLanguage(arg(s.excluded))})` : '';
-  const parts = s.parts.map((w) => `search_fold(p.body) LIKE '%' || search_fold(${arg(w)}) || '%'`);
-  const partHits = parts.length
-    ? `UNION ALL SELECT p.file_text_id, p.page, 0.01 FROM file_text_pages p
-       WHERE p.tenant_id = $2 AND ${parts.join(' AND ')} ${excluded}`
-    : '';
+  const parts = s.parts.length ? arg(s.parts) : null;
+  const partLike = (i: number) => `search_fold(p.body) LIKE '%' || search_fold((${parts}::text[])[${i + 1}]) || '%'`;
+  // a page found by a word part only ranks 0.01
+  const match = parts
+    ? `(${anyLanguage('$1')}) OR (${s.parts.map((_, i) => partLike(i)).join(' AND ')} ${excluded})`
+    : anyLanguage('$1');
+  const rank = parts ? `GREATEST(${fullText}, 0.01)` : fullText;
   const filters = [
     s.vaultId ? `v.id = ${arg(s.vaultId)}` : '',
     s.recordType ? `r.record_type_id IN (SELECT id FROM record_types WHERE name = ${arg(s.recordType)})` : '',
     s.fileType ? `rf.file_type = ${arg(s.fileType)}` : '',
   ].filter(Boolean);
-  const sql = `WITH hits AS (
-      SELECT p.file_text_id, p.page, ${rank} AS rank FROM file_text_pages p
-      WHERE p.tenant_id = $2 AND (${anyLanguage('$1')})
-      ${partHits}),
-    best AS (SELECT file_text_id, page, max(rank) AS rank FROM hits GROUP BY 1, 2),
+  const folded = (t: string) => `CASE WHEN ${t} ~ '[^[:ascii:]]' THEN search_fold(${t}) ELSE lower(${t}) END`;
+  const partWord = parts
+    ? `OR ${folded('t.token')} LIKE ANY (SELECT '%' || search_fold(w) || '%' FROM unnest(${parts}::text[]) w)`
+    : '';
+  const sql = `WITH readable AS MATERIALIZED (
+      SELECT vm.vault_id, NULL::uuid AS record_id FROM vault_memberships vm
+      WHERE vm.tenant_id = $2 AND vm.open_id = $3 AND vm.role = ANY($4::text[])
+      UNION ALL
+      SELECT r.vault_id, r.id FROM record_memberships rm JOIN records r ON r.id = rm.record_id
+      WHERE rm.tenant_id = $2 AND rm.open_id = $3 AND rm.role = ANY($5::text[])),
     found AS (
       SELECT v.id AS "vaultId", r.id AS "recordId", r.name AS "recordName", rf.file_name AS "fileName",
-        ${VERSION_ID_SQL} AS "versionId", b.page, b.rank, b.file_text_id
-      FROM best b
-      JOIN file_texts ft ON ft.id = b.file_text_id AND ft.status = 'extracted'
+        rf.id AS file_id, ft.id AS text_id, p.page, ${rank} AS rank
+      FROM file_text_pages p
+      JOIN file_texts ft ON ft.id = p.file_text_id AND ft.status = 'extracted'
       JOIN record_files rf ON rf.id = ft.record_file_id AND rf.sha256 = ft.sha256
       JOIN records r ON r.id = rf.record_id
       JOIN vaults v ON v.id = r.vault_id AND v.tenant_id = $2
       LEFT JOIN search_settings ss ON ss.vault_id = v.id
-      LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = $3 AND vm.tenant_id = v.tenant_id
-      LEFT JOIN record_memberships rm ON rm.record_id = r.id AND rm.open_id = $3 AND rm.tenant_id = v.tenant_id
-      WHERE ${LIVE_SQL} AND COALESCE(ss.content_indexing, true)
-        AND (vm.role = ANY($4::text[]) OR rm.role = ANY($5::text[]))
+      WHERE p.tenant_id = $2 AND (${match})
+        AND ${LIVE_SQL} AND COALESCE(ss.content_indexing, true)
+        AND EXISTS (SELECT 1 FROM readable x WHERE x.vault_id = v.id AND (x.record_id IS NULL OR x.record_id = r.id))
         ${filters.map((f) => `AND ${f}`).join(' ')}
-      ORDER BY b.rank DESC, b.file_text_id, b.page
+      ORDER BY rank DESC, p.file_text_id, p.page
       LIMIT ${arg(s.limit)} OFFSET ${arg(s.offset)})
-    SELECT f."vaultId", f."recordId", f."recordName", f."fileName", f."versionId", f.page, f.rank::float8 AS score,
-      ts_headline(p.language, p.body, websearch_to_tsquery(p.language, search_fold($1)),
+    SELECT f."vaultId", f."recordId", f."recordName", f."fileName",
+      COALESCE((SELECT fv.id FROM file_versions fv WHERE fv.file_id = f.file_id AND fv.current), f.text_id) AS "versionId",
+      f.page, f.rank::float8 AS score,
+      ts_headline(p.language, p.body, websearch_to_tsquery(p.language, search_fold($1)) || COALESCE(hl.q, ''::tsquery),
         'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
         AS snippet
-    FROM found f JOIN file_text_pages p ON p.file_text_id = f.file_text_id AND p.page = f.page
-    ORDER BY f.rank DESC, f.file_text_id, f.page`;
+    FROM found f JOIN file_text_pages p ON p.file_text_id = f.text_id AND p.page = f.page
+    CROSS JOIN LATERAL (
+      SELECT websearch_to_tsquery(p.language, string_agg(DISTINCT t.token, ' or ')) AS q
+      FROM ts_parse('default', p.body) t
+      WHERE t.tokid IN (${WORD_TOKENS}) AND (
+        (t.token ~ '[^[:ascii:]]' AND tsvector_to_array(to_tsvector(p.language, search_fold(t.token)))
+          && tsvector_to_array(to_tsvector(p.language, search_fold($1))))
+        ${partWord})) hl
+    ORDER BY f.rank DESC, f.text_id, f.page`;
   return { sql, params };
 }
