@@ -1,6 +1,6 @@
 import { Caller, RecordsTestApp } from './support';
 
-/** Optional paging of the record search: the contract's array without it, `{data, page}` with it. */
+/** Optional paging of the record search: the contract's array without it, `{data, page, nextCursor}` with it. */
 describe('record search paging', () => {
   let t: RecordsTestApp;
   let owner: Caller;
@@ -63,7 +63,29 @@ describe('record search paging', () => {
     expect(byPage.body.page).toMatchObject({ pageSize: 20, currentPage: 2 });
     expect(byPage.body.data).toHaveLength(5);
     const none = await search({ recordTypeName: 'noSuchType', page: 1 }).expect(200);
-    expect(none.body).toEqual({ data: [], page: expect.objectContaining({ totalItems: 0, totalPages: 1 }) });
+    expect(none.body).toEqual({ data: [], page: expect.objectContaining({ totalItems: 0, totalPages: 1 }), nextCursor: null });
+  });
+
+  it('continues from nextCursor with the same filters and page size, to null on the last page', async () => {
+    const seen: string[] = [];
+    const pages: number[] = [];
+    let res = await search({ name: 'note', pageSize: 7 }).expect(200);
+    for (;;) {
+      seen.push(...res.body.data.map((r: { id: string }) => r.id));
+      pages.push(res.body.page.currentPage);
+      if (res.body.nextCursor === null) break;
+      res = await search({ name: 'note', cursor: res.body.nextCursor }).expect(200);
+      expect(res.body.page.pageSize).toBe(7);
+    }
+    expect(pages).toEqual([1, 2, 3]);
+    expect(seen).toEqual(all.filter((r) => r.name.startsWith('Note')).map((r) => r.id));
+    const first = await search({ pageSize: 7 }).expect(200);
+    const cases: Record<string, string | number>[] = [{ cursor: 'not-a-cursor' }, { cursor: first.body.nextCursor, page: 2 }];
+    for (const query of cases) {
+      const bad = await search(query).expect(400);
+      expect(bad.body).toMatchObject({ code: 'validation_failed', requestId: expect.any(String) });
+      expect(bad.body.errors[0].field).toBe('cursor');
+    }
   });
 
   it('refuses page sizes and pages out of range', async () => {

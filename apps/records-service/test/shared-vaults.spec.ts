@@ -101,6 +101,12 @@ describe('shared vaults and records', () => {
       const res = await t.get(ana, '/vault?pageSize=3&page=2').expect(200);
       expect(res.body.data.map((v: VaultItem) => v.id)).toEqual([cleoVault]);
       expect(res.body.page).toMatchObject({ totalItems: 4, currentPage: 2, pageSize: 3, totalPages: 2 });
+      expect(res.body.nextCursor).toBeNull();
+      // The first page's nextCursor continues to the same second page.
+      const first = await t.get(ana, '/vault?pageSize=3').expect(200);
+      expect(first.body.data).toHaveLength(3);
+      const next = await t.get(ana, `/vault?cursor=${first.body.nextCursor}`).expect(200);
+      expect(next.body).toEqual(res.body);
       const shared = await t.get(ana, '/vault?shared=true&page=1').expect(200);
       expect(shared.body.page.totalItems).toBe(2);
       await t.get(ana, '/vault?pageSize=0').expect(400);

@@ -31,6 +31,28 @@ export const NEXT_CURSOR_DESCRIPTION =
   'Continues the list: send it back as the `cursor` query parameter (same filters and pageSize) for the next page; ' +
   'null on the last page. Every list of the API answers `data` and `nextCursor` (docs/openapi.md, "Lists").';
 
+/**
+ * The `nextCursor` of a list paged by number (offset): the next page's number and size,
+ * opaque to callers. Lists with a keyset cursor of their own (activity log, trash, search,
+ * deliveries) do not use it.
+ */
+export const encodePageCursor = (page: number, pageSize: number): string =>
+  Buffer.from(JSON.stringify(['page', page, pageSize])).toString('base64url');
+
+/** The page a cursor of `encodePageCursor` continues with; null when it is not one (a 400 for the caller). */
+export function decodePageCursor(text: string): { page: number; pageSize: number } | null {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parts) || parts.length !== 3 || parts[0] !== 'page') return null;
+  const [, page, pageSize] = parts as [string, unknown, unknown];
+  const ok = (n: unknown, max: number): n is number => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= max;
+  return ok(page, 1_000_000) && ok(pageSize, MAX_PAGE_SIZE) ? { page, pageSize } : null;
+}
+
 /** The top-level `nextCursor` of a list answer (string, or null on the last page). */
 export const NextCursor = () => ApiProperty({ type: String, nullable: true, description: NEXT_CURSOR_DESCRIPTION });
 

@@ -4,7 +4,7 @@ import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Ma
 import { FILTER_LOCALES, RECORD_STATUSES, type FilterLocale, type RecordStatus } from '../enums';
 import { OTHER_SUBTYPE } from './features';
 import { ReadOnlyEchoes } from './read-only-echoes';
-import { DEFAULT_PAGE_SIZE, PageNumber, PageSize } from '../paging/page-info';
+import { CursorParam, DEFAULT_PAGE_SIZE, PageNumber, PageSize } from '../paging/page-info';
 import { MAX_JSON_DEPTH, parseJsonObject } from '../http/json-body';
 
 /** recordDetails sits one level below the body, so it keeps the body's depth limit either way. */
@@ -128,9 +128,12 @@ export class RecordSearchQueryDto {
   locale?: FilterLocale;
 
   @PageNumber(
-    'Pages the results: with `page` or `pageSize` the answer is `{data, page}` (RecordSearchPage); without both, the plain array.',
+    'Pages the results: with `page`, `pageSize` or `cursor` the answer is `{data, page, nextCursor}` (RecordSearchPage); without any, the plain array.',
   )
   page?: number;
+
+  @CursorParam('Continue with the page after the one that answered this `nextCursor` (same filters). Not together with `page`.')
+  cursor?: string;
 
   @PageSize()
   pageSize?: number;

@@ -1,4 +1,4 @@
-import { PageInfoDto } from '../paging/page-info';
+import { NextCursor, PageInfoDto } from '../paging/page-info';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ACCOUNT_LOCALES, RECORD_STATUSES, type DisplayLocale, type RecordStatus } from '../enums';
 import { RECORD_ROLES, VAULT_ROLES, type RecordRole, type VaultRole } from '../roles';
@@ -64,10 +64,11 @@ export class VaultView {
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
 
-/** A page of the vault listing (GET /vault with `page` or `pageSize`). */
+/** A page of the vault listing (GET /vault with `page`, `pageSize` or `cursor`). */
 export class VaultListPage {
   @ApiProperty({ type: [VaultView] }) data!: VaultView[];
   @ApiProperty({ type: PageInfoDto }) page!: PageInfoDto;
+  @NextCursor() nextCursor!: string | null;
 }
 
 export class HomeTile {
@@ -282,8 +283,9 @@ export class RecordSearchItem {
   @ApiProperty() editable!: boolean;
 }
 
-/** A page of record search results (GET …/records with `page` or `pageSize`). */
+/** A page of record search results (GET …/records with `page`, `pageSize` or `cursor`). */
 export class RecordSearchPage {
   @ApiProperty({ type: [RecordSearchItem] }) data!: RecordSearchItem[];
   @ApiProperty({ type: PageInfoDto }) page!: PageInfoDto;
+  @NextCursor() nextCursor!: string | null;
 }

@@ -4,7 +4,7 @@ import { ACCOUNT_LOCALES, DARK_MODES, type AccountLocale, type DarkMode } from '
 import { EMAIL_USERNAME_PATTERN, VAULT_TYPES, type VaultType } from './features';
 import { ReadOnlyEchoes } from './read-only-echoes';
 import { IsWebUrl, MAX_URL_LENGTH } from '../http/web-url';
-import { PageNumber, PageSize } from '../paging/page-info';
+import { CursorParam, PageNumber, PageSize } from '../paging/page-info';
 
 /** Optional, but null is not a value: the field is validated whenever it is present. */
 const IsOptionalNotNull = () => ValidateIf((_: object, value: unknown) => value !== undefined);
@@ -139,9 +139,12 @@ export class VaultListQueryDto {
   shared?: SharedFilter;
 
   @PageNumber(
-    'Pages the listing: with `page` or `pageSize` the answer is `{data, page}` (VaultListPage); without both, the plain array.',
+    'Pages the listing: with `page`, `pageSize` or `cursor` the answer is `{data, page, nextCursor}` (VaultListPage); without any, the plain array.',
   )
   page?: number;
+
+  @CursorParam('Continue with the page after the one that answered this `nextCursor` (same filters). Not together with `page`.')
+  cursor?: string;
 
   @PageSize()
   pageSize?: number;

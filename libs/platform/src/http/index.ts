@@ -2,3 +2,4 @@
 export * from './request-id.middleware';
 export * from './request-body';
 export * from './conditional-requests';
+export * from './offset-page';

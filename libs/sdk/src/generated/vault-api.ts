@@ -2719,6 +2719,8 @@ export interface components {
     VaultListPage: {
       data: components['schemas']['VaultView'][];
       page: components['schemas']['PageInfoDto'];
+      /** @description Continues the list: send it back as the `cursor` query parameter (same filters and pageSize) for the next page; null on the last page. Every list of the API answers `data` and `nextCursor` (docs/openapi.md, "Lists"). */
+      nextCursor: string | null;
     };
     UpdateVaultDto: {
       /** @description Read-only; ignored. */
@@ -2913,6 +2915,8 @@ export interface components {
     RecordSearchPage: {
       data: components['schemas']['RecordSearchItem'][];
       page: components['schemas']['PageInfoDto'];
+      /** @description Continues the list: send it back as the `cursor` query parameter (same filters and pageSize) for the next page; null on the last page. Every list of the API answers `data` and `nextCursor` (docs/openapi.md, "Lists"). */
+      nextCursor: string | null;
     };
     BlockSections: {
       blockDescription: boolean;
@@ -5205,8 +5209,10 @@ export interface operations {
       query?: {
         /** @description true: only vaults the caller does not own (shared with it through a vault role or roles on some of their records); false: only the vaults it owns; absent: both. */
         shared?: 'true' | 'false';
-        /** @description Pages the listing: with `page` or `pageSize` the answer is `{data, page}` (VaultListPage); without both, the plain array. */
+        /** @description Pages the listing: with `page`, `pageSize` or `cursor` the answer is `{data, page, nextCursor}` (VaultListPage); without any, the plain array. */
         page?: number;
+        /** @description Continue with the page after the one that answered this `nextCursor` (same filters). Not together with `page`. */
+        cursor?: string;
         pageSize?: number;
       };
       header?: never;
@@ -5662,8 +5668,10 @@ export interface operations {
         status?: 'ACTIVE' | 'INACTIVE' | 'CLOSED' | 'DRAFT' | 'DELETED';
         /** @description Limits displayValue to this locale. */
         locale?: 'en-CA' | 'es-US' | 'en-US';
-        /** @description Pages the results: with `page` or `pageSize` the answer is `{data, page}` (RecordSearchPage); without both, the plain array. */
+        /** @description Pages the results: with `page`, `pageSize` or `cursor` the answer is `{data, page, nextCursor}` (RecordSearchPage); without any, the plain array. */
         page?: number;
+        /** @description Continue with the page after the one that answered this `nextCursor` (same filters). Not together with `page`. */
+        cursor?: string;
         pageSize?: number;
       };
       header?: never;

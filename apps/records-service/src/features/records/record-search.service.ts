@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import {
-  pageInfo,
   Principal,
   RECORD_SEARCH_DEFAULT_PAGE_SIZE,
   RecordSearchItem,
   RecordSearchPage,
   RecordSearchQueryDto,
 } from '@vault/contracts';
+import { offsetPage, offsetPageAnswer } from '@vault/platform/http';
 import { VaultAccess } from '../../capabilities/access/access.service';
 import { CatalogueService } from '../../capabilities/catalogue/catalogue.service';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
@@ -25,7 +25,7 @@ export class RecordSearchService {
 
   /**
    * The records matching the query, newest change first: all of them as the contract's
-   * array, or one page with its page object when `page` or `pageSize` is given.
+   * array, or one page with its page object and `nextCursor` when `page`, `pageSize` or `cursor` is given.
    */
   async search(
     access: VaultAccess,
@@ -35,15 +35,12 @@ export class RecordSearchService {
     const filter = await this.searchFilter(q);
     // a record guest (no vault role) finds only the records shared with it
     if (filter && !access.vaultRole) filter.sharedWith = principal.openId;
-    if (q.page === undefined && q.pageSize === undefined) {
+    const p = offsetPage(q, RECORD_SEARCH_DEFAULT_PAGE_SIZE);
+    if (!p.paged) {
       return filter ? this.searchItems(await this.records.search(access.vault.id, filter), q) : [];
     }
-    const page = q.page ?? 1;
-    const pageSize = q.pageSize ?? RECORD_SEARCH_DEFAULT_PAGE_SIZE;
-    const [rows, total] = filter
-      ? await this.records.searchPage(access.vault.id, filter, (page - 1) * pageSize, pageSize)
-      : [[], 0];
-    return { data: await this.searchItems(rows, q), page: pageInfo(total, page, pageSize) };
+    const [rows, total] = filter ? await this.records.searchPage(access.vault.id, filter, p.offset, p.pageSize) : [[], 0];
+    return offsetPageAnswer(await this.searchItems(rows, q), total, p);
   }
 
   private async searchItems(rows: RecordEntity[], q: RecordSearchQueryDto): Promise<RecordSearchItem[]> {

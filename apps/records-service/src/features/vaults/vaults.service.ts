@@ -6,7 +6,6 @@ import {
   DEFAULT_VAULT_TYPE,
   IdResponse,
   LicenseView,
-  pageInfo,
   Principal,
   SUBJECTS,
   UpdateVaultDto,
@@ -15,7 +14,7 @@ import {
   VaultListQueryDto,
   VaultView,
 } from '@vault/contracts';
-import { ETagged, IfMatchCondition } from '@vault/platform/http';
+import { ETagged, IfMatchCondition, offsetPage, offsetPageAnswer } from '@vault/platform/http';
 import { vaultNotFound } from '../../capabilities/access/access.errors';
 import { callerETag, callerView } from '../../capabilities/access/caller-etag';
 import type { VaultAccess } from '../../capabilities/access/access.service';
@@ -98,22 +97,20 @@ export class VaultsService {
   /**
    * The vaults the caller sees (owned, shared through a vault role, or holding records
    * shared with it), oldest first: all of them as an array, or one page with its page
-   * object when `page` or `pageSize` is given.
+   * object and `nextCursor` when `page`, `pageSize` or `cursor` is given.
    */
   async list(principal: Principal, q: VaultListQueryDto): Promise<VaultView[] | VaultListPage> {
     const ownership: Ownership = q.shared === undefined ? 'all' : q.shared === 'true' ? 'shared' : 'owned';
-    const paged = q.page !== undefined || q.pageSize !== undefined;
-    const page = q.page ?? 1;
-    const pageSize = q.pageSize ?? DEFAULT_PAGE_SIZE;
+    const p = offsetPage(q, DEFAULT_PAGE_SIZE);
     const [rows, total] = await this.vaults.listVisible(
       principal.tenantId,
       principal.openId,
       ownership,
-      paged ? { offset: (page - 1) * pageSize, limit: pageSize } : undefined,
+      p.paged ? { offset: p.offset, limit: p.pageSize } : undefined,
     );
     const plans = await this.licenses.plansOf(rows.map((r) => r.vault.id));
     const views = rows.map((row, i) => toVaultView(row.vault, row, plans[i], this.env.VAULT_INBOX_DOMAIN));
-    return paged ? { data: views, page: pageInfo(total, page, pageSize) } : views;
+    return p.paged ? offsetPageAnswer(views, total, p) : views;
   }
 
   /** Changes the vault if `ifMatch` names its current version (checked under the row lock). */
