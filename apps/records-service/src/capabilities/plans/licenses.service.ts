@@ -79,8 +79,8 @@ export class LicensesService {
 
   /** The plan a vault is on now. */
   async planOf(vaultId: string, tx?: Tx): Promise<Plan> {
-    const license = await this.licenses.current(vaultId, tx);
-    return license ? this.plans.plan(license.planId) : this.plans.defaultPlan();
+    const planId = await this.licenses.currentPlanId(vaultId, tx);
+    return planId !== undefined ? this.plans.plan(planId) : this.plans.defaultPlan();
   }
 
   /** The plans the vaults are on now, in one statement (the default plan stands for vaults without a licence). */

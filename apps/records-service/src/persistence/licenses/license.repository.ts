@@ -12,6 +12,15 @@ export class LicenseRepository {
     return tx.findOne(LicenseEntity, { where: { vaultId }, order: { createdAt: 'DESC', id: 'DESC' } });
   }
 
+  /** The plan id of the newest licence of a vault (undefined without one): plain SQL, read by every create. */
+  async currentPlanId(vaultId: string, tx: Tx = this.tx.none): Promise<string | undefined> {
+    const rows: { plan_id: string }[] = await tx.query(
+      'SELECT plan_id FROM vault_licenses WHERE vault_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
+      [vaultId],
+    );
+    return rows[0]?.plan_id;
+  }
+
   /** The plan ids of the current licences of the vaults, one statement whatever their number. */
   async currentPlanIds(tx: Tx, vaultIds: string[]): Promise<string[]> {
     return [...(await this.currentPlanIdsByVault(vaultIds, tx)).values()];

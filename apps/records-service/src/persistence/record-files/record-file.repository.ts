@@ -2,23 +2,31 @@ import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
 import { RecordFileEntity } from './record-file.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
+import { EntityRows, entityRows, Row } from '../entity-rows';
 
 /** Queries and locks of record file metadata. */
 @Injectable()
 export class RecordFileRepository {
+  private rows?: EntityRows<RecordFileEntity>;
+
   constructor(private readonly tx: Transactions) {}
 
   nameTaken(recordId: string, fileName: string): Promise<boolean> {
     return this.tx.none.getRepository(RecordFileEntity).exists({ where: { recordId, fileName, deletedAt: IsNull() } });
   }
 
-  /** The record's files, oldest upload first (`newestFirst`: newest first). */
-  list(recordId: string, newestFirst = false): Promise<RecordFileEntity[]> {
+  /**
+   * The record's files, oldest upload first (`newestFirst`: newest first). Plain SQL
+   * (built once): the file list of every record read.
+   */
+  async list(recordId: string, newestFirst = false): Promise<RecordFileEntity[]> {
+    this.rows ??= entityRows(this.tx.none.connection, RecordFileEntity);
     const order = newestFirst ? 'DESC' : 'ASC';
-    return this.tx.none.find(RecordFileEntity, {
-      where: { recordId, deletedAt: IsNull() },
-      order: { createdAt: order, id: order },
-    });
+    const rows: Row[] = await this.tx.none.query(
+      `SELECT ${this.rows.select} FROM record_files WHERE record_id = $1 AND deleted_at IS NULL ORDER BY created_at ${order}, id ${order}`,
+      [recordId],
+    );
+    return rows.map(this.rows.toEntity);
   }
 
   /** The files of several records, each record's oldest upload first, in one statement. */

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { RecordRole, RecordStatus } from '@vault/contracts';
 import { In } from 'typeorm';
-import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
+import { EntityRows, entityRows, Row } from '../entity-rows';
 
 /** Filters of a record search; every given filter must hold. */
 export interface RecordSearchFilter {
@@ -29,7 +29,7 @@ const INSERTED = `id, tenant_id, vault_id, name, description, unique_reference, 
 /** Queries and locks of record rows. */
 @Injectable()
 export class RecordRepository {
-  private columns?: Columns;
+  private rows?: EntityRows<RecordEntity>;
 
   constructor(private readonly tx: Transactions) {}
 
@@ -145,12 +145,12 @@ export class RecordRepository {
    * the new version. Plain SQL from the entity's column names.
    */
   async update(tx: Tx, id: string, changes: Partial<RecordEntity>): Promise<number> {
-    const { byProperty } = this.meta();
+    const { column: columnOf } = this.meta();
     const sets: string[] = [];
     const params: unknown[] = [id];
     for (const [property, value] of Object.entries(changes)) {
       if (value === undefined) continue;
-      const column = byProperty.get(property);
+      const column = columnOf(property);
       if (!column) throw new Error(`records has no column for ${property}`);
       params.push(column.type === 'jsonb' && value !== null ? JSON.stringify(value) : value);
       sets.push(`"${column.databaseName}" = $${params.length}`);
@@ -171,27 +171,9 @@ export class RecordRepository {
     await tx.query('UPDATE records SET version = version + 1 WHERE id = $1', [id]);
   }
 
-  /** The select list and row mapper of whole record rows, written once from the entity's columns. */
-  private meta(): Columns {
-    if (this.columns) return this.columns;
-    const columns = this.tx.none.connection.getMetadata(RecordEntity).columns;
-    this.columns = {
-      select: columns.map((c) => `"${c.databaseName}"`).join(', '),
-      byProperty: new Map(columns.map((c) => [c.propertyName, c])),
-      toEntity: (row) => {
-        const entity = new RecordEntity() as unknown as Row;
-        for (const c of columns) entity[c.propertyName] = row[c.databaseName];
-        return entity as unknown as RecordEntity;
-      },
-    };
-    return this.columns;
+  /** The select list and row mapper of whole record rows (plain SQL, built once). */
+  private meta(): EntityRows<RecordEntity> {
+    this.rows ??= entityRows(this.tx.none.connection, RecordEntity);
+    return this.rows;
   }
-}
-
-type Row = Record<string, unknown>;
-
-interface Columns {
-  select: string;
-  byProperty: Map<string, ColumnMetadata>;
-  toEntity: (row: Row) => RecordEntity;
 }
