@@ -208,6 +208,8 @@ export class RequestBodyInterceptor implements NestInterceptor {
     const own = this.reflector.getAllAndOverride<boolean | undefined>(READS_OWN_BODY, [context.getHandler(), context.getClass()]);
     if (own) return next.handle();
     const http = context.switchToHttp();
+    // nothing to read (most GETs): no promise and no extra observable per request
+    if (!carriesBody(http.getRequest<Request>())) return next.handle();
     return from(readRequestBody(http.getRequest<Request>(), http.getResponse<Response>())).pipe(switchMap(() => next.handle()));
   }
 }
