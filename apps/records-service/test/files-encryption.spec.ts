@@ -14,7 +14,7 @@ import { ItemPurger } from '../src/capabilities/retention/item-purger';
 import { Transactions } from '@vault/platform/persistence';
 import { BlobEncryptionJob } from '../src/capabilities/storage/blob-encryption.job';
 import { FsFileStorage } from '../src/capabilities/storage/fs-file-storage';
-import { binary, filesPath, meta, sha256, upload } from './files-support';
+import { binary, filesBelow, filesPath, meta, sha256, upload } from './files-support';
 import { Caller, RecordsTestApp } from './support';
 
 const run = promisify(execFile);
@@ -121,6 +121,155 @@ describe('record files encrypted at rest', () => {
     expect(rejected).toMatch(/vault_encrypted_objects_rejected_total\{kind="chunk"\} [1-9]/);
     await t.sql(`UPDATE blobs SET envelope = overlay(envelope placing '\\x00'::bytea from 30) WHERE id = $1`, [blob.id]);
     expect((await t.get(owner, `${filesPath(vaultId, recordId)}/damaged.pdf`)).body.code).toBe('file_damaged');
+  });
+
+  describe('resumable (tus) uploads, sealed as their bytes arrive', () => {
+    const tus = (req: import('supertest').Test) =>
+      req.set('Tus-Resumable', '1.0.0').set('Authorization', `Bearer ${owner.token}`);
+    const metadataOf = (m: Record<string, string>) =>
+      Object.entries(m)
+        .map(([k, v]) => `${k} ${Buffer.from(v).toString('base64')}`)
+        .join(',');
+    const begin = async (name: string, length: number) => {
+      const res = await tus(t.http().post(`/api/v1/vault/vault-id/${vaultId}/records/record-id/${recordId}/uploads`))
+        .set('Upload-Length', String(length))
+        .set('Upload-Metadata', metadataOf(meta(name)))
+        .expect(201);
+      return `/api/v1/vault/vault-id/${vaultId}/records/record-id/${recordId}/uploads/${String(res.headers.location).split('/').pop()}`;
+    };
+    const patch = (path: string, offset: number, body: Buffer, extra: Record<string, string> = {}) =>
+      tus(t.http().patch(path))
+        .set('Upload-Offset', String(offset))
+        .set('Content-Type', 'application/offset+octet-stream')
+        .set(extra)
+        .send(body);
+    /** Every byte the store holds for uploads now (partial files and objects). */
+    const everythingStored = () => Buffer.concat(filesBelow(dir).map((f) => readFileSync(f)));
+    const windows = (plain: Buffer) =>
+      [0, 1, CHUNK - 8, CHUNK, 2 * CHUNK + 3, plain.length - 40].map((o) => plain.subarray(o, o + 32));
+
+    it('keeps no plaintext byte at rest between chunks, and commits an object the age CLI decrypts', async () => {
+      const plain = randomBytes(3 * CHUNK + 1234);
+      const path = await begin('tus.pdf', plain.length);
+      // chunk ends off the 64 KiB grid: every request leaves an unsealed tail behind
+      const cuts = [0, 1000, CHUNK + 7, CHUNK + 8, 3 * CHUNK + 1, plain.length];
+      for (let i = 0; i + 1 < cuts.length; i++) {
+        await patch(path, cuts[i], plain.subarray(cuts[i], cuts[i + 1])).expect(204);
+        if (i + 2 === cuts.length) break;
+        const stored = everythingStored();
+        for (const w of windows(plain)) expect(stored.includes(w)).toBe(false);
+        const [row] = await t.sql<{ store_state: { sealed?: { tail?: string } } }>(
+          `SELECT store_state FROM resumable_uploads WHERE record_id = $1`,
+          [recordId],
+        );
+        const tail = Buffer.from(row.store_state.sealed?.tail ?? '', 'base64');
+        for (const w of windows(plain)) expect(tail.includes(w.subarray(0, 16))).toBe(false);
+      }
+      const blob = await blobOf('tus.pdf');
+      expect(blob.envelope_vault_id).toBe(vaultId);
+      const object = readFileSync(storage.objectPath(blob.storage_key));
+      expect(object.length).toBe(sealedSize(plain.length));
+      for (const w of windows(plain)) expect(everythingStored().includes(w)).toBe(false);
+      const home = mkdtempSync(join(tmpdir(), 'vault-export-'));
+      try {
+        writeFileSync(join(home, 'file.age'), Buffer.concat([blob.envelope as Buffer, object]));
+        writeFileSync(join(home, 'key.txt'), `${await t.app.get(VaultKeysService).exportIdentity(vaultId)}\n`);
+        const { stdout } = await run('age', ['-d', '-i', join(home, 'key.txt'), join(home, 'file.age')], {
+          encoding: 'buffer',
+          maxBuffer: 8 << 20,
+        });
+        expect(stdout.equals(plain)).toBe(true);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+      const whole = await download('tus.pdf').expect(200);
+      expect(whole.headers.etag).toBe(`"${sha256(plain)}"`);
+      expect((whole.body as Buffer).equals(plain)).toBe(true);
+      const part = await download('tus.pdf', `bytes=${CHUNK - 3}-${CHUNK + 3}`).expect(206);
+      expect((part.body as Buffer).equals(plain.subarray(CHUNK - 3, CHUNK + 4))).toBe(true);
+      expect((await t.app.get(BlobEncryptionJob).pass()).encrypted).toBe(0);
+    });
+
+    it('rewraps what a transferred record takes along in the transfer itself, its open upload at commit', async () => {
+      const plain = randomBytes(2 * CHUNK + 9);
+      const blob = await uploaded('passport.pdf', plain);
+      const object = readFileSync(storage.objectPath(blob.storage_key));
+      const open = randomBytes(CHUNK + 50);
+      const path = await begin('open.pdf', open.length);
+      await patch(path, 0, open.subarray(0, 70)).expect(204);
+      const target = await t.createVault(owner);
+      const transfer = () =>
+        t.put(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}/transfer`, { destinationVaultId: target });
+
+      // the key service out: the move is refused as a whole, nothing moved
+      const kms = t.app.get(KeyEncryptionKeys);
+      t.app.get(VaultKeysService).forget(vaultId);
+      const unwrap = jest.spyOn(kms, 'unwrap').mockRejectedValue(new KeyServiceUnavailableError('token unreachable'));
+      try {
+        const refused = await transfer().expect(503);
+        expect(refused.headers['retry-after']).toBe('5');
+        expect(refused.body).toMatchObject({ code: 'service_unavailable', requestId: expect.any(String) });
+      } finally {
+        unwrap.mockRestore();
+      }
+      expect(await blobOf('passport.pdf')).toMatchObject({ vault_id: vaultId, envelope_vault_id: vaultId });
+
+      await transfer().expect(200);
+      const moved = await blobOf('passport.pdf');
+      expect([moved.vault_id, moved.envelope_vault_id]).toEqual([target, target]);
+      const [before, after] = [blob.envelope as Buffer, moved.envelope as Buffer];
+      expect(after.equals(before)).toBe(false);
+      // same file key and payload nonce: the stored object is the same bytes
+      expect(after.subarray(-16).equals(before.subarray(-16))).toBe(true);
+      expect(readFileSync(storage.objectPath(blob.storage_key)).equals(object)).toBe(true);
+
+      const moving = path.replace(vaultId, target);
+      await patch(moving, 70, open.subarray(70)).expect(204);
+      expect(await blobOf('open.pdf')).toMatchObject({ vault_id: target, envelope_vault_id: target });
+
+      // no read needs the old vault's key any more, before any background pass
+      await t.app.get(VaultKeysService).destroy(vaultId);
+      expect(((await download('passport.pdf', undefined, target).expect(200)).body as Buffer).equals(plain)).toBe(true);
+      const part = await download('passport.pdf', `bytes=${CHUNK}-${CHUNK + 99}`, target).expect(206);
+      expect((part.body as Buffer).equals(plain.subarray(CHUNK, CHUNK + 100))).toBe(true);
+      expect(((await download('open.pdf', undefined, target).expect(200)).body as Buffer).equals(open)).toBe(true);
+    });
+
+    it('seals a file of exactly one chunk and an empty file as age files', async () => {
+      for (const plain of [randomBytes(CHUNK), Buffer.alloc(0)]) {
+        const name = `edge-${plain.length}.bin`;
+        const path = await begin(name, plain.length);
+        if (plain.length > 0) {
+          await patch(path, 0, plain.subarray(0, 10)).expect(204);
+          await patch(path, 10, plain.subarray(10)).expect(204);
+        }
+        const blob = await blobOf(name);
+        expect(readFileSync(storage.objectPath(blob.storage_key)).length).toBe(sealedSize(plain.length));
+        expect(((await download(name).expect(200)).body as Buffer).equals(plain)).toBe(true);
+      }
+    });
+
+    it('refuses a chunk of wrong checksum without keeping it, and a changed tail as damaged', async () => {
+      const plain = randomBytes(CHUNK + 500);
+      const path = await begin('retry.pdf', plain.length);
+      await patch(path, 0, plain.subarray(0, 300)).expect(204);
+      const wrong = `sha256 ${Buffer.alloc(32).toString('base64')}`;
+      await patch(path, 300, plain.subarray(300, CHUNK + 100), { 'Upload-Checksum': wrong }).expect(460);
+      await patch(path, 300, plain.subarray(300, CHUNK + 100)).expect(204);
+      // a tail changed at rest does not authenticate: nothing is appended to it
+      const tampered = `UPDATE resumable_uploads SET store_state = jsonb_set(store_state, '{sealed,tail}', to_jsonb($2::text)) WHERE record_id = $1`;
+      const [row] = await t.sql<{ store_state: { sealed: { tail: string } } }>(
+        `SELECT store_state FROM resumable_uploads WHERE record_id = $1`,
+        [recordId],
+      );
+      const bad = Buffer.from(row.store_state.sealed.tail, 'base64');
+      bad[20] ^= 1;
+      await t.sql(tampered, [recordId, bad.toString('base64')]);
+      expect((await patch(path, CHUNK + 100, plain.subarray(CHUNK + 100))).status).toBe(409);
+      await t.sql(tampered, [recordId, row.store_state.sealed.tail]);
+      await patch(path, CHUNK + 100, plain.subarray(CHUNK + 100)).expect(204);
+      expect(((await download('retry.pdf').expect(200)).body as Buffer).equals(plain)).toBe(true);
+    });
   });
 
   it('encrypts a plaintext blob in the background job, readable before, during and after', async () => {

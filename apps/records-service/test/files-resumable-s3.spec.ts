@@ -1,3 +1,5 @@
+import { sealedSize } from '../src/capabilities/encryption/age-stream';
+import { sealedOffset } from '../src/capabilities/encryption/sealed-append';
 import { randomBytes } from 'node:crypto';
 import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import * as tus from 'tus-js-client';
@@ -81,12 +83,12 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
       },
     });
     await eventually(async () => Number((await uploadRow())?.upload_offset ?? 0) >= 6 * MiB, 10_000);
-    // two chunks in: one whole 5 MiB part sent, the 1 MiB after it waits in a tail object
+    // two chunks in: one whole 5 MiB part sent, the rest of the 6 MiB sealed (96 chunks of 64 KiB + 16) in a tail object
     const mid = await uploadRow();
     expect(mid.store_state.parts).toHaveLength(1);
     expect(mid.store_state.tail).toEqual({
       key: `${mid.storage_key}.tail.${5 * MiB}`,
-      size: MiB,
+      size: sealedOffset(6 * MiB) - 5 * MiB,
     });
     expect(await keysOf(mid.storage_key)).toEqual([`${mid.storage_key}.tail.${5 * MiB}`, `${mid.storage_key}.upload`]);
 
@@ -99,7 +101,7 @@ describe('resumable uploads, tus (S3 storage against s3rver)', () => {
     const [row] = await t.sql<{ storage_key: string }>('SELECT storage_key FROM record_files WHERE id = $1', [fileId]);
     expect(row.storage_key).toBe(mid.storage_key);
     const head = await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: row.storage_key }));
-    expect(head.ContentLength).toBe(bytes.length);
+    expect(head.ContentLength).toBe(sealedSize(bytes.length));
     // nothing beside the object: no marker, no tail
     expect(await keysOf(row.storage_key)).toEqual([row.storage_key]);
     const got = await binary(t.get(owner, `${filesPath(vaultId, recordId)}/scan.bin`)).expect(200);

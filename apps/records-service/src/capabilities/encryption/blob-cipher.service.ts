@@ -33,6 +33,16 @@ export class BlobCipherService {
     return { envelope, stream: new SealStream(key) };
   }
 
+  /** A new envelope for a blob of `vaultId` that is sealed chunk by chunk later (a resumable upload). */
+  async newEnvelope(vaultId: string): Promise<Buffer> {
+    return newEnvelope(await this.vaultKeys.recipient(vaultId)).envelope;
+  }
+
+  /** The payload key of an envelope sealed to `vaultId` (unwraps the vault key, cached). */
+  payloadKeyOf(vaultId: string, envelope: Buffer): Promise<Buffer> {
+    return this.payloadKey(vaultId, envelope);
+  }
+
   /** Decrypts a whole stored object. */
   async open(vaultId: string, envelope: Buffer): Promise<OpenStream> {
     return this.watched(new OpenStream(await this.payloadKey(vaultId, envelope)));

@@ -8,6 +8,7 @@ import { CryptoEraseService } from './crypto-erase.service';
 import { EncryptionEnv } from './encryption.env';
 import { KeyEncryptionKeys } from './key-encryption-keys';
 import { keyEncryptionKeysFromEnv } from './keyring-config';
+import { MovedBlobsService } from './moved-blobs.service';
 import { VaultKeysService } from './vault-keys.service';
 
 /**
@@ -24,8 +25,9 @@ import { VaultKeysService } from './vault-keys.service';
     VaultKeysService,
     BlobCipherService,
     CryptoEraseService,
+    MovedBlobsService,
   ],
-  exports: [EncryptionEnv, VaultKeysService, BlobCipherService, BlobEnvelopeRepository, CryptoEraseService],
+  exports: [EncryptionEnv, VaultKeysService, BlobCipherService, BlobEnvelopeRepository, CryptoEraseService, MovedBlobsService],
 })
 export class EncryptionModule implements OnApplicationShutdown {
   constructor(private readonly kms: KeyEncryptionKeys) {}

@@ -1,5 +1,5 @@
 import { createHash, type Hash, randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline, Transform } from 'node:stream';
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { fileBytes } from '@vault/platform/observability';
@@ -7,6 +7,8 @@ import { PurgeQueueRepository } from '../../persistence/record-files/purge-queue
 import { BlobEnvelopeRepository } from '../../persistence/vault-keys/blob-envelope.repository';
 import { BlobCipherService } from '../encryption/blob-cipher.service';
 import { encryptionProblem } from '../encryption/encryption.problems';
+import { OpenStream, sealedSize } from '../encryption/age-stream';
+import { ChunkSealer, openTail, SealedUpload, sealedOffset, sealTail, tailStart } from '../encryption/sealed-append';
 import { Transactions } from '@vault/platform/persistence';
 import { AppendState, ByteRange, FileStorage } from './file-storage';
 import { Metered, MeteredStream } from './metered-stream';
@@ -36,6 +38,12 @@ function firstChunkChecked(stream: Readable): Promise<Readable> {
     const ready = () => settle();
     stream.once('readable', ready).once('end', ready).once('error', settle);
   });
+}
+
+/** The encryption of an append in progress, kept in its state (none: a plaintext upload begun before). */
+function sealedOf(state: AppendState): SealedUpload | undefined {
+  const sealed = state['sealed'] as SealedUpload | undefined;
+  return sealed && typeof sealed.envelope === 'string' ? sealed : undefined;
 }
 
 /** Where an append-only (resumable) upload stands in storage. */
@@ -130,17 +138,40 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
   /**
    * Prepares storage for a resumable upload under a new key, its removal queued first
    * (due at `purgeAfter`: the upload's expiry plus the grace period, a backstop for the
-   * sweeper of expired uploads).
+   * sweeper of expired uploads). With `vaultId` the upload is encrypted as it arrives
+   * (SealedUpload: its envelope is made now and kept in the returned state).
    */
-  async beginAppend(purgeAfter: Date): Promise<{ storageKey: string; state: AppendState }> {
+  async beginAppend(purgeAfter: Date, vaultId?: string): Promise<{ storageKey: string; state: AppendState }> {
     const storageKey = randomUUID();
+    const envelope = vaultId
+      ? await this.cipher.newEnvelope(vaultId).catch((err: unknown) => Promise.reject(encryptionProblem(err)))
+      : undefined;
     await this.purges.enqueue(storageKey, purgeAfter);
     try {
-      return { storageKey, state: await this.storage.beginAppend(storageKey) };
+      const state = await this.storage.beginAppend(storageKey);
+      if (!envelope || !vaultId) return { storageKey, state };
+      const sealed: SealedUpload = { vaultId, envelope: envelope.toString('base64') };
+      return { storageKey, state: { ...state, sealed } };
     } catch (err) {
       await this.discard(storageKey);
       throw err;
     }
+  }
+
+  /**
+   * The envelope of an upload encrypted as it arrives, for its blob row in `vaultId` (a
+   * record moved to another vault while the upload was open: rewrapped to that vault's key,
+   * the same file key), or nothing for a plaintext upload.
+   */
+  async sealFor(at: AppendProgress, vaultId: string): Promise<Pick<StoredBytes, 'envelope' | 'envelopeVaultId'>> {
+    const sealed = sealedOf(at.state);
+    if (!sealed) return {};
+    const envelope = Buffer.from(sealed.envelope, 'base64');
+    if (sealed.vaultId === vaultId) return { envelope, envelopeVaultId: vaultId };
+    const rewrapped = await this.cipher
+      .rewrap(envelope, sealed.vaultId, vaultId)
+      .catch((err: unknown) => Promise.reject(encryptionProblem(err)));
+    return { envelope: rewrapped, envelopeVaultId: vaultId };
   }
 
   /**
@@ -170,10 +201,43 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
       },
     });
     source.on('error', (err) => meter.destroy(err));
-    const state = await this.storage.append(at.storageKey, at.state, at.offset, at.length, source.pipe(meter));
+    const sealed = sealedOf(at.state);
+    const state = sealed
+      ? await this.appendSealed(at, sealed, source.pipe(meter))
+      : await this.storage.append(at.storageKey, at.state, at.offset, at.length, source.pipe(meter));
     fileBytes.inc({ direction: 'in' }, written);
     const next: AppendProgress = { ...at, offset: at.offset + written, state };
     return { next, written, chunkDigest: chunkHash?.digest('base64') };
+  }
+
+  /**
+   * The plaintext `body` of an encrypted upload from `at` on: the tail kept from the last
+   * request first, every whole chunk sealed into the store as it fills, the new unsealed
+   * end kept encrypted in the returned state (none once the last chunk is sealed).
+   */
+  private async appendSealed(at: AppendProgress, sealed: SealedUpload, body: Readable): Promise<AppendState> {
+    let key: Buffer;
+    let head: Buffer;
+    try {
+      key = await this.cipher.payloadKeyOf(sealed.vaultId, Buffer.from(sealed.envelope, 'base64'));
+      head = sealed.tail ? openTail(key, at.storageKey, tailStart(at.offset), sealed.tail) : Buffer.alloc(0);
+    } catch (err) {
+      body.destroy();
+      throw encryptionProblem(err);
+    }
+    const sealer = new ChunkSealer(key, at.offset, at.length, head);
+    body.on('error', (err) => sealer.destroy(err));
+    const { sealed: _previous, ...storeState } = at.state;
+    const state = await this.storage.append(
+      at.storageKey,
+      storeState,
+      sealedOffset(at.offset),
+      sealedSize(at.length),
+      body.pipe(sealer),
+    );
+    const next: SealedUpload = { vaultId: sealed.vaultId, envelope: sealed.envelope };
+    if (sealer.rest.length > 0) next.tail = sealTail(key, at.storageKey, sealer.restAt, sealer.rest);
+    return { ...state, sealed: next };
   }
 
   /** Drops what the storage held for `dropped` and `kept` no longer needs. */
@@ -184,14 +248,34 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Makes the appended bytes the object of the key (they still await their commit). */
-  finishAppend(at: AppendProgress): Promise<void> {
-    return this.storage.finishAppend(at.storageKey, at.state, at.length);
+  async finishAppend(at: AppendProgress): Promise<void> {
+    const sealed = sealedOf(at.state);
+    if (!sealed) return this.storage.finishAppend(at.storageKey, at.state, at.length);
+    let state = at.state;
+    // an empty file has one empty last chunk, and no request that sealed it
+    if (at.length === 0) state = await this.appendSealed({ ...at, offset: 0 }, sealed, Readable.from([]));
+    await this.storage.finishAppend(at.storageKey, state, sealedSize(at.length));
   }
 
   /** The SHA-256 (hex) of a stored object, read back whole (an upload hashed nowhere else). */
   async sha256Of(storageKey: string): Promise<string> {
     const hash = createHash('sha256');
     for await (const chunk of await this.storage.read(storageKey)) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+
+  /** The plaintext SHA-256 (hex) of a finished append, read back whole and decrypted when it is encrypted. */
+  async sha256OfAppended(at: AppendProgress): Promise<string> {
+    const sealed = sealedOf(at.state);
+    if (!sealed) return this.sha256Of(at.storageKey);
+    const hash = createHash('sha256');
+    try {
+      const key = await this.cipher.payloadKeyOf(sealed.vaultId, Buffer.from(sealed.envelope, 'base64'));
+      const plain = (await this.storage.read(at.storageKey)).pipe(new OpenStream(key));
+      for await (const chunk of plain) hash.update(chunk as Buffer);
+    } catch (err) {
+      throw encryptionProblem(err);
+    }
     return hash.digest('hex');
   }
 

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccessModule } from '../../capabilities/access/access.module';
 import { CatalogueModule } from '../../capabilities/catalogue/catalogue.module';
+import { EncryptionModule } from '../../capabilities/encryption/encryption.module';
 import { EventsModule } from '../../capabilities/events/events.module';
 import { PersistenceModule } from '../../persistence/persistence.module';
 import { PlansModule } from '../../capabilities/plans/plans.module';
@@ -10,7 +11,7 @@ import { RecordSearchService } from './record-search.service';
 import { RecordsService } from './records.service';
 
 @Module({
-  imports: [AccessModule, CatalogueModule, EventsModule, PersistenceModule, PlansModule, RetentionModule],
+  imports: [AccessModule, CatalogueModule, EncryptionModule, EventsModule, PersistenceModule, PlansModule, RetentionModule],
   controllers: [RecordsController],
   providers: [RecordsService, RecordSearchService],
 })

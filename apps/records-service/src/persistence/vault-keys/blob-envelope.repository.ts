@@ -71,6 +71,27 @@ export class BlobEnvelopeRepository {
     );
   }
 
+  /** Whether some version of a file of the record is an encrypted blob (its move needs vault keys). */
+  async recordHasSealed(recordId: string, tx: Tx = this.tx.none): Promise<boolean> {
+    const rows: unknown[] = await tx.query(
+      `SELECT 1 FROM record_files f JOIN file_versions v ON v.file_id = f.id JOIN blobs b ON b.id = v.blob_id
+       WHERE f.record_id = $1 AND b.envelope IS NOT NULL LIMIT 1`,
+      [recordId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * Blobs of `toVaultId` whose envelopes are still sealed to `fromVaultId` (the blobs a
+   * record just moved took along), locked for their rewrap in the same transaction.
+   */
+  lockMoved(tx: Tx, fromVaultId: string, toVaultId: string): Promise<BlobSeal[]> {
+    return tx.query(`SELECT ${COLUMNS} FROM blobs WHERE vault_id = $2 AND envelope_vault_id = $1 ORDER BY id FOR UPDATE`, [
+      fromVaultId,
+      toVaultId,
+    ]);
+  }
+
   async rewrapped(tx: Tx, blobId: string, envelope: Buffer, vaultId: string): Promise<void> {
     await tx.query(`UPDATE blobs SET envelope = $2, envelope_vault_id = $3 WHERE id = $1`, [blobId, envelope, vaultId]);
   }

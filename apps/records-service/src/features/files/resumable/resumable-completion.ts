@@ -47,14 +47,14 @@ export class ResumableCompletion {
     row: ResumableUploadEntity,
     hashed: Hash | undefined,
   ): Promise<Record<string, string>> {
-    const sha256 = await this.completedSha256(row, hashed);
+    const { sha256, seal } = await this.completed(row, hashed, access.vault.id);
     try {
       const view = await this.commits.commit(
         access,
         principal,
         {
           metadata: row.metadata,
-          stored: { storageKey: row.storageKey, size: row.length, sha256 },
+          stored: { storageKey: row.storageKey, size: row.length, sha256, ...seal },
           mediaType: row.mediaType,
         },
         undefined,
@@ -69,13 +69,16 @@ export class ResumableCompletion {
     }
   }
 
-  /** The completed object's SHA-256, checked against the `sha256` metadata. */
-  private async completedSha256(row: ResumableUploadEntity, hashed: Hash | undefined): Promise<string> {
+  /**
+   * The completed object's SHA-256, checked against the `sha256` metadata, and its envelope
+   * for a blob of `vaultId` (rewrapped when the record moved there while the upload was open).
+   */
+  private async completed(row: ResumableUploadEntity, hashed: Hash | undefined, vaultId: string) {
     try {
       await this.bytes.finishAppend(progressOf(row));
-      const sha256 = hashed ? hashed.digest('hex') : await this.bytes.sha256Of(row.storageKey);
+      const sha256 = hashed ? hashed.digest('hex') : await this.bytes.sha256OfAppended(progressOf(row));
       if (row.expectedSha256 !== null && row.expectedSha256 !== sha256) throw checksumMismatch('sha256 metadata');
-      return sha256;
+      return { sha256, seal: await this.bytes.sealFor(progressOf(row), vaultId) };
     } catch (err) {
       await this.uploads.delete(row.id);
       await this.bytes.discard(row.storageKey);

@@ -47,7 +47,9 @@ export class ResumableCreation {
     await this.admit(access, principal, metadata, length);
     const createdAt = new Date();
     const expiresAt = new Date(createdAt.getTime() + this.env.TUS_UPLOAD_EXPIRY_SECONDS * 1000);
-    const { storageKey, state } = await this.bytes.beginAppend(new Date(expiresAt.getTime() + PURGE_BACKSTOP_MS));
+    // encrypted as it arrives, to the vault's key (docs/encryption.md, resumable uploads)
+    const purgeAfter = new Date(expiresAt.getTime() + PURGE_BACKSTOP_MS);
+    const { storageKey, state } = await this.bytes.beginAppend(purgeAfter, access.vault.id);
     const row: NewUpload = {
       id: upload.id,
       ownerOpenId: principal.openId,
