@@ -18,6 +18,7 @@ import { AccessService, isUuid, VaultAccess } from '../../capabilities/access/ac
 import { CatalogueService, isOtherSubtype, ResolvedType } from '../../capabilities/catalogue/catalogue.service';
 import { actorName, eventBase } from '../../capabilities/events/event-payload';
 import { EventPublisher } from '../../capabilities/events/event-publisher';
+import { MovedBlobsService } from '../../capabilities/encryption/moved-blobs.service';
 import { RecordFileRepository } from '../../persistence/record-files/record-file.repository';
 import { RecordEntity } from '../../persistence/records/record.entity';
 import { RecordRepository } from '../../persistence/records/record.repository';
@@ -44,6 +45,7 @@ export class RecordsService {
     private readonly quota: QuotaService,
     private readonly events: EventPublisher,
     private readonly trasher: Trasher,
+    private readonly movedBlobs: MovedBlobsService,
   ) {}
 
   async create({ vault }: VaultAccess, principal: Principal, dto: RecordDto): Promise<IdResponse> {
@@ -117,7 +119,8 @@ export class RecordsService {
 
   /**
    * Moves a record to another vault where the caller is owner or editor; the record's
-   * roles (and files) follow it because they hang off the record id.
+   * roles (and files) follow it because they hang off the record id; the envelopes of the
+   * blobs it takes along are rewrapped to the destination vault's key in the same transaction.
    */
   async transfer(access: VaultAccess, principal: Principal, recordId: string, destinationId: string) {
     const { vault: source } = access;
@@ -125,6 +128,7 @@ export class RecordsService {
     const dest = await this.access.visibleVault(principal, destinationId);
     if (dest.vaultRole !== 'vault_owner' && dest.vaultRole !== 'vault_editor') throw destinationRoleTooWeak();
     if (dest.vault.id === source.id) throw sameVault();
+    await this.movedBlobs.prepare(recordId, source.id, dest.vault.id);
     await this.tx.run(async (tx) => {
       const locked = await this.lockVaults(tx, [source.id, dest.vault.id]);
       const destination = locked.find((v) => v.id === dest.vault.id);
@@ -133,6 +137,8 @@ export class RecordsService {
       const record = await this.lockRecord(tx, source.id, recordId);
       await this.quota.assertRoomForRecordFiles(tx, record.id, dest.vault.id);
       await this.records.update(tx, record.id, { vaultId: dest.vault.id, lastModifiedBy: actorName(principal) });
+      // the blobs the record took along are sealed to the destination's key before the commit
+      await this.movedBlobs.rewrapMoved(tx, source.id, dest.vault.id);
       const type = await this.catalogue.type(record.recordTypeId);
       const event: RecordTransferredEvent = {
         ...eventBase(principal, source),
