@@ -10,6 +10,7 @@ import { offsetPage, offsetPageAnswer } from '@vault/platform/http';
 import { VaultAccess } from '../../capabilities/access/access.service';
 import { CatalogueService } from '../../capabilities/catalogue/catalogue.service';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
+import type { RecordSubtypeEntity, RecordTypeEntity } from '../../persistence/record-types/record-type.entity';
 import { RecordEntity } from '../../persistence/records/record.entity';
 import { RecordRepository, RecordSearchFilter } from '../../persistence/records/record.repository';
 import { toSearchItem } from './record.view';
@@ -45,15 +46,20 @@ export class RecordSearchService {
 
   private async searchItems(rows: RecordEntity[], q: RecordSearchQueryDto): Promise<RecordSearchItem[]> {
     const contributors = await this.memberships.contributors(rows.map((r) => r.id));
-    return Promise.all(
-      rows.map(async (r) =>
-        toSearchItem(
-          r,
-          await this.catalogue.type(r.recordTypeId),
-          await this.catalogue.subtype(r.recordSubtypeId),
-          contributors.get(r.id) ?? [],
-          q.locale,
-        ),
+    // the catalogue entries of the few types in the answer, looked up once each (not twice per record)
+    const types = new Map<string, RecordTypeEntity>();
+    const subtypes = new Map<string, RecordSubtypeEntity>();
+    for (const r of rows) {
+      if (!types.has(r.recordTypeId)) types.set(r.recordTypeId, await this.catalogue.type(r.recordTypeId));
+      if (!subtypes.has(r.recordSubtypeId)) subtypes.set(r.recordSubtypeId, await this.catalogue.subtype(r.recordSubtypeId));
+    }
+    return rows.map((r) =>
+      toSearchItem(
+        r,
+        types.get(r.recordTypeId) as RecordTypeEntity,
+        subtypes.get(r.recordSubtypeId) as RecordSubtypeEntity,
+        contributors.get(r.id) ?? [],
+        q.locale,
       ),
     );
   }

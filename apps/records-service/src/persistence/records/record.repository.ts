@@ -22,6 +22,25 @@ export interface RecordSearchFilter {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+const SEARCH_ORDER = 'ORDER BY r.updated_at DESC, r.id ASC';
+
+/** The conditions of a search of the vault's records (aliased `r`) and their parameters. */
+function searchWhere(vaultId: string, f: RecordSearchFilter): { where: string; params: unknown[] } {
+  const params: unknown[] = [vaultId];
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const where = ['r.vault_id = $1'];
+  where.push(f.status ? `r.status = ${p(f.status)}` : `r.status <> 'DELETED'`);
+  if (f.name) where.push(`r.name ILIKE ${p(`%${escapeLike(f.name)}%`)} ESCAPE '\\'`);
+  if (f.uniqueReference) where.push(`r.unique_reference = ${p(f.uniqueReference)}`);
+  if (f.subtypeOther) where.push(`r.record_subtype_other ILIKE ${p(`%${escapeLike(f.subtypeOther)}%`)} ESCAPE '\\'`);
+  if (f.typeIds) where.push(`r.record_type_id = ANY(${p(f.typeIds)}::uuid[])`);
+  if (f.subtypeIds) where.push(`r.record_subtype_id = ANY(${p(f.subtypeIds)}::uuid[])`);
+  if (f.sharedWith !== undefined) {
+    where.push(`EXISTS (SELECT 1 FROM record_memberships m WHERE m.record_id = r.id AND m.open_id = ${p(f.sharedWith)})`);
+  }
+  return { where: where.join(' AND '), params };
+}
+
 /** The record columns written by an insert, in the order of its parameters ($1 to $14). */
 const INSERTED = `id, tenant_id, vault_id, name, description, unique_reference, storage_location, record_type_id,
   record_subtype_id, record_subtype_other, editable, record_details, status, active, created_by, last_modified_by`;
@@ -52,38 +71,25 @@ export class RecordRepository {
     return rows[0] ? toEntity(rows[0]) : null;
   }
 
-  /** Records of a vault matching the filter, most recently changed first. */
-  search(vaultId: string, f: RecordSearchFilter): Promise<RecordEntity[]> {
-    return this.searchQuery(vaultId, f).getMany();
+  /** Records of a vault matching the filter, most recently changed first (plain SQL). */
+  async search(vaultId: string, f: RecordSearchFilter): Promise<RecordEntity[]> {
+    const { select, toEntity } = this.meta();
+    const { where, params } = searchWhere(vaultId, f);
+    const rows: Row[] = await this.tx.none.query(`SELECT ${select} FROM records r WHERE ${where} ${SEARCH_ORDER}`, params);
+    return rows.map(toEntity);
   }
 
   /** One page of the search (`offset`, `limit`) with the number of all matches. */
-  searchPage(vaultId: string, f: RecordSearchFilter, offset: number, limit: number): Promise<[RecordEntity[], number]> {
-    return this.searchQuery(vaultId, f).offset(offset).limit(limit).getManyAndCount();
-  }
-
-  private searchQuery(vaultId: string, f: RecordSearchFilter) {
-    const qb = this.tx.none
-      .getRepository(RecordEntity)
-      .createQueryBuilder('r')
-      .where('r.vault_id = :vaultId', { vaultId })
-      .orderBy('r.updated_at', 'DESC')
-      .addOrderBy('r.id', 'ASC');
-    if (f.status) qb.andWhere('r.status = :status', { status: f.status });
-    else qb.andWhere(`r.status <> 'DELETED'`);
-    if (f.name) qb.andWhere(`r.name ILIKE :name ESCAPE '\\'`, { name: `%${escapeLike(f.name)}%` });
-    if (f.uniqueReference) qb.andWhere('r.unique_reference = :ref', { ref: f.uniqueReference });
-    if (f.subtypeOther) {
-      qb.andWhere(`r.record_subtype_other ILIKE :other ESCAPE '\\'`, { other: `%${escapeLike(f.subtypeOther)}%` });
-    }
-    if (f.typeIds) qb.andWhere('r.record_type_id IN (:...typeIds)', { typeIds: f.typeIds });
-    if (f.subtypeIds) qb.andWhere('r.record_subtype_id IN (:...subtypeIds)', { subtypeIds: f.subtypeIds });
-    if (f.sharedWith !== undefined) {
-      qb.andWhere('EXISTS (SELECT 1 FROM record_memberships m WHERE m.record_id = r.id AND m.open_id = :sharedWith)', {
-        sharedWith: f.sharedWith,
-      });
-    }
-    return qb;
+  async searchPage(vaultId: string, f: RecordSearchFilter, offset: number, limit: number): Promise<[RecordEntity[], number]> {
+    const { select, toEntity } = this.meta();
+    const { where, params } = searchWhere(vaultId, f);
+    const n = params.length;
+    const rows: Row[] = await this.tx.none.query(
+      `SELECT ${select} FROM records r WHERE ${where} ${SEARCH_ORDER} OFFSET $${n + 1} LIMIT $${n + 2}`,
+      [...params, offset, limit],
+    );
+    const counted: { n: number }[] = await this.tx.none.query(`SELECT count(*)::int AS n FROM records r WHERE ${where}`, params);
+    return [rows.map(toEntity), counted[0].n];
   }
 
   /** Live records of the vault the account holds a role on, counted by record type id. */
