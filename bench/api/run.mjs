@@ -2,7 +2,7 @@
 /**
  * API request cost benchmark: records-service routes against a hand-written reference
  * server (bench/api/reference.mjs: node:http, jose, pg) doing the same work on the same
- * database with the same token, and fixed-rate latency through the gateway.
+ * database with the same token, in one run, alternating.
  *
  * 1. direct: for each route, alternating rounds (records-service, reference, then the other
  *    order) of BENCH_DURATION s with autocannon at BENCH_CONNECTIONS connections; req/s,
@@ -12,10 +12,26 @@
  *    (10,000 entries), search list (200 records).
  * 2. flatness: GET log page 1 in a 12-entry vault and search list in a 10-record vault
  *    (records-service, same rounds); ratio large/small.
- * 3. through the gateway, open loop: GET record at BENCH_READ_RATES req/s and POST record
- *    into one vault at BENCH_CREATE_RATES req/s for BENCH_RATE_SECONDS each, requests sent
- *    at fixed intervals whatever the answers (no bursts, no coordinated omission: latency
- *    counts from each request's scheduled send time); p50/p90/p99/max.
+ * 3. open loop, the latency goal: GET record at BENCH_READ_RATES req/s and POST record into
+ *    one vault at BENCH_CREATE_RATES req/s, BENCH_RATE_SECONDS each, against records-service
+ *    and the reference alternating (BENCH_OPEN_ROUNDS rounds, the order swapped each
+ *    round), both directly (plain HTTP on the server's port) and each behind its own
+ *    gateway process (the same build; the second gateway's RECORDS_SERVICE_URL names the
+ *    reference). Requests go at fixed intervals whatever the answers (no coordinated
+ *    omission: latency counts from each request's scheduled send time); p50/p90/p99/max
+ *    of all rounds of a server and the ratio of the p99s records-service/reference.
+ * 4. SQL per request: a second records-service and a second reference, each reaching
+ *    PostgreSQL through its own counting TCP proxy (frontend messages: Parse, Bind,
+ *    Execute, simple Query, Sync), answer BENCH_SQL_REQUESTS sequential requests of each
+ *    compared route; statements (Execute + Query) and round trips (Sync + Query, each a
+ *    wait for ReadyForQuery) per request. Measured apart, so the proxies cost nothing in
+ *    phases 1 to 3.
+ *
+ * A/B: with BENCH_BASELINE=<commit>, records-service is also built from that commit (in a
+ * temporary git worktree, this checkout's node_modules) and started beside this build on
+ * the same database: it joins the direct rounds, the direct open loop and the SQL counts
+ * as `baseline`, and the report gives this build against it. BENCH_CPU_PROF=<dir> starts
+ * the measured records-service with --cpu-prof (profiles written to <dir> at its exit).
  *
  * Self-contained: builds the four apps (nx cache), starts them with scripts/platform.cjs on
  * free ports with throw-away databases on the server of DATABASE_URL and NATS from NATS_URL
@@ -24,14 +40,18 @@
  * through the API and the log entries with SQL, and drops everything at the end.
  *
  * Variables: BENCH_DURATION (s per round, 4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (10),
- * BENCH_RATE_SECONDS (10), BENCH_READ_RATES (500,250; comma-separated), BENCH_CREATE_RATES (200,100),
- * BENCH_ROUTES (comma-separated route names, all by default), BENCH_SKIP_BUILD=1,
- * BENCH_COMMIT (the commit the build was made from, when not this checkout), DATABASE_URL, NATS_URL. Writes .data/bench/api.json.
+ * BENCH_RATE_SECONDS (10), BENCH_OPEN_ROUNDS (2), BENCH_READ_RATES (500; comma-separated),
+ * BENCH_CREATE_RATES (200), BENCH_SQL_REQUESTS (50), BENCH_ROUTES (comma-separated route
+ * names, all by default), BENCH_PHASES (direct,open,sql), BENCH_SKIP_BUILD=1, BENCH_BASELINE,
+ * BENCH_BASELINE_MAIN (a main.js already built from BENCH_BASELINE), BENCH_CPU_PROF,
+ * BENCH_COMMIT (the commit the build was made from, when not this
+ * checkout), DATABASE_URL, NATS_URL. Writes .data/bench/api.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createConnection, createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -58,9 +78,14 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
-const READ_RATES = (process.env.BENCH_READ_RATES ?? '500,250').split(',').map(Number).filter(Boolean);
-const CREATE_RATES = (process.env.BENCH_CREATE_RATES ?? '200,100').split(',').map(Number).filter(Boolean);
+const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS ?? 2);
+const READ_RATES = (process.env.BENCH_READ_RATES ?? '500').split(',').map(Number).filter(Boolean);
+const CREATE_RATES = (process.env.BENCH_CREATE_RATES ?? '200').split(',').map(Number).filter(Boolean);
+const SQL_REQUESTS = Number(process.env.BENCH_SQL_REQUESTS ?? 50);
 const ONLY = process.env.BENCH_ROUTES?.split(',').map((s) => s.trim());
+const PHASES = new Set((process.env.BENCH_PHASES ?? 'direct,open,sql').split(',').map((s) => s.trim()));
+const BASELINE = process.env.BENCH_BASELINE?.trim() || undefined;
+const CPU_PROF = process.env.BENCH_CPU_PROF?.trim() || undefined;
 const LOG_LARGE = 10_000;
 const LOG_SMALL = 12;
 const SEARCH_LARGE = 200;
@@ -73,6 +98,9 @@ const RECORD_BODY = {
   uniqueReference: 'P1234567',
   storageLocation: 'Home safe',
 };
+const RECORDS = 'records-service';
+const REFERENCE = 'reference';
+const BASE = 'baseline';
 
 const log = (msg) => console.log(`[bench:api] ${msg}`);
 const cleanups = [];
@@ -89,6 +117,7 @@ async function main() {
   buildApps(log);
   const work = mkdtempSync(path.join(tmpdir(), 'bench-api-'));
   cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
+  const baselineMain = BASELINE ? (process.env.BENCH_BASELINE_MAIN ?? buildBaseline(BASELINE)) : undefined;
   const plans = benchPlans();
   const p = await startPlatform(work, plans);
   const recordsDb = platform.databaseUrl(PG_SERVER, p.databases['records-service']);
@@ -98,14 +127,245 @@ async function main() {
   const direct = `http://127.0.0.1:${p.ports['records-service']}`;
   const seed = await seedData(db, direct, token);
   const ref = await startReference(recordsDb, p, plans);
+  const recordsEnv = environOf(p.children.get('records-service').pid);
+  const servers = { [RECORDS]: { url: direct, pid: p.children.get('records-service').pid }, [REFERENCE]: ref };
+  if (baselineMain) servers[BASE] = await startRecordsService(BASE, baselineMain, recordsEnv, {});
   const routes = routeTable(seed, token);
-  const pids = { 'records-service': p.children.get('records-service').pid, reference: ref.pid };
-  const servers = { 'records-service': direct, reference: ref.url };
   await sanityCheck(routes, servers);
   await warmUp(routes, servers);
-  const directRuns = await measureDirect(routes, servers, pids, db, p.databases['records-service']);
-  const gatewayRuns = await measureGateway(p, seed, token);
-  writeReport({ routes, directRuns, gatewayRuns, seed, commit: measuredCommit() });
+  const directRuns = PHASES.has('direct') ? await measureDirect(routes, servers, db, p.databases['records-service']) : {};
+  let openLoop = { read: [], create: [] };
+  if (PHASES.has('open')) {
+    const gateways = {
+      [RECORDS]: p.gatewayUrl,
+      [REFERENCE]: (await startGateway(environOf(p.children.get('gateway').pid), ref.url, work)).url,
+    };
+    openLoop = await measureOpenLoop(servers, gateways, seed, token);
+  }
+  let sql = {};
+  if (PHASES.has('sql')) {
+    // the timed phases are reported even when the counted servers fail
+    sql = await measureSql(routes, recordsDb, recordsEnv, baselineMain, p, plans).catch((err) => {
+      log(`SQL counts failed: ${err.stack ?? err}`);
+      return {};
+    });
+  }
+  writeReport({ routes, directRuns, openLoop, sql, seed, commit: measuredCommit(), servers });
+}
+
+/** Builds records-service at `commit` in a temporary worktree (this checkout's node_modules); its main.js. */
+function buildBaseline(commit) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-api-baseline-'));
+  log(`building records-service at ${commit} (baseline) in ${dir}`);
+  const git = (...args) => spawnSync('git', args, { cwd: ROOT, stdio: 'inherit' });
+  if (git('worktree', 'add', '--detach', dir, commit).status !== 0) throw new Error(`no worktree at ${commit}`);
+  cleanups.push(async () => {
+    git('worktree', 'remove', '--force', dir);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  const r = spawnSync('npx', ['nx', 'run', 'records-service:build', '--skip-nx-cache'], {
+    cwd: dir,
+    stdio: 'inherit',
+    env: { ...process.env, NX_NO_CLOUD: 'true', NX_DAEMON: 'false' },
+  });
+  if (r.status !== 0) throw new Error('baseline build failed');
+  return path.join(dir, 'dist/apps/records-service/main.js');
+}
+
+/** The environment a running process was started with (/proc/<pid>/environ). */
+function environOf(pid) {
+  const env = {};
+  for (const entry of readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')) {
+    const i = entry.indexOf('=');
+    if (i > 0) env[entry.slice(0, i)] = entry.slice(i + 1);
+  }
+  return env;
+}
+
+/** Spawns a node process, stopped at the end; resolves when `readyUrl` answers 200. */
+async function startProcess(name, main, env, readyUrl, { cwd = ROOT, nodeArgs = [] } = {}) {
+  const child = spawn(process.execPath, [...nodeArgs, main], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const forward = (chunk) => {
+    for (const line of chunk.toString().split('\n')) if (/ERROR|WARN|Error/.test(line)) console.log(`  [${name}] ${line}`);
+  };
+  child.stdout.on('data', forward);
+  child.stderr.on('data', forward);
+  const exited = new Promise((r) => child.once('exit', r));
+  cleanups.unshift(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.race([exited, sleep(10000).then(() => child.kill('SIGKILL'))]);
+  });
+  await platform.waitForReady(readyUrl, 90000, () => child.exitCode === null);
+  return child;
+}
+
+/** Another records-service process (`main`) on the platform's environment, a port of its own and `env`. */
+async function startRecordsService(name, main, recordsEnv, env) {
+  const port = await platform.freePort();
+  const child = await startProcess(
+    name,
+    main,
+    {
+      ...recordsEnv,
+      PORT: String(port),
+      METRICS_PORT: String(await platform.freePort()),
+      DB_MIGRATE_ON_START: 'false',
+      ...env,
+    },
+    `http://127.0.0.1:${port}/health/ready`,
+    { cwd: path.resolve(path.dirname(main), '../../..') },
+  );
+  log(`${name} ready (port ${port})`);
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid };
+}
+
+/** A second gateway process of the same build, its records upstream at `recordsUrl`. */
+async function startGateway(gatewayEnv, recordsUrl, work) {
+  const https = await platform.freePort();
+  await startProcess(
+    'gateway (reference)',
+    path.join(ROOT, 'dist/apps/gateway/main.js'),
+    {
+      ...gatewayEnv,
+      HTTPS_PORT: String(https),
+      HTTP_PORT: String(await platform.freePort()),
+      METRICS_PORT: String(await platform.freePort()),
+      CERT_DIR: path.join(work, 'certs-reference-gateway'),
+      RECORDS_SERVICE_URL: recordsUrl,
+    },
+    `https://127.0.0.1:${https}/health/ready`,
+  );
+  log(`gateway of the reference ready (port ${https}, records upstream ${recordsUrl})`);
+  return { url: `https://127.0.0.1:${https}` };
+}
+
+/**
+ * A TCP proxy to PostgreSQL that counts the frontend messages of every connection: Parse,
+ * Bind, Execute, simple Query and Sync (the first message, startup or SSL request, has no
+ * type byte). Answers are passed through untouched.
+ */
+async function countingProxy() {
+  const target = new URL(PG_SERVER);
+  const counts = { parse: 0, bind: 0, execute: 0, query: 0, sync: 0 };
+  const TYPES = { P: 'parse', B: 'bind', E: 'execute', Q: 'query', S: 'sync' };
+  const sockets = new Set();
+  const server = createServer((client) => {
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port || 5432) });
+    sockets.add(client).add(upstream);
+    let started = false;
+    let pending = Buffer.alloc(0);
+    let skip = 0; // bytes of the current message body still to pass
+    client.on('data', (chunk) => {
+      upstream.write(chunk);
+      let buf = pending.length ? Buffer.concat([pending, chunk]) : chunk;
+      let i = 0;
+      for (;;) {
+        if (skip > 0) {
+          const n = Math.min(skip, buf.length - i);
+          skip -= n;
+          i += n;
+          if (skip > 0) break;
+        }
+        if (!started) {
+          if (buf.length - i < 4) break;
+          const len = buf.readInt32BE(i);
+          const code = buf.length - i >= 8 ? buf.readInt32BE(i + 4) : -1;
+          if (code === -1) break;
+          // SSLRequest / GSSENCRequest are followed by another startup message
+          if (code !== 80877103 && code !== 80877104) started = true;
+          skip = len;
+          continue;
+        }
+        if (buf.length - i < 5) break;
+        const type = String.fromCharCode(buf[i]);
+        if (TYPES[type]) counts[TYPES[type]]++;
+        skip = 1 + buf.readInt32BE(i + 1);
+      }
+      pending = i < buf.length ? buf.subarray(i) : Buffer.alloc(0);
+      buf = undefined;
+    });
+    upstream.on('data', (chunk) => client.write(chunk));
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('close', close).on('error', close);
+    upstream.on('close', close).on('error', close);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => server.close(r));
+  });
+  return { port: server.address().port, counts };
+}
+
+/** `databaseUrl` with its host and port replaced by the proxy's. */
+const throughProxy = (databaseUrl, port) => {
+  const u = new URL(databaseUrl);
+  u.hostname = '127.0.0.1';
+  u.port = String(port);
+  return u.toString();
+};
+
+/**
+ * Statements and round trips per request of every compared route: each server again,
+ * behind its own counting proxy, answering SQL_REQUESTS sequential requests per route
+ * (after a few unmeasured ones, so caches are warm as in the timed phases).
+ */
+async function measureSql(routes, recordsDb, recordsEnv, baselineMain, p, plans) {
+  log(`SQL per request: ${SQL_REQUESTS} sequential requests per route and server, through counting proxies`);
+  const counted = {};
+  const proxies = {};
+  for (const name of [RECORDS, REFERENCE, ...(baselineMain ? [BASE] : [])]) {
+    proxies[name] = await countingProxy();
+    const dbUrl = throughProxy(recordsDb, proxies[name].port);
+    if (name === REFERENCE) counted[name] = await startReference(dbUrl, p, plans);
+    else
+      counted[name] = await startRecordsService(
+        `${name} (counted)`,
+        name === BASE ? baselineMain : path.join(ROOT, 'dist/apps/records-service/main.js'),
+        recordsEnv,
+        {
+          DATABASE_URL: dbUrl,
+        },
+      );
+  }
+  const out = {};
+  for (const route of routes.filter((r) => r.compare)) {
+    out[route.name] = {};
+    for (const name of Object.keys(counted)) {
+      const send = () =>
+        call(
+          counted[name].url,
+          route.method,
+          route.path,
+          route.headers.authorization.slice(7),
+          route.body && JSON.parse(route.body),
+        );
+      for (let i = 0; i < 5; i++) await send();
+      const before = { ...proxies[name].counts };
+      for (let i = 0; i < SQL_REQUESTS; i++) {
+        const r = await send();
+        if (r.status < 200 || r.status >= 300) throw new Error(`${name} ${route.name} (counted): ${r.status}`);
+      }
+      const per = (k) => r2((proxies[name].counts[k] - before[k]) / SQL_REQUESTS);
+      out[route.name][name] = {
+        statements: r2(per('execute') + per('query')),
+        roundTrips: r2(per('sync') + per('query')),
+        parse: per('parse'),
+        execute: per('execute'),
+        simpleQuery: per('query'),
+      };
+      log(
+        `  ${route.name.padEnd(24)} ${name.padEnd(15)} statements/req ${out[route.name][name].statements}  round trips/req ${out[route.name][name].roundTrips}`,
+      );
+    }
+  }
+  return out;
 }
 
 /** The commit measured (BENCH_COMMIT names it for a build made elsewhere), marked when apps or libs differ from it. */
@@ -133,6 +393,7 @@ function startPlatform(work, plans) {
     log,
     // the API alone: no relay or log writer in the measured process
     env: { TOKEN_TTL_SECONDS: '3600', ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off' },
+    ...(CPU_PROF ? { nodeArgs: { 'records-service': ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] } } : {}),
   });
 }
 
@@ -284,17 +545,15 @@ function routeTable({ vaults, recordId }, token) {
     { name: 'search page 1 (10 records)', method: 'GET', path: `${v(vaults.small)}/records?page=1&pageSize=10`, compare: false },
   ];
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  return routes
-    .filter((r) => !ONLY || ONLY.includes(r.name) || r.compare === false)
-    .map((r) => ({ compare: true, ...r, headers }));
+  return routes.filter((r) => !ONLY || ONLY.includes(r.name)).map((r) => ({ compare: true, ...r, headers }));
 }
 
 /** Every route answers 2xx on both servers, with bodies of the same size (same fields). */
 async function sanityCheck(routes, servers) {
   for (const route of routes) {
     const sizes = {};
-    for (const [name, base] of Object.entries(servers)) {
-      if (name === 'reference' && !route.compare) continue;
+    for (const [name, { url: base }] of Object.entries(servers)) {
+      if (name !== RECORDS && !route.compare) continue;
       const token = route.headers.authorization.slice(7);
       const r = await call(base, route.method, route.path, token, route.body ? JSON.parse(route.body) : undefined);
       if (r.status < 200 || r.status >= 300)
@@ -311,8 +570,8 @@ async function sanityCheck(routes, servers) {
 async function warmUp(routes, servers) {
   log('warming up');
   for (const route of routes) {
-    for (const [name, base] of Object.entries(servers)) {
-      if (name === 'reference' && !route.compare) continue;
+    for (const [name, { url: base }] of Object.entries(servers)) {
+      if (name !== RECORDS && !route.compare) continue;
       await saturate(base, route, 1);
     }
   }
@@ -360,22 +619,24 @@ async function backendPids(db, database) {
   return rows.map((r) => r.pid);
 }
 
-async function measureDirect(routes, servers, pids, db, database) {
+async function measureDirect(routes, servers, db, database) {
   log(`direct: ${ROUNDS} alternating rounds of ${DURATION} s per route and server, ${CONNECTIONS} connections`);
-  const runs = Object.fromEntries(routes.map((r) => [r.name, { 'records-service': [], reference: [] }]));
+  const names = Object.keys(servers);
+  const runs = Object.fromEntries(routes.map((r) => [r.name, Object.fromEntries(names.map((n) => [n, []]))]));
   for (let round = 1; round <= ROUNDS; round++) {
     for (const route of routes) {
-      const order = round % 2 ? ['records-service', 'reference'] : ['reference', 'records-service'];
+      const order = round % 2 ? names : [...names].reverse();
       for (const name of order) {
-        if (name === 'reference' && !route.compare) continue;
+        if (name !== RECORDS && !route.compare) continue;
+        const pid = servers[name].pid;
         const backendsBefore = await backendPids(db, database);
-        const before = cpuOf([pids[name], ...backendsBefore]);
-        const r = await saturate(servers[name], route, DURATION);
+        const before = cpuOf([pid, ...backendsBefore]);
+        const r = await saturate(servers[name].url, route, DURATION);
         const backendsAfter = await backendPids(db, database);
-        const after = cpuOf([pids[name], ...new Set([...backendsBefore, ...backendsAfter])]);
-        r.cpuMicrosPerRequest = Math.round(((after[pids[name]] - before[pids[name]]) * 1000) / r.requests);
+        const after = cpuOf([pid, ...new Set([...backendsBefore, ...backendsAfter])]);
+        r.cpuMicrosPerRequest = Math.round(((after[pid] - before[pid]) * 1000) / r.requests);
         let dbMs = 0;
-        for (const pid of Object.keys(after)) if (Number(pid) !== pids[name]) dbMs += after[pid] - (before[pid] ?? 0);
+        for (const b of Object.keys(after)) if (Number(b) !== pid) dbMs += after[b] - (before[b] ?? 0);
         r.dbCpuMicrosPerRequest = Math.round((dbMs * 1000) / r.requests);
         r.loadAverage1m = r2(loadavg()[0]);
         runs[route.name][name].push(r);
@@ -391,15 +652,16 @@ async function measureDirect(routes, servers, pids, db, database) {
 }
 
 /**
- * Open loop through the gateway: request i is due at start + i/rate and is sent then,
- * whatever happened to the earlier ones (undici pool, enough connections that none waits
- * for a free one); its latency runs from that due time to the end of its answer.
+ * Open loop: request i is due at start + i/rate and is sent then, whatever happened to the
+ * earlier ones (undici pool, enough connections that none waits for a free one); its
+ * latency runs from that due time to the end of its answer. `target.host` is the Host of a
+ * gateway (HTTPS); without it, plain HTTP to the server.
  */
-async function openLoop(p, route, rate, seconds) {
-  const pool = new HttpPool(p.gatewayUrl, {
+async function openLoop(target, route, rate, seconds) {
+  const pool = new HttpPool(target.url, {
     connections: 512,
     pipelining: 1,
-    connect: { rejectUnauthorized: false, servername: 'records-api.localhost' },
+    ...(target.host ? { connect: { rejectUnauthorized: false, servername: target.host } } : {}),
   });
   const latencies = [];
   const statuses = {};
@@ -414,7 +676,7 @@ async function openLoop(p, route, rate, seconds) {
       .request({
         path: route.path,
         method: route.method,
-        headers: { ...route.headers, host: 'records-api.localhost' },
+        headers: { ...route.headers, ...(target.host ? { host: target.host } : {}) },
         body: route.body,
       })
       .then(async (res) => {
@@ -439,77 +701,135 @@ async function openLoop(p, route, rate, seconds) {
   }
   await Promise.race([Promise.all(inflight), sleep(30000)]);
   await pool.close().catch(() => undefined);
-  latencies.sort((a, b) => a - b);
-  const pct = (q) => r2(latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))] ?? NaN);
+  // a request that failed (non-2xx, error, no answer after 30 s) is a latency beyond every bound
+  const failed = sent - latencies.length;
+  for (let i = 0; i < failed; i++) latencies.push(Infinity);
   return {
     rate,
     seconds,
     sent,
-    ok: latencies.length,
+    failed,
+    latencies,
     statuses,
     errors,
     lateSendsOver5ms: lateSends,
-    p50: pct(0.5),
-    p90: pct(0.9),
-    p99: pct(0.99),
-    max: r2(latencies.at(-1) ?? NaN),
     loadAverage1m: r2(loadavg()[0]),
   };
 }
 
-async function measureGateway(p, { vaults, recordId }, token) {
+/** p50/p90/p99/max of latencies (ms); a failed request counts as Infinity (written as null in the JSON report). */
+function percentiles(latencies) {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const pct = (q) => r2(sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN);
+  return { p50: pct(0.5), p90: pct(0.9), p99: pct(0.99), max: r2(sorted.at(-1) ?? NaN) };
+}
+
+/**
+ * The latency goal: GET record at each read rate and POST record into one vault at each
+ * create rate, directly and through each server's gateway, records-service and the
+ * reference (and the baseline, directly) alternating round by round.
+ */
+async function measureOpenLoop(servers, gateways, { vaults, recordId }, token) {
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const read = { path: `/api/v1/vault/vault-id/${vaults.record}/records/record-id/${recordId}`, method: 'GET', headers };
-  const create = {
-    path: `/api/v1/vault/vault-id/${vaults.creates}/records`,
-    method: 'POST',
-    headers,
-    body: JSON.stringify(RECORD_BODY),
+  const kinds = {
+    read: {
+      rates: READ_RATES,
+      route: { path: `/api/v1/vault/vault-id/${vaults.record}/records/record-id/${recordId}`, method: 'GET', headers },
+    },
+    create: {
+      rates: CREATE_RATES,
+      route: {
+        path: `/api/v1/vault/vault-id/${vaults.creates}/records`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify(RECORD_BODY),
+      },
+    },
   };
+  const paths = {
+    direct: Object.fromEntries(Object.entries(servers).map(([n, s]) => [n, { url: s.url }])),
+    gateway: Object.fromEntries(Object.entries(gateways).map(([n, url]) => [n, { url, host: 'records-api.localhost' }])),
+  };
+  // a short warm-up of every path's connections
+  for (const targets of Object.values(paths)) for (const t of Object.values(targets)) await openLoop(t, kinds.read.route, 100, 2);
   const out = { read: [], create: [] };
-  // a short warm-up of the gateway's upstream connections
-  await openLoop(p, read, 100, 2);
-  for (const rate of READ_RATES) {
-    log(`through the gateway: GET record at ${rate} req/s for ${RATE_SECONDS} s (open loop)`);
-    const r = await openLoop(p, read, rate, RATE_SECONDS);
-    out.read.push(r);
-    log(`  p50 ${r.p50} ms  p90 ${r.p90} ms  p99 ${r.p99} ms  max ${r.max} ms  ${JSON.stringify(r.statuses)} errors ${r.errors}`);
-  }
-  for (const rate of CREATE_RATES) {
-    log(`through the gateway: POST record into one vault at ${rate} req/s for ${RATE_SECONDS} s (open loop)`);
-    const r = await openLoop(p, create, rate, RATE_SECONDS);
-    out.create.push(r);
-    log(`  p50 ${r.p50} ms  p90 ${r.p90} ms  p99 ${r.p99} ms  max ${r.max} ms  ${JSON.stringify(r.statuses)} errors ${r.errors}`);
+  for (const [kind, { rates, route }] of Object.entries(kinds)) {
+    for (const rate of rates) {
+      for (const [pathName, targets] of Object.entries(paths)) {
+        const names = Object.keys(targets);
+        const runs = Object.fromEntries(names.map((n) => [n, []]));
+        for (let round = 1; round <= OPEN_ROUNDS; round++) {
+          for (const name of round % 2 ? names : [...names].reverse()) {
+            const r = await openLoop(targets[name], route, rate, RATE_SECONDS);
+            runs[name].push(r);
+            const q = percentiles(r.latencies);
+            log(
+              `open loop ${kind} ${rate}/s ${pathName.padEnd(7)} round ${round} ${name.padEnd(15)} p50 ${q.p50} ms  p99 ${q.p99} ms  ` +
+                `max ${q.max} ms  ${JSON.stringify(r.statuses)} errors ${r.errors} late ${r.lateSendsOver5ms} load ${r.loadAverage1m}`,
+            );
+          }
+        }
+        const result = { rate, path: pathName, servers: {} };
+        for (const name of names) {
+          const rs = runs[name];
+          const failed = rs.reduce((n, r) => n + r.failed, 0);
+          result.servers[name] = {
+            ...percentiles(rs.flatMap((r) => r.latencies)),
+            roundP99s: rs.map((r) => percentiles(r.latencies).p99),
+            sent: rs.reduce((n, r) => n + r.sent, 0),
+            failed,
+            lateSendsOver5ms: rs.reduce((n, r) => n + r.lateSendsOver5ms, 0),
+            loadAverages1m: rs.map((r) => r.loadAverage1m),
+          };
+        }
+        const ref = result.servers[REFERENCE].p99;
+        result.p99Ratio = r2(result.servers[RECORDS].p99 / ref);
+        if (result.servers[BASE]) result.baselineP99Ratio = r2(result.servers[RECORDS].p99 / result.servers[BASE].p99);
+        log(
+          `open loop ${kind} ${rate}/s ${pathName}: p99 records-service ${result.servers[RECORDS].p99} ms vs reference ${ref} ms: ratio ${result.p99Ratio}` +
+            (result.servers[BASE] ? `, baseline ${result.servers[BASE].p99} ms` : ''),
+        );
+        out[kind].push(result);
+      }
+    }
   }
   return out;
 }
 
-function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
+function summaryOf(runs) {
+  return {
+    rps: Math.round(median(runs.map((r) => r.rps))),
+    cpuMicrosPerRequest: median(runs.map((r) => r.cpuMicrosPerRequest)),
+    dbCpuMicrosPerRequest: median(runs.map((r) => r.dbCpuMicrosPerRequest)),
+  };
+}
+
+function writeReport({ routes, directRuns, openLoop, sql, seed, commit, servers }) {
   const direct = {};
   for (const route of routes) {
     const runs = directRuns[route.name];
-    const s = runs['records-service'];
-    const f = runs.reference;
-    direct[route.name] = {
-      recordsService: {
-        rps: Math.round(median(s.map((r) => r.rps))),
-        cpuMicrosPerRequest: median(s.map((r) => r.cpuMicrosPerRequest)),
-        dbCpuMicrosPerRequest: median(s.map((r) => r.dbCpuMicrosPerRequest)),
-      },
-      ...(route.compare
-        ? {
-            reference: {
-              rps: Math.round(median(f.map((r) => r.rps))),
-              cpuMicrosPerRequest: median(f.map((r) => r.cpuMicrosPerRequest)),
-              dbCpuMicrosPerRequest: median(f.map((r) => r.dbCpuMicrosPerRequest)),
-            },
-            ratio: r2(median(s.map((r) => r.rps)) / median(f.map((r) => r.rps))),
-            medianPairedRatio: r2(median(s.map((r, i) => r.rps / f[i].rps))),
-            cpuRatio: r2(median(f.map((r) => r.cpuMicrosPerRequest)) / median(s.map((r) => r.cpuMicrosPerRequest))),
-          }
-        : {}),
-      responseBytes: route.responseBytes,
-    };
+    if (!runs) continue;
+    const s = summaryOf(runs[RECORDS]);
+    const entry = { recordsService: s, responseBytes: route.responseBytes };
+    if (route.compare) {
+      const f = summaryOf(runs[REFERENCE]);
+      Object.assign(entry, {
+        reference: f,
+        ratio: r2(s.rps / f.rps),
+        medianPairedRatio: r2(median(runs[RECORDS].map((r, i) => r.rps / runs[REFERENCE][i].rps))),
+        cpuPerRequestRatio: r2(s.cpuMicrosPerRequest / f.cpuMicrosPerRequest),
+        dbCpuPerRequestRatio: r2(s.dbCpuMicrosPerRequest / f.dbCpuMicrosPerRequest),
+      });
+      if (runs[BASE]) {
+        const b = summaryOf(runs[BASE]);
+        Object.assign(entry, {
+          baseline: b,
+          baselineRatio: r2(s.rps / b.rps),
+          baselineCpuRatio: r2(s.cpuMicrosPerRequest / b.cpuMicrosPerRequest),
+        });
+      }
+    }
+    direct[route.name] = entry;
   }
   const rps = (name) => direct[name]?.recordsService.rps;
   const flat = (large, small) => (rps(large) && rps(small) ? r2(rps(small) / rps(large)) : undefined);
@@ -535,19 +855,21 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
       'search page 1 (10 records)',
     ),
   };
+  const compared = Object.entries(direct).filter(([, d]) => d.ratio !== undefined);
+  const openGoal = (kind, rate) =>
+    Object.fromEntries(openLoop[kind].filter((r) => r.rate === rate).map((r) => [r.path, r.p99Ratio <= 1.5]));
   const goals = {
-    throughputAtLeastHalfOfReference: Object.fromEntries(
-      Object.entries(direct)
-        .filter(([, d]) => d.ratio !== undefined)
-        .map(([n, d]) => [n, d.ratio >= 0.5]),
-    ),
-    readP99AtMost25msAt500: gatewayRuns.read.filter((r) => r.rate === 500).map((r) => r.p99 <= 25),
-    createP99AtMost50msAt200: gatewayRuns.create.filter((r) => r.rate === 200).map((r) => r.p99 <= 50),
+    throughputAtLeast0_67OfReference: Object.fromEntries(compared.map(([n, d]) => [n, d.ratio >= 0.67])),
+    cpuPerRequestAtMost1_5xReference: Object.fromEntries(compared.map(([n, d]) => [n, d.cpuPerRequestRatio <= 1.5])),
+    dbCpuPerRequestAtMost1_2xReference: Object.fromEntries(compared.map(([n, d]) => [n, d.dbCpuPerRequestRatio <= 1.2])),
+    readP99AtMost1_5xReferenceAt500: openGoal('read', 500),
+    createP99AtMost1_5xReferenceAt200: openGoal('create', 200),
     flatWithin1_5x: Object.fromEntries(Object.entries(flatness).map(([n, v]) => [n, v !== undefined && v <= 1.5])),
   };
   const report = {
     date: new Date().toISOString(),
     commit,
+    baseline: BASELINE,
     machine: {
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model,
@@ -560,8 +882,11 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
       rounds: ROUNDS,
       connections: CONNECTIONS,
       rateSeconds: RATE_SECONDS,
+      openRounds: OPEN_ROUNDS,
       readRates: READ_RATES,
       createRates: CREATE_RATES,
+      sqlRequests: SQL_REQUESTS,
+      servers: Object.keys(servers),
     },
     seed: {
       logCountsTable: seed.logCountsTable,
@@ -570,7 +895,8 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
     },
     direct,
     flatness,
-    gateway: gatewayRuns,
+    openLoop,
+    sql,
     goals,
     runs: directRuns,
   };
@@ -579,31 +905,49 @@ function writeReport({ routes, directRuns, gatewayRuns, seed, commit }) {
   writeFileSync(out, JSON.stringify(report, null, 2));
 
   console.log('');
-  console.log(
-    `records-service vs reference, direct HTTP, ${CONNECTIONS} connections, medians of ${ROUNDS} rounds of ${DURATION} s (commit ${commit})`,
-  );
-  console.log(
-    '| Route | records-service req/s | reference req/s | ratio (paired) | CPU/req service vs ref (µs) | DB CPU/req service vs ref (µs) |',
-  );
-  console.log('|---|---|---|---|---|---|');
-  for (const [name, d] of Object.entries(direct)) {
-    const s = d.recordsService;
-    const f = d.reference;
+  if (Object.keys(direct).length) {
     console.log(
-      `| ${name} | ${s.rps} | ${f ? f.rps : '–'} | ${d.ratio ?? '–'}${f ? ` (${d.medianPairedRatio})` : ''}${d.ratio !== undefined && d.ratio < 0.5 ? ' below 0.5' : ''} | ` +
-        `${s.cpuMicrosPerRequest} vs ${f ? f.cpuMicrosPerRequest : '–'} | ${s.dbCpuMicrosPerRequest} vs ${f ? f.dbCpuMicrosPerRequest : '–'} |`,
+      `records-service vs reference, direct HTTP, ${CONNECTIONS} connections, medians of ${ROUNDS} rounds of ${DURATION} s (commit ${commit})`,
     );
+    console.log(
+      '| Route | records-service req/s | reference req/s | ratio (paired) | CPU/req service vs ref (µs) | DB CPU/req service vs ref (µs) |' +
+        (BASELINE ? ` baseline ${BASELINE} req/s, CPU/req |` : ''),
+    );
+    console.log(`|---|---|---|---|---|---|${BASELINE ? '---|' : ''}`);
+    for (const [name, d] of Object.entries(direct)) {
+      const s = d.recordsService;
+      const f = d.reference;
+      const b = d.baseline;
+      console.log(
+        `| ${name} | ${s.rps} | ${f ? f.rps : '–'} | ${d.ratio ?? '–'}${f ? ` (${d.medianPairedRatio})` : ''}${d.ratio !== undefined && d.ratio < 0.67 ? ' below 0.67' : ''} | ` +
+          `${s.cpuMicrosPerRequest} vs ${f ? f.cpuMicrosPerRequest : '–'}${f ? ` (${d.cpuPerRequestRatio}x)` : ''} | ` +
+          `${s.dbCpuMicrosPerRequest} vs ${f ? f.dbCpuMicrosPerRequest : '–'}${f ? ` (${d.dbCpuPerRequestRatio}x)` : ''} |` +
+          (BASELINE ? ` ${b ? `${b.rps}, ${b.cpuMicrosPerRequest} + db ${b.dbCpuMicrosPerRequest} µs` : '–'} |` : ''),
+      );
+    }
+    console.log('');
+    for (const [name, v] of Object.entries(flatness)) console.log(`flatness ${name}: ${v ?? '–'} (goal at most 1.5)`);
   }
-  console.log('');
-  for (const [name, v] of Object.entries(flatness)) console.log(`flatness ${name}: ${v ?? '–'} (goal at most 1.5)`);
-  for (const r of gatewayRuns.read)
-    console.log(
-      `gateway GET record at ${r.rate}/s: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms (goal p99 at most 25 ms at 500/s)`,
-    );
-  for (const r of gatewayRuns.create)
-    console.log(
-      `gateway POST record at ${r.rate}/s into one vault: p50 ${r.p50} ms, p99 ${r.p99} ms, max ${r.max} ms (goal p99 at most 50 ms at 200/s)`,
-    );
+  for (const kind of ['read', 'create']) {
+    for (const r of openLoop[kind]) {
+      const srv = Object.entries(r.servers)
+        .map(([n, q]) => `${n} p50 ${q.p50} / p99 ${q.p99} ms (rounds ${q.roundP99s.join(', ')})`)
+        .join('; ');
+      console.log(
+        `open loop ${kind === 'read' ? 'GET record' : 'POST record'} ${r.rate}/s ${r.path}: ${srv}; p99 ratio ${r.p99Ratio} (goal at most 1.5)`,
+      );
+    }
+  }
+  if (Object.keys(sql).length) {
+    console.log('');
+    console.log('| Route | statements / round trips per request: ' + Object.keys(Object.values(sql)[0]).join(' | ') + ' |');
+    for (const [name, per] of Object.entries(sql))
+      console.log(
+        `| ${name} | ${Object.values(per)
+          .map((c) => `${c.statements} / ${c.roundTrips}`)
+          .join(' | ')} |`,
+      );
+  }
   console.log(`written to ${path.relative(ROOT, out)}`);
 }
 
