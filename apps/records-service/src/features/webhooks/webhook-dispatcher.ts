@@ -55,6 +55,7 @@ export class WebhookDispatcher {
   /** A look again soon while the horizon has not reached what was stored (acks on their way). */
   private recheck?: NodeJS.Timeout;
   private recheckDelay = 0;
+  private lastHorizon = 0;
   private readonly inFlight = new Set<Promise<void>>();
   /** Attempts made since start (any outcome). */
   attempted = 0;
@@ -274,13 +275,18 @@ export class WebhookDispatcher {
 
   /**
    * Deliveries just stored wait for the fan-out's acks to reach JetStream: look again
-   * soon (25 ms, doubling up to WEBHOOK_POLL_MS) until the horizon passes them.
+   * soon (25 ms, doubling up to WEBHOOK_POLL_MS while the horizon does not move) until the
+   * horizon passes them. A horizon that moved starts again from 25 ms: while events keep
+   * coming the horizon is always a little behind what was stored, and is moving.
    */
   private recheckUntil(horizon: number): void {
+    const moved = horizon > this.lastHorizon;
+    this.lastHorizon = horizon;
     if (horizon >= this.stored) {
       this.recheckDelay = 0;
       return;
     }
+    if (moved) this.recheckDelay = 0;
     if (this.recheck) return;
     this.recheckDelay = Math.min(Math.max(this.recheckDelay * 2, 25), this.env.WEBHOOK_POLL_MS);
     this.recheck = setTimeout(() => {

@@ -50,7 +50,7 @@ export function webhookConsumers(app: INestApplication): Record<string, JetStrea
  * destination vault's for a record transfer), with the CloudEvents body built once.
  * The transport acknowledges the events once the rows are stored; a redelivered event
  * adds none (the event id is unique per subscription). Events of no webhook type
- * (licences) are acknowledged without rows. Then the dispatcher is woken.
+ * (licences) are acknowledged without rows. Then, once they are acknowledged, the dispatcher is woken.
  */
 @Controller()
 export class WebhookFanout {
@@ -68,7 +68,10 @@ export class WebhookFanout {
       return type ? [{ id: e.id, subject: e.subject, sequence: e.sequence, type, payload: e.data }] : [];
     });
     await this.fanOut(typed);
-    this.dispatcher.wake(Math.max(0, ...events.map((e) => e.sequence)));
+    // Woken once the transport has acknowledged the batch (right after this handler
+    // resolves): the horizon the dispatcher then reads from JetStream includes these events.
+    const storedUpTo = Math.max(0, ...events.map((e) => e.sequence));
+    setImmediate(() => this.dispatcher.wake(storedUpTo));
   }
 
   /**
