@@ -493,6 +493,23 @@ const ROUTES: Route[] = [
     writes: true,
     expect: vaultOwner(200),
   },
+  // leaving with your files (docs/encryption.md)
+  {
+    name: 'export the vault identity',
+    pattern: `GET ${V}/encryption/identity`,
+    method: 'GET',
+    path: (w) => `${vaultPath(w)}/encryption/identity`,
+    writes: false,
+    expect: vaultOwner(200),
+  },
+  {
+    name: 'export a file as .age',
+    pattern: `GET ${R}/record-files/:name/age`,
+    method: 'GET',
+    path: (w) => `${filesPath(w.vault, w.record)}/${w.fileName}/age`,
+    writes: false,
+    expect: vaultOwner(200),
+  },
 ];
 
 let t: RecordsTestApp;

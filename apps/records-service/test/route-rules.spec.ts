@@ -36,6 +36,8 @@ const EXPECTED = {
   'DELETE /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId': 'vault:owner',
   'POST /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/rotate-secret': 'vault:owner',
   'GET /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/deliveries': 'vault:owner',
+  'GET /vault/vault-id/:vaultId/encryption/identity': 'vault:owner',
+  'GET /vault/vault-id/:vaultId/records/record-id/:recordId/record-files/:name/age': 'vault:owner',
   'POST /vault/vault-id/:vaultId/webhooks/webhook-id/:webhookId/deliveries/delivery-id/:deliveryId/redeliver': 'vault:owner',
   'GET /vault/vault-id/:vaultId/events': 'vault:guest',
   'GET /vault/vault-id/:vaultId/trash': 'vault:editor',

@@ -16,6 +16,7 @@ import { VaultsModule } from '../features/vaults/vaults.module';
 import { TrashModule } from '../features/trash/trash.module';
 import { LegalHoldsModule } from '../features/legal-holds/legal-holds.module';
 import { WebhooksModule } from '../features/webhooks/webhooks.module';
+import { VaultEncryptionModule } from '../features/encryption/vault-encryption.module';
 
 @Module({
   imports: [
@@ -32,6 +33,7 @@ import { WebhooksModule } from '../features/webhooks/webhooks.module';
     TrashModule,
     LegalHoldsModule,
     SearchModule,
+    VaultEncryptionModule,
   ],
   // The open tus uploads, on this process's /metrics.
   providers: [OpenUploadsMetrics],

@@ -3,6 +3,8 @@ import { newEnvelope, openEnvelope, rewrapEnvelope } from './age-header';
 import { OpenStream, SealStream, sealedRange, sealedSize } from './age-stream';
 import { SealedObjectError } from './encryption.errors';
 import { countRejectedObject, exportEncryptionMetrics } from './encryption.metrics';
+import { EncryptionEnv } from './encryption.env';
+import { KeyConfigurationError } from './key-configuration.error';
 import { VaultKeysService } from './vault-keys.service';
 
 /** A plaintext byte range to serve, and the stored object's bytes to read for it. */
@@ -23,8 +25,19 @@ export interface RangeOpening {
  */
 @Injectable()
 export class BlobCipherService {
-  constructor(private readonly vaultKeys: VaultKeysService) {
+  constructor(
+    private readonly vaultKeys: VaultKeysService,
+    private readonly env?: EncryptionEnv,
+  ) {
     exportEncryptionMetrics();
+    if (env && env.ENCRYPTION_AT_REST !== 'on' && env.NODE_ENV === 'production') {
+      throw new KeyConfigurationError('ENCRYPTION_AT_REST=plaintext is for benchmarks only and refused in production');
+    }
+  }
+
+  /** Whether new uploads are encrypted (always, except in a benchmark of the plaintext path). */
+  get atRest(): boolean {
+    return (this.env?.ENCRYPTION_AT_REST ?? 'on') === 'on';
   }
 
   /** A new envelope for a blob of `vaultId` and the stream that encrypts its plaintext. */

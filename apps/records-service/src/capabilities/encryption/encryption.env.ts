@@ -80,6 +80,13 @@ export class EncryptionEnv extends BaseEnv {
   @Min(0)
   ENCRYPTION_JOB_GRACE_SECONDS = 3600;
 
+  /**
+   * `plaintext`: new uploads are stored unencrypted. Only for `npm run bench:files`, which
+   * compares the two paths on the same build; refused in production (the start fails).
+   */
+  @IsIn(['on', 'plaintext'])
+  ENCRYPTION_AT_REST: 'on' | 'plaintext' = 'on';
+
   /** Most unwrapped vault keys kept in memory at once (least recently used go first). */
   @ToInt()
   @IsInt()

@@ -64,7 +64,7 @@ export async function runVaultKeysCommand(args: string[]): Promise<void> {
     const keys = new VaultKeysService(kms, new VaultKeyRepository(tx), tx, encryptionEnv);
     const job = () => {
       const storage = storageFromEnv(loadEnv(FilesEnv));
-      const cipher = new BlobCipherService(keys);
+      const cipher = new BlobCipherService(keys, encryptionEnv);
       return new BlobEncryptionJob(
         tx,
         storage,

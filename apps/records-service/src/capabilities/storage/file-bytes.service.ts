@@ -104,9 +104,10 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
     const storageKey = randomUUID();
     const due = new Date(Date.now() + this.env.FILE_UPLOAD_GRACE_SECONDS * 1000);
     await this.purges.enqueue(storageKey, due);
-    const sealing = vaultId
-      ? await this.cipher.seal(vaultId).catch((err: unknown) => Promise.reject(encryptionProblem(err)))
-      : undefined;
+    const sealing =
+      vaultId && this.cipher.atRest
+        ? await this.cipher.seal(vaultId).catch((err: unknown) => Promise.reject(encryptionProblem(err)))
+        : undefined;
     const meter = new MeteredStream(limit, overLimit);
     source.on('error', (err) => meter.destroy(err));
     meter.on('error', () => source.resume());
@@ -143,9 +144,10 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
    */
   async beginAppend(purgeAfter: Date, vaultId?: string): Promise<{ storageKey: string; state: AppendState }> {
     const storageKey = randomUUID();
-    const envelope = vaultId
-      ? await this.cipher.newEnvelope(vaultId).catch((err: unknown) => Promise.reject(encryptionProblem(err)))
-      : undefined;
+    const envelope =
+      vaultId && this.cipher.atRest
+        ? await this.cipher.newEnvelope(vaultId).catch((err: unknown) => Promise.reject(encryptionProblem(err)))
+        : undefined;
     await this.purges.enqueue(storageKey, purgeAfter);
     try {
       const state = await this.storage.beginAppend(storageKey);
@@ -300,6 +302,11 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
     } catch (err) {
       throw encryptionProblem(err);
     }
+  }
+
+  /** The stored object as it is (ciphertext of an encrypted blob), for a `.age` export. */
+  async openStored(storageKey: string): Promise<Readable> {
+    return this.counted(await this.storage.read(storageKey));
   }
 
   private counted(source: Readable, decrypt?: Transform): Readable {
