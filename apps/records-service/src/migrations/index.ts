@@ -22,6 +22,7 @@ import { Trash1764100000000 } from './1764100000000-trash';
 import { SearchIndex1764200000000 } from './1764200000000-search-index';
 import { VaultKeys1764300000000 } from './1764300000000-vault-keys';
 import { BlobEnvelopes1764300000001 } from './1764300000001-blob-envelopes';
+import { SearchWords1764450000000 } from './1764450000000-search-words';
 
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -50,4 +51,5 @@ export const MIGRATIONS: Function[] = [
   SearchIndex1764200000000,
   VaultKeys1764300000000,
   BlobEnvelopes1764300000001,
+  SearchWords1764450000000,
 ];
