@@ -101,8 +101,27 @@ describe('content search: tenants, vaults and record roles (real NATS and Postgr
   it('turns a vault off (its text goes at once) and on again', async () => {
     const settings = `/vault/vault-id/${vault}/search-settings`;
     await s.t.put(await withVaultRole('vault_editor'), settings, { contentIndexing: false, language: 'simple' }).expect(403);
+    // the word list counts each tenant's pages per word; a word part is looked for in it
+    const words = async () =>
+      Object.fromEntries(
+        (
+          await s.t.sql<{ tenant_id: string; word: string; pages: number }>(
+            `SELECT tenant_id, word, pages FROM search_words WHERE word IN ('quillwort', 'grows', 'foreign') ORDER BY 1, 2`,
+          )
+        ).map((w) => [`${w.tenant_id}/${w.word}`, w.pages]),
+      );
+    expect(await words()).toEqual({
+      'tenant-a/grows': 2,
+      'tenant-a/quillwort': 3,
+      'tenant-b/foreign': 1,
+      'tenant-b/quillwort': 1,
+    });
+    expect(await s.names(owner, 'illwor')).toEqual(['a.txt', 'b.txt']);
     await s.t.put(owner, settings, { contentIndexing: false, language: 'simple' }).expect(200);
     expect(await s.names(owner, word)).toEqual([]);
+    expect(await s.names(owner, 'illwor')).toEqual([]);
+    // a word leaves the list with its last page
+    expect(await words()).toEqual({ 'tenant-a/quillwort': 1, 'tenant-b/foreign': 1, 'tenant-b/quillwort': 1 });
     expect(await s.t.sql(`SELECT 1 FROM file_text_pages WHERE body LIKE '%record a%'`)).toEqual([]);
     const text = await s.t
       .get(owner, `/vault/vault-id/${vault}/records/record-id/${recordA}/record-files/a.txt/text`)

@@ -119,14 +119,21 @@ const LANGUAGE = /^[a-z]+$/;
 /** Token types of the default parser that are words (ts_token_type('default')): ASCII, letters, letters and digits, their hyphenated parts. */
 const WORD_TOKENS = '1, 2, 3, 9, 10, 11';
 
+/** Words of the word list a word part may stand for, at most (the most frequent first). */
+export const PART_WORDS = 1000;
+
 /**
  * The search statement and its parameters (see SearchRepository.search).
  *
  * - `readable`: the caller's vaults (a vault role) and records (a record role), computed once
  *   and applied as a semi-join, before any page is ranked.
- * - `found`: the pages that match, from the GIN indexes (whole words in every language's
- *   constant condition; word parts through the trigram index), joined to their live file,
- *   record and vault, ranked, and only the page of answers kept (LIMIT in the same query).
+ * - Word parts: each is looked for in the tenant's word list (`search_words`, trigram index on
+ *   the word, at most PART_WORDS words), and the words found join the query of each language
+ *   as alternatives: (words with part 1) & (words with part 2) & !excluded. A part that is in
+ *   no word matches nothing, so its query stays the plain one.
+ * - `found`: the pages that match, one constant GIN condition per language, joined to their
+ *   live file, record and vault, ranked, and only the page of answers kept (LIMIT in the same
+ *   query).
  * - The headline is computed for the returned rows only. Folding makes "Buero" find "Büro",
  *   but ts_headline compares the page's own words, unfolded, with the folded query: the
  *   page's words that fold to a query word, or contain a word part, are added to the query
@@ -137,43 +144,57 @@ function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
   const arg = (v: unknown) => `$${params.push(v)}`;
   const languages = s.languages.filter((l) => LANGUAGE.test(l));
   const query = (l: string, p: string) => `websearch_to_tsquery('${l}'::regconfig, search_fold(${p}))`;
-  const anyLanguage = (p: string) =>
-    languages.map((l) => `(p.language = '${l}'::regconfig AND p.tsv @@ ${query(l, p)})`).join(' OR ');
-  const fullText = `CASE p.language ${languages.map((l) => `WHEN '${l}'::regconfig THEN ts_rank_cd(p.tsv, ${query(l, '$1')}, 32)`).join(' ')} END`;
-  const excluded = s.excluded ? `AND NOT (${anyLanguage(arg(s.excluded))})` : '';
   const parts = s.parts.length ? arg(s.parts) : null;
-  const partLike = (i: number) => `search_fold(p.body) LIKE '%' || search_fold((${parts}::text[])[${i + 1}]) || '%'`;
-  // a page found by a word part only ranks 0.01
-  const match = parts
-    ? `(${anyLanguage('$1')}) OR (${s.parts.map((_, i) => partLike(i)).join(' AND ')} ${excluded})`
-    : anyLanguage('$1');
+  const excluded = s.excluded ? ` && !! websearch_to_tsquery(l.cfg, search_fold(${arg(s.excluded)}))` : '';
+  const withParts = (l: string) => (parts ? ` || (SELECT q FROM part_query WHERE cfg = '${l}'::regconfig)` : '');
+  const match = languages
+    .map((l) => `(p.language = '${l}'::regconfig AND p.tsv @@ (${query(l, '$1')}${withParts(l)}))`)
+    .join(' OR ');
+  const fullText = `CASE p.language ${languages.map((l) => `WHEN '${l}'::regconfig THEN ts_rank_cd(p.tsv, ${query(l, '$1')}, 32)`).join(' ')} END`;
+  // a page found by word parts only ranks 0.01
   const rank = parts ? `GREATEST(${fullText}, 0.01)` : fullText;
+  const partCtes = parts
+    ? `part_words AS MATERIALIZED (
+      SELECT x.i, w.word FROM unnest(${parts}::text[]) WITH ORDINALITY AS x(part, i)
+      CROSS JOIN LATERAL (SELECT sw.word FROM search_words sw
+        WHERE sw.tenant_id = $2 AND sw.word LIKE '%' || search_fold(x.part) || '%'
+        ORDER BY sw.pages DESC, sw.word LIMIT ${PART_WORDS}) w),
+    part_query AS MATERIALIZED (
+      SELECT l.cfg, CASE WHEN count(g.i) = ${s.parts.length} AND numnode(search_tsquery_and(g.q)) > 0
+        THEN search_tsquery_and(g.q)${excluded} ELSE ''::tsquery END AS q
+      FROM unnest(ARRAY[${languages.map((l) => `'${l}'`).join(', ')}]::regconfig[]) AS l(cfg)
+      LEFT JOIN LATERAL (SELECT pw.i, search_tsquery_or(plainto_tsquery(l.cfg, pw.word)) AS q
+        FROM part_words pw GROUP BY pw.i) g ON true
+      GROUP BY l.cfg),`
+    : '';
   const filters = [
     s.vaultId ? `v.id = ${arg(s.vaultId)}` : '',
     s.recordType ? `r.record_type_id IN (SELECT id FROM record_types WHERE name = ${arg(s.recordType)})` : '',
     s.fileType ? `rf.file_type = ${arg(s.fileType)}` : '',
   ].filter(Boolean);
-  const folded = (t: string) => `CASE WHEN ${t} ~ '[^[:ascii:]]' THEN search_fold(${t}) ELSE lower(${t}) END`;
+  // a page's words with letters beyond ASCII that fold to a query word or hold a word part
   const partWord = parts
-    ? `OR ${folded('t.token')} LIKE ANY (SELECT '%' || search_fold(w) || '%' FROM unnest(${parts}::text[]) w)`
+    ? `OR search_fold(t.token) LIKE ANY (ARRAY(SELECT '%' || search_fold(w) || '%' FROM unnest(${parts}::text[]) w))`
     : '';
-  const sql = `WITH readable AS MATERIALIZED (
+  const partHighlight = parts ? ` || (SELECT q FROM part_query WHERE cfg = p.language)` : '';
+  const sql = `WITH ${partCtes} readable AS MATERIALIZED (
       SELECT vm.vault_id, NULL::uuid AS record_id FROM vault_memberships vm
       WHERE vm.tenant_id = $2 AND vm.open_id = $3 AND vm.role = ANY($4::text[])
       UNION ALL
       SELECT r.vault_id, r.id FROM record_memberships rm JOIN records r ON r.id = rm.record_id
       WHERE rm.tenant_id = $2 AND rm.open_id = $3 AND rm.role = ANY($5::text[])),
+    hits AS MATERIALIZED (
+      SELECT p.file_text_id, p.page, p.language, p.tsv FROM file_text_pages p WHERE p.tenant_id = $2 AND (${match})),
     found AS (
       SELECT v.id AS "vaultId", r.id AS "recordId", r.name AS "recordName", rf.file_name AS "fileName",
         rf.id AS file_id, ft.id AS text_id, p.page, ${rank} AS rank
-      FROM file_text_pages p
+      FROM hits p
       JOIN file_texts ft ON ft.id = p.file_text_id AND ft.status = 'extracted'
       JOIN record_files rf ON rf.id = ft.record_file_id AND rf.sha256 = ft.sha256
       JOIN records r ON r.id = rf.record_id
       JOIN vaults v ON v.id = r.vault_id AND v.tenant_id = $2
       LEFT JOIN search_settings ss ON ss.vault_id = v.id
-      WHERE p.tenant_id = $2 AND (${match})
-        AND ${LIVE_SQL} AND COALESCE(ss.content_indexing, true)
+      WHERE ${LIVE_SQL} AND COALESCE(ss.content_indexing, true)
         AND EXISTS (SELECT 1 FROM readable x WHERE x.vault_id = v.id AND (x.record_id IS NULL OR x.record_id = r.id))
         ${filters.map((f) => `AND ${f}`).join(' ')}
       ORDER BY rank DESC, p.file_text_id, p.page
@@ -181,17 +202,18 @@ function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
     SELECT f."vaultId", f."recordId", f."recordName", f."fileName",
       COALESCE((SELECT fv.id FROM file_versions fv WHERE fv.file_id = f.file_id AND fv.current), f.text_id) AS "versionId",
       f.page, f.rank::float8 AS score,
-      ts_headline(p.language, p.body, websearch_to_tsquery(p.language, search_fold($1)) || COALESCE(hl.q, ''::tsquery),
+      ts_headline(p.language, p.body,
+        websearch_to_tsquery(p.language, search_fold($1))${partHighlight} || COALESCE(hl.q, ''::tsquery),
         'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
         AS snippet
     FROM found f JOIN file_text_pages p ON p.file_text_id = f.text_id AND p.page = f.page
-    CROSS JOIN LATERAL (
+    LEFT JOIN LATERAL (
       SELECT websearch_to_tsquery(p.language, string_agg(DISTINCT t.token, ' or ')) AS q
       FROM ts_parse('default', p.body) t
-      WHERE t.tokid IN (${WORD_TOKENS}) AND (
-        (t.token ~ '[^[:ascii:]]' AND tsvector_to_array(to_tsvector(p.language, search_fold(t.token)))
-          && tsvector_to_array(to_tsvector(p.language, search_fold($1))))
-        ${partWord})) hl
+      WHERE p.body ~ '[^[:ascii:]]' AND t.tokid IN (${WORD_TOKENS}) AND t.token ~ '[^[:ascii:]]' AND (
+        tsvector_to_array(to_tsvector(p.language, search_fold(t.token)))
+          && tsvector_to_array(to_tsvector(p.language, search_fold($1)))
+        ${partWord})) hl ON true
     ORDER BY f.rank DESC, f.text_id, f.page`;
   return { sql, params };
 }
