@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ToInt } from '@vault/platform/config';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { EventsEnv, RUN_MODES, type RunMode } from '../../capabilities/events/events.env';
@@ -17,8 +18,11 @@ export class SearchEnv extends EventsEnv {
   @IsString()
   SEARCH_TENANTS_WITHOUT_INDEXING = '';
 
-  /** Extractor processes of this process (files read at the same time). */
-  @ToInt() @IsInt() @Min(1) @Max(16) SEARCH_EXTRACTORS = 1;
+  /**
+   * Extractor processes of this process (files read at the same time): by default one per
+   * core but one (left to the service and PostgreSQL), at least 1, at most 4.
+   */
+  @ToInt() @IsInt() @Min(1) @Max(16) SEARCH_EXTRACTORS = Math.min(4, Math.max(1, availableParallelism() - 1));
   @ToInt() @IsInt() @Min(1) SEARCH_MAX_FILE_MB = 50;
   @ToInt() @IsInt() @Min(1) SEARCH_MAX_PAGES = 2000;
   @ToInt() @IsInt() @Min(1000) SEARCH_MAX_PAGE_CHARS = 100_000;
