@@ -57,6 +57,10 @@ export const E2E_BOOTSTRAP = {
         // three owned vaults are taken by the suites that use ann)
         { username: 'fay@alpha.example', password: 'fay-password-1' },
         { username: 'sia@alpha.example', password: 'sia-password-1' },
+        // the vault-export suite's own accounts (owner, editor, viewer)
+        { username: 'kai@alpha.example', password: 'kai-password-1' },
+        { username: 'ked@alpha.example', password: 'ked-password-1' },
+        { username: 'kim@alpha.example', password: 'kim-password-1' },
       ],
     },
     {

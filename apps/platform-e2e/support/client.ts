@@ -8,6 +8,8 @@ export interface Reply {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The answer's bytes as received (binary bodies). */
+  bytes?: Buffer;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
@@ -95,9 +97,11 @@ function send(fn: typeof httpsRequest | typeof httpRequest, opts: Record<string,
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        const text = bytes.toString('utf8');
         resolve({
           status: res.statusCode ?? 0,
+          bytes,
           headers: res.headers,
           text,
           body: parse(text, res.headers['content-type']),

@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { call, cy, tokenFor } from '../support/client';
+
+const run = promisify(execFile);
+const alpha = (user: string) =>
+  tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', `${user}@alpha.example`, `${user}-password-1`);
+const BOUNDARY = 'e2e-vault-export-boundary';
+
+/** Polls `check` until it answers true or `ms` pass. */
+async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Leaving with your files (docs/encryption.md) through the gateway: the vault owner, and
+ * nobody else, exports the vault's age identity and a file as a standard `.age` file, which
+ * Debian's `age -d -i` decrypts to the uploaded bytes.
+ */
+describe('vault identity and .age export through the gateway', () => {
+  let owner: string;
+  let editor: string;
+  let viewer: string;
+  let stranger: string;
+  let otherTenant: string;
+  let officer: string;
+  let vaultId: string;
+  let files: string;
+  const plain = randomBytes(3 * 65536 + 777);
+
+  const share = async (username: string, role: string) => {
+    let status = 0;
+    await eventually(async () => {
+      const res = await call('records', 'POST', `/vault/vault-id/${vaultId}/collaborators`, {
+        token: owner,
+        body: { username: `${username}@alpha.example`, role },
+      });
+      status = res.status;
+      return status === 201;
+    });
+    expect(status).toBe(201);
+  };
+
+  beforeAll(async () => {
+    [owner, editor, viewer, stranger, otherTenant, officer] = await Promise.all([
+      alpha('kai'),
+      alpha('ked'),
+      alpha('kim'),
+      alpha('bob'),
+      cy(),
+      alpha('lex'),
+    ]);
+    for (const [token, firstName] of [
+      [owner, 'Kai'],
+      [editor, 'Ked'],
+      [viewer, 'Kim'],
+    ]) {
+      expect((await call('user', 'POST', '/accounts', { token, body: { firstName, lastName: 'Export' } })).status).toBe(200);
+    }
+    const vault = await call('records', 'POST', '/vault', {
+      token: owner,
+      body: { name: 'Export e2e', licenseKey: 'PREMIUM-DEMO-2026' },
+    });
+    expect(vault.status).toBe(201);
+    vaultId = vault.body.id;
+    await share('ked', 'vault_editor');
+    await share('kim', 'vault_viewer');
+    const record = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, {
+      token: owner,
+      body: { name: 'Passport', description: '', recordTypeName: 'identityDocs', recordSubtypeName: 'passport' },
+    });
+    expect(record.status).toBe(200);
+    files = `/vault/vault-id/${vaultId}/records/record-id/${record.body.id}/record-files`;
+    const query = new URLSearchParams({ fileName: 'scan.bin', correlationId: '260101120000', fileType: 'document' });
+    const body = Buffer.concat([
+      Buffer.from(
+        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="scan.bin"\r\n` +
+          `Content-Type: application/octet-stream\r\n\r\n`,
+      ),
+      plain,
+      Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
+    ]);
+    const up = await call('records', 'POST', `${files}?${query}`, {
+      token: owner,
+      raw: body,
+      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    });
+    expect(up.status).toBe(201);
+  });
+
+  const identityPath = () => `/vault/vault-id/${vaultId}/encryption/identity`;
+  const agePath = () => `${files}/scan.bin/age`;
+
+  it('gives the owner the identity and the .age file, which the age CLI decrypts byte for byte', async () => {
+    const identity = await call('records', 'GET', identityPath(), { token: owner });
+    expect(identity.status).toBe(200);
+    expect(identity.headers['cache-control']).toBe('no-store');
+    expect(identity.headers['content-type']).toMatch(/^text\/plain/);
+    expect(identity.text).toMatch(/^AGE-SECRET-KEY-1[0-9A-Z]+\n$/);
+
+    const age = await call('records', 'GET', agePath(), { token: owner });
+    expect(age.status).toBe(200);
+    expect(age.headers['cache-control']).toBe('no-store');
+    expect(age.headers['content-disposition']).toContain('scan.bin.age');
+    const bytes = age.bytes as Buffer;
+    expect(bytes.subarray(0, 22).toString()).toBe('age-encryption.org/v1\n');
+    expect(bytes.includes(plain.subarray(1000, 1064))).toBe(false);
+
+    const home = mkdtempSync(join(tmpdir(), 'vault-export-e2e-'));
+    try {
+      writeFileSync(join(home, 'identity.txt'), identity.text);
+      writeFileSync(join(home, 'scan.bin.age'), bytes);
+      const { stdout } = await run('age', ['-d', '-i', join(home, 'identity.txt'), join(home, 'scan.bin.age')], {
+        encoding: 'buffer',
+        maxBuffer: 8 << 20,
+      });
+      expect(Buffer.compare(stdout, plain)).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    ['an editor', () => editor, 403],
+    ['a viewer', () => viewer, 403],
+    ['the compliance officer (no vault role)', () => officer, 404],
+    ['a stranger of the tenant', () => stranger, 404],
+    ['a user of another tenant', () => otherTenant, 404],
+  ])('refuses %s with a problem body naming the request', async (_who, token, status) => {
+    for (const path of [identityPath(), agePath()]) {
+      const res = await call('records', 'GET', path, { token: token() });
+      expect(res.status).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status, requestId: expect.any(String) });
+      expect(res.text).not.toContain('AGE-SECRET-KEY');
+    }
+  });
+
+  it('refuses a caller without a token with 401', async () => {
+    for (const path of [identityPath(), agePath()]) {
+      const res = await call('records', 'GET', path);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ status: 401, requestId: expect.any(String) });
+    }
+  });
+
+  it('answers 404 for a file the record does not have', async () => {
+    const res = await call('records', 'GET', `${files}/missing.bin/age`, { token: owner });
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ status: 404, requestId: expect.any(String) });
+  });
+});
