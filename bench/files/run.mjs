@@ -26,10 +26,27 @@
  * BENCH_VARIANTS (`;`-separated variant names as printed, `floor` for the hand-written
  * floor of chunk-floor.mjs: only those are measured).
  * Writes .data/bench/files.json.
+ *
+ * --encryption (`npm run bench:files:encryption`): the same build started with
+ * ENCRYPTION_AT_REST=plaintext and with encryption on (the default), alternating, ROUNDS
+ * times each (the order swapped every round); for each start: one upload and one download
+ * of the test file through the gateway (RSS growth sampled as above), and BENCH_RANGES
+ * (20) reads of 1 MiB at random offsets of the stored file (Range, curl). Both starts run
+ * with NODE_ENV=development, since the plaintext switch is refused in production. Writes
+ * .data/bench/files-encryption.json.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -70,6 +87,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CLIENT_KIND = process.env.BENCH_CLIENT ?? (spawnSync('curl', ['--version']).status === 0 ? 'curl' : 'node');
 if (!['curl', 'node'].includes(CLIENT_KIND)) throw new Error(`BENCH_CLIENT must be curl or node, not ${CLIENT_KIND}`);
 const RESUMABLE = process.argv.includes('--resumable');
+const ENCRYPTION = process.argv.includes('--encryption');
+const RANGES = Number(process.env.BENCH_RANGES ?? 20);
 const TUS_CHUNK_MB = Number(process.env.BENCH_TUS_CHUNK_MB ?? 8);
 /** BENCH_VARIANTS: the resumable run's variants to measure, `;`-separated names as printed (all by default). */
 const ONLY = process.env.BENCH_VARIANTS?.split(';').map((v) => v.trim());
@@ -84,6 +103,7 @@ async function main() {
   const work = mkdtempSync(path.join(process.env.BENCH_DIR ?? tmpdir(), 'bench-files-'));
   cleanups.push(async () => rmSync(work, { recursive: true, force: true }));
   const file = await writeSourceFile(work);
+  if (ENCRYPTION) return compareEncryption(work, file);
   const disk = measureDiskCopies(work, file);
   const p = await startPlatform(work);
   const api = apiClient(p.gatewayUrl);
@@ -175,6 +195,111 @@ async function startPlatform(work) {
       if (/ERROR|WARN|Error/.test(line)) console.log(`  [${app}] ${line}`);
     },
   });
+}
+
+/**
+ * Encrypted vs plaintext on one build: the platform started with ENCRYPTION_AT_REST=on and
+ * =plaintext in turn, each measured for an upload, a download and 1 MiB range reads.
+ */
+async function compareEncryption(work, file) {
+  const runs = [];
+  for (let round = 1; round <= ROUNDS; round++) {
+    const modes = round % 2 === 1 ? ['plaintext', 'on'] : ['on', 'plaintext'];
+    for (const mode of modes) {
+      const dir = path.join(work, `enc-${round}-${mode}`);
+      mkdirSync(dir, { recursive: true });
+      const at = cleanups.length;
+      const p = await startBenchPlatform({
+        name: `filesenc_${mode}_${round}`,
+        work: dir,
+        plans: benchPlans((features) => {
+          features['vault.maxUploadMBs'] = String(Math.ceil(FILE_MB * 1.1));
+          features['vault.maxVaultGBs'] = String(Math.ceil((FILE_MB * 2) / 1024) + 1);
+        }),
+        cleanups,
+        log,
+        env: {
+          UPSTREAM_TIMEOUT_MS: '600000',
+          NODE_ENV: 'development',
+          ENCRYPTION_AT_REST: mode,
+          ENCRYPTION_JOB_INTERVAL_MS: '0',
+        },
+      });
+      const stop = cleanups.length > at ? cleanups[0] : async () => undefined;
+      try {
+        const api = apiClient(p.gatewayUrl);
+        const pids = { gateway: p.children.get('gateway').pid, 'records-service': p.children.get('records-service').pid };
+        const files = await createRecord(api);
+        const name = 'bench-enc.bin';
+        const up = await sampled(pids, () => api.upload(`${files}?${query(name)}`, file.source, file.size, file.sha256));
+        const target = path.join(dir, 'down.bin');
+        const down = await sampled(pids, () => api.download(`${files}/${name}`, target, file.size));
+        rmSync(target, { force: true });
+        const stored = statSync(path.join(dir, 'storage')).isDirectory() ? storedBytes(path.join(dir, 'storage')) : 0;
+        const ranges = [];
+        for (let i = 0; i < RANGES; i++) {
+          const start = Math.floor(Math.random() * Math.max(1, file.size - MiB));
+          ranges.push(await rangeSeconds(api, `${files}/${name}`, start, Math.min(file.size, start + MiB) - 1));
+        }
+        const run = {
+          round,
+          mode,
+          upload: summary(up, file.size),
+          download: summary(down, file.size),
+          rangeMedianMs: +(median(ranges) * 1000).toFixed(1),
+          storedBytes: stored,
+        };
+        runs.push(run);
+        log(
+          `round ${round}, encryption ${mode}: upload ${run.upload.MiBs} MiB/s, download ${run.download.MiBs} MiB/s, ` +
+            `1 MiB range ${run.rangeMedianMs} ms (median of ${RANGES}); RSS growth up ` +
+            `${JSON.stringify(run.upload.rssGrowthMiB)} down ${JSON.stringify(run.download.rssGrowthMiB)} MiB`,
+        );
+      } finally {
+        await stop();
+        const i = cleanups.indexOf(stop);
+        if (i >= 0) cleanups[i] = async () => undefined;
+      }
+    }
+  }
+  const of = (mode, pick) => median(runs.filter((r) => r.mode === mode).map(pick));
+  const ratio = (pick) => +(of('on', pick) / of('plaintext', pick)).toFixed(2);
+  const report = {
+    fileMiB: mib(file.size),
+    rounds: ROUNDS,
+    loadAverage: loadavg().map((x) => +x.toFixed(2)),
+    cpus: cpus().length,
+    runs,
+    encryptedOverPlaintext: {
+      upload: ratio((r) => r.upload.MiBs),
+      download: ratio((r) => r.download.MiBs),
+      range1MiBTime: ratio((r) => r.rangeMedianMs),
+    },
+  };
+  log(
+    `encrypted / plaintext (medians): upload ${report.encryptedOverPlaintext.upload}x, download ` +
+      `${report.encryptedOverPlaintext.download}x (goal >= 0.8); 1 MiB range time ${report.encryptedOverPlaintext.range1MiBTime}x (goal < 2)`,
+  );
+  const out = path.join(ROOT, '.data', 'bench', 'files-encryption.json');
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+  log(`wrote ${out}`);
+}
+
+/** Bytes stored under a storage folder (objects and unfinished writes). */
+function storedBytes(dir) {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(path.join(entry.parentPath ?? entry.path, entry.name)).size;
+  }
+  return total;
+}
+
+/** Seconds for one Range read of bytes start..end through the gateway (curl, body discarded). */
+async function rangeSeconds(api, p, start, end) {
+  const started = process.hrtime.bigint();
+  await api.range(p, start, end);
+  return seconds(started);
 }
 
 /** Signs in (the token stays on `api`), creates a vault and a record; returns the record's files path. */
@@ -640,6 +765,21 @@ function apiClient(baseUrl) {
     return ['-H', `@${headerFile}`];
   };
   const curlClient = {
+    /** A Range read of start..end (inclusive), body discarded; checks 206 and the byte count. */
+    async range(p, start, end) {
+      const out = await curl([
+        ...curlAuth(),
+        '-r',
+        `${start}-${end}`,
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code} %{size_download}',
+        ...curlTarget('records-api', p),
+      ]);
+      const [status, received] = out.trim().split(' ').map(Number);
+      if (status !== 206 || received !== end - start + 1) throw new Error(`range answered ${status} with ${received} bytes`);
+    },
     /** Multipart upload (curl streams the file part from disk); checks 201 and the stored size. */
     async upload(p, file, size, sha256) {
       const out = await curl([
@@ -733,6 +873,22 @@ function apiClient(baseUrl) {
         stream.pipe(req, { end: false });
         stream.on('error', reject);
         stream.on('end', () => req.end(tail));
+      });
+    },
+    /** A Range read of start..end (inclusive), body discarded; checks 206 and the byte count. */
+    range(p, start, end) {
+      return new Promise((resolve, reject) => {
+        const req = request(base('records-api', 'GET', p, { ...client.auth(), range: `bytes=${start}-${end}` }), (res) => {
+          let received = 0;
+          res.on('data', (c) => (received += c.length));
+          res.on('end', () =>
+            res.statusCode === 206 && received === end - start + 1
+              ? resolve()
+              : reject(new Error(`range answered ${res.statusCode} with ${received} bytes`)),
+          );
+        });
+        req.on('error', reject);
+        req.end();
       });
     },
     /** Download to a file on the same disk; checks 200 and the byte count. */
