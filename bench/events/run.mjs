@@ -30,13 +30,14 @@
  * BENCH_SSE_PROCESSES (2), BENCH_PHASES (latency,backlog,sse), BENCH_RETRY_SCHEDULE_MS (the
  * platform's retry delays during the run), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (node options of
  * records-service, e.g. --cpu-prof), BENCH_RECORDS_MAIN (records-service's main.js of another
- * build, for before/after runs), DATABASE_URL, NATS_URL;
+ * build, for before/after runs), BENCH_EVENTS_INSTANCE=1 (the event pipeline in a second
+ * records-service process, the first one serving the API and the streams), DATABASE_URL, NATS_URL;
  * WEBHOOK_* and CHANGE_FEED_* variables set in the environment reach records-service.
  * Writes .data/bench/events.json.
  */
-import { fork, spawnSync } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
@@ -75,6 +76,9 @@ const SSE_RATE = num('BENCH_SSE_RATE', 20);
 const SSE_SECONDS = num('BENCH_SSE_SECONDS', 30);
 const SSE_PROCESSES = num('BENCH_SSE_PROCESSES', 2);
 const PHASES = (process.env.BENCH_PHASES ?? 'latency,backlog,sse').split(',');
+/** The event pipeline (relay, consumers, dispatcher) in a second records-service instance of its own. */
+const EVENTS_INSTANCE = process.env.BENCH_EVENTS_INSTANCE === '1';
+const PIPELINE_ROLES = ['ACTIVITY_LOG_RELAY', 'ACTIVITY_LOG_WRITER', 'WEBHOOK_DISPATCHER', 'CHANGE_FEED_WRITER'];
 /** Retries after 1 s, 5 s, then every 10 s for 10 minutes: an outage ends within 10 s of the receiver's return. */
 const RETRY_SCHEDULE = process.env.BENCH_RETRY_SCHEDULE_MS ?? [1000, 5000, ...Array(60).fill(10_000)].join(',');
 const HOST = 'records-api.localhost';
@@ -153,6 +157,7 @@ async function main() {
       // the SSE phase holds BENCH_SSE_CLIENTS streams as one caller of one tenant
       CHANGE_FEED_MAX_STREAMS_PER_CALLER: process.env.CHANGE_FEED_MAX_STREAMS_PER_CALLER ?? String(Math.max(SSE_CLIENTS, 10)),
       CHANGE_FEED_MAX_STREAMS_PER_TENANT: process.env.CHANGE_FEED_MAX_STREAMS_PER_TENANT ?? String(Math.max(SSE_CLIENTS, 1000)),
+      ...(EVENTS_INSTANCE ? Object.fromEntries(PIPELINE_ROLES.map((r) => [r, 'off'])) : {}),
     },
     // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile records-service
     nodeArgs: process.env.BENCH_NODE_ARGS
@@ -167,6 +172,7 @@ async function main() {
   const db = new pg.Pool({ connectionString: platform.databaseUrl(PG_SERVER, p.databases['records-service']), max: 2 });
   cleanups.unshift(() => db.end());
   const pids = { gateway: p.children.get('gateway').pid, 'records-service': p.children.get('records-service').pid };
+  if (EVENTS_INSTANCE) pids['records-events'] = await startEventsInstance(p);
 
   log(`seeding ${VAULTS} + ${SSE_VAULTS} vaults of ${RECORDS} records`);
   const vaults = await seedVaults(api, VAULTS, 'Hooks');
@@ -214,6 +220,46 @@ async function main() {
   if (PHASES.includes('backlog')) results.backlog = await measureBacklog(ctx);
   if (PHASES.includes('sse')) results.sse = await measureSse(ctx);
   writeReport({ results, startedAt, loadAtStart, namespace });
+}
+
+/**
+ * A second records-service process (same build, same environment as the first, read from
+ * /proc) that runs the event pipeline the first one has turned off (the outbox relay, the
+ * activity-log writer, the webhook fan-out and dispatcher, the change-feed writer); its
+ * HTTP port serves nothing of the run. The first one's streams are woken by the feed
+ * writer's NOTIFY. Answers its pid.
+ */
+async function startEventsInstance(p) {
+  const first = p.children.get('records-service');
+  const env = Object.fromEntries(
+    readFileSync(`/proc/${first.pid}/environ`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+  const port = await platform.freePort();
+  for (const r of PIPELINE_ROLES) env[r] = 'inline';
+  env.PORT = String(port);
+  env.METRICS_PORT = String(await platform.freePort());
+  const child = spawn(process.execPath, first.spawnargs.slice(1), {
+    cwd: readlinkSync(`/proc/${first.pid}/cwd`),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const forward = (chunk) => {
+    for (const line of chunk.toString().split('\n')) if (/ERROR|WARN|Error/.test(line)) console.log(`  [records-events] ${line}`);
+  };
+  child.stdout.on('data', forward);
+  child.stderr.on('data', forward);
+  cleanups.unshift(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(10_000)]);
+  });
+  await platform.waitForReady(`http://127.0.0.1:${port}/health/ready`, 60_000, () => child.exitCode === null);
+  log(`event pipeline in its own records-service process (pid ${child.pid})`);
+  return child.pid;
 }
 
 /** Requests to records-service through the gateway (HTTPS, Host records-api.localhost). */
@@ -694,6 +740,8 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
       retrySchedule: RETRY_SCHEDULE,
       namespace,
       webhookConcurrency: process.env.WEBHOOK_CONCURRENCY ?? 'default',
+      recordsMain: process.env.BENCH_RECORDS_MAIN ?? 'dist',
+      eventsInstance: EVENTS_INSTANCE,
     },
     ...results,
   };
