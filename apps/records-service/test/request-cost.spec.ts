@@ -1,11 +1,12 @@
 import { getDataSourceToken } from '@nestjs/typeorm';
-import { PostgresQueryRunner } from 'typeorm/driver/postgres/PostgresQueryRunner.js';
+import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { Caller, recordBody, RecordsTestApp, writePlansFile } from './support';
 
 /**
  * What a request costs the database, and the live-record counter that spares the record
- * quota a COUNT: statements per request are counted at TypeORM's query runner, and the
+ * quota a COUNT: statements per request are counted at the pg client (whether TypeORM's
+ * query runner sends them or a prepared statement on its pool), and the
  * counter is compared with the records it stands for after concurrent changes.
  */
 describe('request cost and the live-record counter', () => {
@@ -17,11 +18,13 @@ describe('request cost and the live-record counter', () => {
     const plans = writePlansFile({ free: { 'vault.maxVaultRecords': '20', 'account.maxOwnedVaults': '20' } });
     t = await RecordsTestApp.start('records_cost', { VAULT_PLANS_FILE: plans });
     owner = await t.caller();
-    const query = PostgresQueryRunner.prototype.query;
-    jest.spyOn(PostgresQueryRunner.prototype, 'query').mockImplementation(function (this: PostgresQueryRunner, ...args) {
-      statements.push(String(args[0]).replace(/\s+/g, ' ').trim());
+    const query = Client.prototype.query as (...args: unknown[]) => unknown;
+    jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      const [config] = args;
+      const text = typeof config === 'string' ? config : (config as { text?: string }).text;
+      statements.push(String(text).replace(/\s+/g, ' ').trim());
       return query.apply(this, args);
-    });
+    } as typeof Client.prototype.query);
   });
   afterAll(async () => {
     jest.restoreAllMocks();

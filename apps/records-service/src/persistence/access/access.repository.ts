@@ -44,9 +44,9 @@ export class AccessRepository {
   async resolve(tenantId: string, openId: string, vaultId: string, recordId?: string): Promise<ResolvedTarget | null> {
     this.statements ??= this.prepare();
     const { withRecord, vaultOnly, vault, record } = this.statements;
-    const rows: Row[] = recordId
-      ? await this.tx.none.query(withRecord, [vaultId, tenantId, openId, recordId])
-      : await this.tx.none.query(vaultOnly, [vaultId, tenantId, openId]);
+    const rows = recordId
+      ? await this.preparedQuery('access_with_record', withRecord, [vaultId, tenantId, openId, recordId])
+      : await this.preparedQuery('access_vault_only', vaultOnly, [vaultId, tenantId, openId]);
     const row = rows[0];
     if (!row) return null;
     const found: ResolvedTarget = { vault: vault(row), vaultRole: (row['vm_role'] as VaultRole | null) ?? undefined };
@@ -56,6 +56,19 @@ export class AccessRepository {
       found.recordRole = (row['rm_role'] as RecordRole | null) ?? undefined;
     }
     return found;
+  }
+
+  /**
+   * A named prepared statement on a connection of TypeORM's pool: each connection parses
+   * and plans it once, later requests only bind and execute it (the statement has many
+   * columns and a subquery: planning it per request cost the database more than running
+   * it). Outside any transaction, as before; without a pg pool (another driver) through
+   * the entity manager.
+   */
+  private async preparedQuery(name: string, text: string, values: unknown[]): Promise<Row[]> {
+    const pool = (this.tx.none.connection.driver as unknown as { master?: PgPool }).master;
+    if (!pool?.query) return this.tx.none.query(text, values);
+    return (await pool.query({ name, text, values })).rows;
   }
 
   /**
@@ -97,6 +110,11 @@ export class AccessRepository {
 }
 
 type Row = Record<string, unknown>;
+
+/** What the access read uses of the pg Pool under TypeORM's postgres driver. */
+interface PgPool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
 
 interface Prepared {
   vaultOnly: string;
