@@ -1,4 +1,4 @@
-import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ApplyValueTransformers } from 'typeorm/util/ApplyValueTransformers';
 
@@ -64,4 +64,21 @@ export function entityRows<T extends ObjectLiteral>(ds: DataSource, entity: Enti
     },
     column: (property) => byProperty.get(property),
   };
+}
+
+/** What a prepared read uses of the pg Pool under TypeORM's postgres driver. */
+interface PgPool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+}
+
+/**
+ * A read outside any transaction (`manager` is the data source's own) as a named prepared
+ * statement on a connection of TypeORM's pool: each connection parses and plans it once,
+ * later requests only bind and execute it. Inside a transaction (or without a pg pool)
+ * through the manager, as any statement.
+ */
+export async function preparedRead(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<Row[]> {
+  const pool = (manager.connection.driver as unknown as { master?: PgPool }).master;
+  if (manager.queryRunner || manager !== manager.connection.manager || !pool?.query) return manager.query(text, values);
+  return (await pool.query({ name, text, values })).rows;
 }

@@ -3,6 +3,7 @@ import { RECORD_ROLES, type RecordRole, type VaultRole } from '@vault/contracts'
 import { RecordEntity } from '../records/record.entity';
 import { Transactions } from '@vault/platform/persistence';
 import { VaultEntity } from '../vaults/vault.entity';
+import { preparedRead, Row } from '../entity-rows';
 
 /** A vault (and record) of a request with the caller's roles on them. */
 export interface ResolvedTarget {
@@ -58,17 +59,9 @@ export class AccessRepository {
     return found;
   }
 
-  /**
-   * A named prepared statement on a connection of TypeORM's pool: each connection parses
-   * and plans it once, later requests only bind and execute it (the statement has many
-   * columns and a subquery: planning it per request cost the database more than running
-   * it). Outside any transaction, as before; without a pg pool (another driver) through
-   * the entity manager.
-   */
-  private async preparedQuery(name: string, text: string, values: unknown[]): Promise<Row[]> {
-    const pool = (this.tx.none.connection.driver as unknown as { master?: PgPool }).master;
-    if (!pool?.query) return this.tx.none.query(text, values);
-    return (await pool.query({ name, text, values })).rows;
+  /** The access read as a named prepared statement (preparedRead): planned once per connection, not per request. */
+  private preparedQuery(name: string, text: string, values: unknown[]): Promise<Row[]> {
+    return preparedRead(this.tx.none, name, text, values);
   }
 
   /**
@@ -107,13 +100,6 @@ export class AccessRepository {
       record: mapper('r', recordColumns, () => new RecordEntity()),
     };
   }
-}
-
-type Row = Record<string, unknown>;
-
-/** What the access read uses of the pg Pool under TypeORM's postgres driver. */
-interface PgPool {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
 }
 
 interface Prepared {

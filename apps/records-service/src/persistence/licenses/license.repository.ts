@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LicenseEntity } from './license.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
+import { preparedRead } from '../entity-rows';
 
 /** Licence rows of vaults. */
 @Injectable()
@@ -14,11 +15,13 @@ export class LicenseRepository {
 
   /** The plan id of the newest licence of a vault (undefined without one): plain SQL, read by every create. */
   async currentPlanId(vaultId: string, tx: Tx = this.tx.none): Promise<string | undefined> {
-    const rows: { plan_id: string }[] = await tx.query(
+    const rows = await preparedRead(
+      tx,
+      'vault_current_plan',
       'SELECT plan_id FROM vault_licenses WHERE vault_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',
       [vaultId],
     );
-    return rows[0]?.plan_id;
+    return rows[0]?.['plan_id'] as string | undefined;
   }
 
   /** The plan ids of the current licences of the vaults, one statement whatever their number. */
