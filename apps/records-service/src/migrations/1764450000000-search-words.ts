@@ -12,7 +12,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * replaced text). A word part is looked for in this list (trigram index on the word), and the
  * words found are searched in the pages' tsvectors through their GIN index.
  *
- * The vectors get one GIN index per language (see below).
+ * The vectors get one GIN index per language (see below). The GIN indexes here are written
+ * without a pending list (fastupdate off): with it, every search scanned up to 4 MB of entries
+ * not yet merged (measured: 150 ms for one word over 100,000 freshly written pages).
  *
  * Rows are locked in (tenant, word) order on both sides, so that concurrent writers wait for
  * each other instead of deadlocking.
@@ -35,7 +37,7 @@ export class SearchWords1764450000000 implements MigrationInterface {
         pages integer NOT NULL,
         PRIMARY KEY (tenant_id, word)
       )`);
-    await q.query(`CREATE INDEX search_words_trgm_idx ON search_words USING gin (word gin_trgm_ops)`);
+    await q.query(`CREATE INDEX search_words_trgm_idx ON search_words USING gin (word gin_trgm_ops) WITH (fastupdate = off)`);
     await q.query(`CREATE AGGREGATE search_tsquery_or(tsquery) (SFUNC = tsquery_or, STYPE = tsquery)`);
     await q.query(`CREATE AGGREGATE search_tsquery_and(tsquery) (SFUNC = tsquery_and, STYPE = tsquery)`);
     await q.query(`
@@ -82,7 +84,8 @@ export class SearchWords1764450000000 implements MigrationInterface {
     // for one word over 100,000 pages).
     for (const language of LANGUAGES) {
       await q.query(
-        `CREATE INDEX file_text_pages_tsv_${language}_idx ON file_text_pages USING gin (tsv) WHERE language = '${language}'::regconfig`,
+        `CREATE INDEX file_text_pages_tsv_${language}_idx ON file_text_pages USING gin (tsv) WITH (fastupdate = off)
+         WHERE language = '${language}'::regconfig`,
       );
     }
     await q.query(`DROP INDEX file_text_pages_tsv_idx`);
