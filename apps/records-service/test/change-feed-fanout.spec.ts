@@ -4,6 +4,7 @@ import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { FeedSignal } from '../src/features/change-feed/feed-signal';
 import { VaultFeedReaders } from '../src/features/change-feed/vault-feed-readers';
+import { ChangeFeedRepository } from '../src/persistence/change-feed/change-feed.repository';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { SseClient } from './sse-client';
 import request from 'supertest';
@@ -167,6 +168,49 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     expect(guestStream.ended).toBe(false);
     expect(guestStream.events.every((e) => e.data.data.record?.id === shared)).toBe(true);
     expect(viewerStream.events).toHaveLength(2);
+  });
+
+  it('reads the vaults woken together in one statement, each stream getting its own vault and view only', async () => {
+    const [a, b] = [await t.caller(), await t.caller()];
+    const guest = await t.caller();
+    const [vaultA, vaultB] = [await t.createVault(a), await t.createVault(b)];
+    const sharedB = await t.createRecord(b, vaultB, { name: 'Shared B' });
+    await t.grantRecordRole(sharedB, guest, 'rec_viewer');
+    await feedHolds(vaultA, 1);
+    await feedHolds(vaultB, 2);
+    const streamA = await stream(t.app, a, vaultA);
+    const streamB = await stream(t.app, b, vaultB);
+    const guestB = await stream(t.app, guest, vaultB);
+    await streamA.until((c) => c.events.length === 1, 'vault A so far');
+    await streamB.until((c) => c.events.length === 2, 'vault B so far');
+    await guestB.until((c) => c.events.length === 1, "the guest's record so far");
+
+    // writes to both vaults at once: the writer's batches wake both readers together
+    const written = await Promise.all([
+      ...[1, 2, 3].map((i) => t.createRecord(a, vaultA, { name: `A ${i}` })),
+      ...[1, 2, 3].map((i) => t.put(b, `/vault/vault-id/${vaultB}/records/record-id/${sharedB}`, recordBody({ name: `B ${i}` }))),
+      t.createRecord(b, vaultB, { name: 'Not shared' }),
+    ]);
+    expect(written).toHaveLength(7);
+    await streamA.until((c) => c.events.length === 4, 'vault A', 20_000);
+    await streamB.until((c) => c.events.length === 6, 'vault B', 20_000);
+    await guestB.until((c) => c.events.length === 4, "the guest's record", 20_000);
+    expect(streamA.events.map((e) => e.data.id)).toEqual(await feedIds(vaultA));
+    expect(streamB.events.map((e) => e.data.id)).toEqual(await feedIds(vaultB));
+    expect(guestB.events.every((e) => e.data.data.record?.id === sharedB)).toBe(true);
+
+    // a signal naming both vaults: their readers read in one statement
+    const repo = t.app.get(ChangeFeedRepository);
+    const reads = jest.spyOn(repo, 'eventsAndViewsOf');
+    try {
+      t.app.get(FeedSignal).written([vaultA, vaultB]);
+      await waitFor(async () => reads.mock.calls.length > 0, 5000, 'a read');
+      const both = reads.mock.calls.filter(([r]) => r.some((x) => x.vaultId === vaultA) && r.some((x) => x.vaultId === vaultB));
+      expect(both).toHaveLength(1);
+      expect(reads.mock.calls.some(([r]) => r.length === 1 && [vaultA, vaultB].includes(r[0].vaultId))).toBe(false);
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('closes a stream whose client falls behind; the client resumes with Last-Event-ID, the others are not held back', async () => {

@@ -36,11 +36,46 @@ function visibleTo(view: FeedView, records: Set<string>, e: SharedEvent): boolea
   return view.vaultRole !== null || (e.recordId !== null && records.has(e.recordId));
 }
 
+type FeedRead = Parameters<ChangeFeedRepository['eventsAndViewsOf']>[0][number];
+type FeedReadResult = Awaited<ReturnType<ChangeFeedRepository['eventsAndViewsOf']>>[number];
+
+/**
+ * The reads of the vault readers of this process, gathered: the reads asked for while
+ * the process runs one piece of work (a signal wakes every reader of the vaults it names
+ * at once) go to PostgreSQL as one statement (eventsAndViewsOf), not one per vault.
+ */
+class FeedReads {
+  private waiting: { read: FeedRead; resolve: (r: FeedReadResult) => void; reject: (err: unknown) => void }[] = [];
+
+  constructor(private readonly feed: ChangeFeedRepository) {}
+
+  read(read: FeedRead): Promise<FeedReadResult> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.push({ read, resolve, reject }) === 1) queueMicrotask(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    this.feed
+      .eventsAndViewsOf(
+        batch.map((w) => w.read),
+        FEED_READ_BATCH,
+      )
+      .then(
+        (results) => batch.forEach((w, i) => w.resolve(results[i])),
+        (err) => batch.forEach((w) => w.reject(err)),
+      );
+  }
+}
+
 /**
  * The one reader of a vault's feed in this process: when woken (events written here,
  * a NOTIFY from any instance, or its poll every CHANGE_FEED_POLL_MS), it reads the new
  * events once from the lowest position of its streams together with what each distinct
- * caller sees now (one statement; the views on each poll too), and hands the
+ * caller sees now (one statement, shared with the other vaults read at the same moment:
+ * FeedReads; the views on each poll too), and hands the
  * events to every stream, which keeps its own position and filters by its caller's view.
  */
 class VaultFeedReader {
@@ -54,7 +89,7 @@ class VaultFeedReader {
 
   constructor(
     private readonly vaultId: string,
-    private readonly feed: ChangeFeedRepository,
+    private readonly reads: FeedReads,
     private readonly pollMs: number,
     private readonly logger: Logger,
   ) {}
@@ -102,13 +137,12 @@ class VaultFeedReader {
     const callers = [...new Map(streams.map((s) => [callerKey(s.caller), s.caller])).values()];
     const recheck = this.recheck;
     this.recheck = false;
-    const { events: rows, views: viewRows } = await this.feed.eventsAndViews(
-      this.vaultId,
-      from.toString(),
-      FEED_READ_BATCH,
+    const { events: rows, views: viewRows } = await this.reads.read({
+      vaultId: this.vaultId,
+      afterSeq: from.toString(),
       callers,
-      recheck,
-    );
+      always: recheck,
+    });
     if (rows.length === 0 && !recheck) return false;
     const views = new Map<string, { view: FeedView; records: Set<string> }>();
     for (const view of viewRows) views.set(callerKey(view), { view, records: new Set(view.guestRecords) });
@@ -142,20 +176,23 @@ class VaultFeedReader {
 export class VaultFeedReaders implements OnModuleDestroy {
   private readonly logger = new Logger('ChangeFeedReader');
   private readonly readers = new Map<string, VaultFeedReader>();
+  private readonly reads: FeedReads;
   private unsubscribe?: () => void;
 
   constructor(
     private readonly feed: ChangeFeedRepository,
     private readonly env: ChangeFeedEnv,
     private readonly signal: FeedSignal,
-  ) {}
+  ) {
+    this.reads = new FeedReads(feed);
+  }
 
   /** Adds a stream to its vault's reader, which reads at once from the stream's position. */
   join(vaultId: string, s: FeedSubscriber): void {
     this.unsubscribe ??= this.signal.subscribe((vaultIds) => this.woken(vaultIds));
     let reader = this.readers.get(vaultId);
     if (!reader)
-      this.readers.set(vaultId, (reader = new VaultFeedReader(vaultId, this.feed, this.env.CHANGE_FEED_POLL_MS, this.logger)));
+      this.readers.set(vaultId, (reader = new VaultFeedReader(vaultId, this.reads, this.env.CHANGE_FEED_POLL_MS, this.logger)));
     reader.subscribers.add(s);
     reader.wake();
   }

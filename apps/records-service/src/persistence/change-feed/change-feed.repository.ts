@@ -124,40 +124,57 @@ export class ChangeFeedRepository {
   }
 
   /**
-   * Up to `limit` events of the vault after `afterSeq` (as `page` without a guest) and,
-   * in the same statement (the same snapshot), what each caller sees of the vault's feed
-   * now: its vault role, or without one the live records of the vault on which it holds a
-   * role (the visibility of vault routes). A caller of another tenant is left out. The
-   * views are read only when there are events or `always`.
+   * For each read, in one statement (the same snapshot for all): up to `limit` events of
+   * its vault after its `afterSeq` (as `page` without a guest) and what each of its callers
+   * sees of that vault now: its vault role, or without one the live records of the vault on
+   * which it holds a role (the visibility of vault routes). A caller of another tenant is
+   * left out. The views are read only when the read has events or `always`. Answers one
+   * result per read, in the order of `reads`.
    */
-  async eventsAndViews(
-    vaultId: string,
-    afterSeq: string,
+  async eventsAndViewsOf(
+    reads: { vaultId: string; afterSeq: string; callers: FeedCaller[]; always: boolean }[],
     limit: number,
-    callers: FeedCaller[],
-    always: boolean,
-  ): Promise<{ events: FeedEntry[]; views: FeedView[] }> {
-    const rows: { events: FeedEntry[]; views: FeedView[] }[] = await this.tx.none.query(
-      `WITH events AS (
-         SELECT f.seq, f.type, f.envelope, f.record_id FROM vault_feed f
-         WHERE f.vault_id = $1 AND f.seq > $2 ORDER BY f.seq LIMIT $3),
+  ): Promise<{ events: FeedEntry[]; views: FeedView[] }[]> {
+    if (reads.length === 0) return [];
+    const callers = reads.flatMap((r, k) => r.callers.map((c) => ({ k: k + 1, ...c })));
+    const rows: { events: (FeedEntry & { k: number })[]; views: (FeedView & { k: number })[] }[] = await this.tx.none.query(
+      `WITH r AS (
+         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::boolean[]) WITH ORDINALITY AS r(vault_id, after_seq, always, k)),
+       events AS (
+         SELECT r.k, f.seq, f.type, f.envelope, f.record_id FROM r
+           CROSS JOIN LATERAL (
+             SELECT f.seq, f.type, f.envelope, f.record_id FROM vault_feed f
+              WHERE f.vault_id = r.vault_id AND f.seq > r.after_seq ORDER BY f.seq LIMIT $7) f),
        views AS (
-         SELECT c.tenant_id AS "tenantId", c.open_id AS "openId", vm.role AS "vaultRole",
+         SELECT c.k, c.tenant_id AS "tenantId", c.open_id AS "openId", vm.role AS "vaultRole",
            CASE WHEN vm.role IS NULL THEN ARRAY(
              SELECT DISTINCT g.record_id::text FROM record_memberships g
-             JOIN records r ON r.id = g.record_id AND r.status <> 'DELETED' AND r.vault_id = v.id
+             JOIN records rec ON rec.id = g.record_id AND rec.status <> 'DELETED' AND rec.vault_id = v.id
              WHERE g.open_id = c.open_id AND g.tenant_id = v.tenant_id) ELSE '{}' END AS "guestRecords"
-         FROM unnest($4::text[], $5::text[]) AS c(tenant_id, open_id)
-         JOIN vaults v ON v.id = $1 AND v.tenant_id = c.tenant_id
+         FROM unnest($4::bigint[], $5::text[], $6::text[]) AS c(k, tenant_id, open_id)
+         JOIN r ON r.k = c.k
+         JOIN vaults v ON v.id = r.vault_id AND v.tenant_id = c.tenant_id
          LEFT JOIN vault_memberships vm ON vm.vault_id = v.id AND vm.open_id = c.open_id
-         WHERE $6 OR EXISTS (SELECT 1 FROM events))
+         WHERE r.always OR EXISTS (SELECT 1 FROM events e WHERE e.k = c.k))
        SELECT
-         (SELECT coalesce(json_agg(json_build_object('seq', seq::text, 'type', type, 'envelope', envelope, 'recordId', record_id) ORDER BY seq), '[]')
+         (SELECT coalesce(json_agg(json_build_object('k', k, 'seq', seq::text, 'type', type, 'envelope', envelope,
+                                                     'recordId', record_id) ORDER BY k, seq), '[]')
             FROM events) AS events,
          (SELECT coalesce(json_agg(views), '[]') FROM views) AS views`,
-      [vaultId, afterSeq, limit, callers.map((c) => c.tenantId), callers.map((c) => c.openId), always],
+      [
+        reads.map((r) => r.vaultId),
+        reads.map((r) => r.afterSeq),
+        reads.map((r) => r.always),
+        callers.map((c) => c.k),
+        callers.map((c) => c.tenantId),
+        callers.map((c) => c.openId),
+        limit,
+      ],
     );
-    return rows[0];
+    const out = reads.map(() => ({ events: [] as FeedEntry[], views: [] as FeedView[] }));
+    for (const { k, ...e } of rows[0].events) out[k - 1].events.push(e);
+    for (const { k, ...v } of rows[0].views) out[k - 1].views.push(v);
+    return out;
   }
 
   /** The highest pruned `seq` ('0' before any prune). */
