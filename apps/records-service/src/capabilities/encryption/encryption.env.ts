@@ -66,7 +66,8 @@ export class EncryptionEnv extends BaseEnv {
 
   /**
    * Milliseconds between passes of the background job that encrypts plaintext blobs
-   * (stored before encryption at rest, or by resumable uploads) and rewraps moved ones;
+   * (stored before encryption at rest, or by resumable uploads begun before they were sealed
+   * as they arrive) and rewraps envelopes still sealed to another vault;
    * 0: no job in this process (run `node main.js vault-keys encrypt-existing` instead).
    */
   @ToInt()

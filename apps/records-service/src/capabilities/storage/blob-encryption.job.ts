@@ -25,7 +25,8 @@ export interface EncryptionPass {
 
 /**
  * The background job of encryption at rest. It seals plaintext blobs (stored before
- * encryption, or by a resumable upload): their bytes are read, checked against their
+ * encryption, or by a resumable upload begun before uploads were sealed as they arrive):
+ * their bytes are read, checked against their
  * SHA-256 and written encrypted under a new key; one short transaction then points the
  * blob (and file rows) at the copy and queues the plaintext object for removal after a
  * grace period. Files stay readable throughout, and a pass stopped anywhere resumes: an
