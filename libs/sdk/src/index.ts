@@ -19,7 +19,7 @@ export {
   type Problem,
 } from './errors.js';
 export { etagOf, ifMatch, ifNoneMatch, updateWithETag, type Tagged } from './etag.js';
-export { nextPageNumber, paginate, toArray, type Page } from './pagination.js';
+export { listItems, toArray, type ListPage } from './pagination.js';
 export { createNodeFetch, localhostLookup, type FetchLike, type TlsOptions } from './policy/net.js';
 export { DEFAULT_RETRY, fullJitterDelay, parseRateLimit, parseRetryAfter, type RetryOptions } from './policy/retry-policy.js';
 export { Transport, type RetryEvent, type SendInit, type TransportOptions } from './policy/transport.js';

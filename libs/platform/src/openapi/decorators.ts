@@ -1,6 +1,6 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import { ApiBearerAuth, ApiExtraModels, ApiParam, ApiProduces, ApiResponse, ApiSecurity, getSchemaPath } from '@nestjs/swagger';
-import type { ErrorEntry } from '@vault/contracts';
+import { NEXT_CURSOR_DESCRIPTION, type ErrorEntry } from '@vault/contracts';
 import { RESPONSE_HEADERS, ResponseHeaderName } from './headers';
 import { BEARER_SCHEME } from './problem-schema';
 
@@ -77,8 +77,9 @@ export function headersOf(names: readonly ResponseHeaderName[], required: readon
 }
 
 /**
- * One page of a list, the one page shape of the platform: `{data: Item[], page: PageInfo}`
- * (the contract's activity-log page; `page` and `pageSize` query parameters).
+ * One page of a list paged by number, the platform's list rule: `{data: Item[], page: PageInfo,
+ * nextCursor}` (the contract's activity-log page with the top-level `nextCursor` of every list;
+ * docs/openapi.md, "Lists").
  */
 export function ApiPage(item: Type<unknown>, page: Type<unknown>, description = 'One page of the list.') {
   return applyDecorators(
@@ -88,8 +89,12 @@ export function ApiPage(item: Type<unknown>, page: Type<unknown>, description = 
       description,
       schema: {
         type: 'object',
-        required: ['data', 'page'],
-        properties: { data: { type: 'array', items: { $ref: getSchemaPath(item) } }, page: { $ref: getSchemaPath(page) } },
+        required: ['data', 'page', 'nextCursor'],
+        properties: {
+          data: { type: 'array', items: { $ref: getSchemaPath(item) } },
+          page: { $ref: getSchemaPath(page) },
+          nextCursor: { type: 'string', nullable: true, description: NEXT_CURSOR_DESCRIPTION },
+        },
       },
     }),
   );

@@ -1,6 +1,6 @@
 import type { CallOptions, CreateOptions, RecordsClient, Schemas, UserClient } from '../api-types.js';
 import { keyHeader } from '../api-types.js';
-import { paginate } from '../pagination.js';
+import { listItems } from '../pagination.js';
 import { dataOf } from '../unwrap.js';
 
 /** The caller's account (user module). */
@@ -14,12 +14,9 @@ export class AccountsApi {
 
   /** The account's consents. */
   agreements(accountId: string, o: CallOptions = {}): AsyncGenerator<Schemas['AgreementResponse']> {
-    return paginate<Schemas['AgreementResponse']>(async () => {
-      const items = await dataOf(
-        this.api.GET('/accounts/account-id/{id}/agreements', { params: { path: { id: accountId } }, signal: o.signal }),
-      );
-      return { items, next: undefined };
-    });
+    return listItems(() =>
+      dataOf(this.api.GET('/accounts/account-id/{id}/agreements', { params: { path: { id: accountId } }, signal: o.signal })),
+    );
   }
 
   async byUsername(username: string, o: CallOptions = {}): Promise<Schemas['AccountResponse']> {
@@ -33,22 +30,16 @@ export class CollaboratorsApi {
 
   /** The vault's members, owner first. */
   ofVault(vaultId: string, o: CallOptions = {}): AsyncGenerator<Schemas['CollaboratorView']> {
-    return paginate<Schemas['CollaboratorView']>(async () => {
-      const items = await dataOf(
-        this.api.GET('/vault/vault-id/{vaultId}/collaborators', { params: { path: { vaultId } }, signal: o.signal }),
-      );
-      return { items, next: undefined };
-    });
+    return listItems(() =>
+      dataOf(this.api.GET('/vault/vault-id/{vaultId}/collaborators', { params: { path: { vaultId } }, signal: o.signal })),
+    );
   }
 
   /** The record's members, rec_owner first. */
   ofRecord(vaultId: string, recordId: string, o: CallOptions = {}): AsyncGenerator<Schemas['CollaboratorView']> {
-    return paginate<Schemas['CollaboratorView']>(async () => {
-      const params = { path: { vaultId, recordId } };
-      const items = await dataOf(
-        this.api.GET('/vault/vault-id/{vaultId}/records/record-id/{recordId}/collaborators', { params, signal: o.signal }),
-      );
-      return { items, next: undefined };
-    });
+    const params = { path: { vaultId, recordId } };
+    return listItems(() =>
+      dataOf(this.api.GET('/vault/vault-id/{vaultId}/records/record-id/{recordId}/collaborators', { params, signal: o.signal })),
+    );
   }
 }

@@ -1,6 +1,6 @@
 import type { CallOptions, RecordsClient, Schemas } from '../api-types.js';
 import type { operations } from '../generated/vault-api.js';
-import { paginate } from '../pagination.js';
+import { listItems } from '../pagination.js';
 import type { Transport } from '../policy/transport.js';
 import { followFeed, type CloudEvent, type FeedMessage, type FollowOptions } from '../transfer/feed.js';
 import { dataOf } from '../unwrap.js';
@@ -35,12 +35,9 @@ export class ActivityApi {
 
   /** Every activity-log entry matching the filters, newest first, following the log's cursors. */
   log(vaultId: string, o: LogOptions = {}): AsyncGenerator<Schemas['ActivityLogEntryDto']> {
-    return paginate<Schemas['ActivityLogEntryDto'], string>(async (cursor) => {
+    return listItems((cursor) => {
       const query = { ...o.filters, pageSize: o.pageSize ?? 100, ...(cursor ? { cursor } : {}) };
-      const body = await dataOf(
-        this.api.GET('/vault/vault-id/{vaultId}/log', { params: { path: { vaultId }, query }, signal: o.signal }),
-      );
-      return { items: body.data, next: body.page.nextCursor ?? undefined };
+      return dataOf(this.api.GET('/vault/vault-id/{vaultId}/log', { params: { path: { vaultId }, query }, signal: o.signal }));
     });
   }
 
@@ -53,10 +50,7 @@ export class ActivityApi {
 
   /** The change feed's retained events from `cursor` up to now, page after page. */
   feed(vaultId: string, o: FeedPageOptions = {}): AsyncGenerator<CloudEvent> {
-    return paginate<CloudEvent, string>(async (cursor) => {
-      const page = await this.feedPage(vaultId, { ...o, cursor: cursor ?? o.cursor });
-      return { items: page.data, next: page.hasMore ? page.nextCursor : undefined };
-    });
+    return listItems((cursor) => this.feedPage(vaultId, { ...o, cursor: cursor ?? o.cursor }));
   }
 
   /** The live change feed (SSE), resumed with Last-Event-ID after every drop; ends when `signal` aborts. */

@@ -1,6 +1,6 @@
 import type { CallOptions, RecordsClient, Schemas, WriteOptions } from '../api-types.js';
 import { ifMatch } from '../etag.js';
-import { paginate } from '../pagination.js';
+import { listItems } from '../pagination.js';
 import type { Transport } from '../policy/transport.js';
 import { downloadFile, type DownloadOptions, type DownloadResult } from '../transfer/downloads.js';
 import { uploadFile, type UploadContext, type UploadOptions, type UploadResult } from '../transfer/uploads.js';
@@ -16,22 +16,17 @@ export class FilesApi {
 
   /** The record's file groups (one per submission), newest first. */
   groups(vaultId: string, recordId: string, o: CallOptions = {}): AsyncGenerator<Schemas['RecordFileGroup']> {
-    return paginate<Schemas['RecordFileGroup']>(async () => {
-      const params = { path: { vaultId, recordId } };
-      const items = await dataOf(
-        this.api.GET('/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files', { params, signal: o.signal }),
-      );
-      return { items, next: undefined };
-    });
+    const params = { path: { vaultId, recordId } };
+    return listItems(() =>
+      dataOf(this.api.GET('/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files', { params, signal: o.signal })),
+    );
   }
 
   /** The earlier versions of a file, newest first. */
   versions(vaultId: string, recordId: string, name: string, o: CallOptions = {}): AsyncGenerator<Schemas['FileVersionView']> {
-    return paginate<Schemas['FileVersionView']>(async () => {
-      const params = { path: { vaultId, recordId, name } };
-      const path = '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}/versions';
-      return { items: await dataOf(this.api.GET(path, { params, signal: o.signal })), next: undefined };
-    });
+    const params = { path: { vaultId, recordId, name } };
+    const path = '/vault/vault-id/{vaultId}/records/record-id/{recordId}/record-files/{name}/versions';
+    return listItems(() => dataOf(this.api.GET(path, { params, signal: o.signal })));
   }
 
   /** Uploads a file, resumable, with its SHA-256 checked by the platform. */

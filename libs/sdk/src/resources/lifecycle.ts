@@ -1,6 +1,6 @@
 import type { CallOptions, RecordsClient, Schemas } from '../api-types.js';
 import type { operations } from '../generated/vault-api.js';
-import { paginate } from '../pagination.js';
+import { listItems } from '../pagination.js';
 import { dataOf } from '../unwrap.js';
 
 type SearchQuery = NonNullable<operations['Search_find']['parameters']['query']>;
@@ -16,38 +16,31 @@ export class LifecycleApi {
 
   /** What the vault's trash holds, page after page. */
   vaultTrash(vaultId: string, o: CallOptions & { pageSize?: number } = {}): AsyncGenerator<Schemas['TrashItemView']> {
-    return paginate<Schemas['TrashItemView'], string>(async (cursor) => {
+    return listItems((cursor) => {
       const query = { pageSize: o.pageSize ?? 100, ...(cursor ? { cursor } : {}) };
-      const page = await dataOf(
-        this.api.GET('/vault/vault-id/{vaultId}/trash', { params: { path: { vaultId }, query }, signal: o.signal }),
-      );
-      return { items: page.data, next: page.nextCursor ?? undefined };
+      return dataOf(this.api.GET('/vault/vault-id/{vaultId}/trash', { params: { path: { vaultId }, query }, signal: o.signal }));
     });
   }
 
   /** The trash of every vault the caller owns, page after page. */
   ownedTrash(o: CallOptions & { pageSize?: number } = {}): AsyncGenerator<Schemas['TrashItemView']> {
-    return paginate<Schemas['TrashItemView'], string>(async (cursor) => {
+    return listItems((cursor) => {
       const query = { pageSize: o.pageSize ?? 100, ...(cursor ? { cursor } : {}) };
-      const page = await dataOf(this.api.GET('/trash', { params: { query }, signal: o.signal }));
-      return { items: page.data, next: page.nextCursor ?? undefined };
+      return dataOf(this.api.GET('/trash', { params: { query }, signal: o.signal }));
     });
   }
 
   /** Legal holds the caller may see. */
   legalHolds(o: CallOptions & { vaultId?: string } = {}): AsyncGenerator<Schemas['LegalHoldView']> {
-    return paginate<Schemas['LegalHoldView']>(async () => {
-      const query = o.vaultId ? { vaultId: o.vaultId } : {};
-      return { items: await dataOf(this.api.GET('/legal-holds', { params: { query }, signal: o.signal })), next: undefined };
-    });
+    const query = o.vaultId ? { vaultId: o.vaultId } : {};
+    return listItems(() => dataOf(this.api.GET('/legal-holds', { params: { query }, signal: o.signal })));
   }
 
   /** Every hit of a content search, page after page. */
   search(q: string, o: SearchOptions = {}): AsyncGenerator<Schemas['SearchHitDto']> {
-    return paginate<Schemas['SearchHitDto'], string>(async (cursor) => {
+    return listItems((cursor) => {
       const query = { ...o.filters, q, ...(o.limit ? { limit: o.limit } : {}), ...(cursor ? { cursor } : {}) };
-      const page = await dataOf(this.api.GET('/search', { params: { query }, signal: o.signal }));
-      return { items: page.data, next: page.nextCursor ?? undefined };
+      return dataOf(this.api.GET('/search', { params: { query }, signal: o.signal }));
     });
   }
 }

@@ -1,13 +1,13 @@
 import type { CallOptions, CreateOptions, RecordsClient, Schemas, WriteOptions } from '../api-types.js';
 import { keyHeader } from '../api-types.js';
 import { etagOf, ifMatch, type Tagged } from '../etag.js';
-import { nextPageNumber, paginate } from '../pagination.js';
+import { listItems } from '../pagination.js';
 import { dataOf, unwrap } from '../unwrap.js';
 
 type SearchQuery = NonNullable<import('../generated/vault-api.js').operations['Records_search']['parameters']['query']>;
 
 export interface SearchRecordsOptions extends CallOptions {
-  filters?: Omit<SearchQuery, 'page' | 'pageSize'>;
+  filters?: Omit<SearchQuery, 'page' | 'pageSize' | 'cursor'>;
   pageSize?: number;
 }
 
@@ -37,12 +37,11 @@ export class RecordsApi {
 
   /** Every record matching the filters, page after page. */
   search(vaultId: string, o: SearchRecordsOptions = {}): AsyncGenerator<Schemas['RecordSearchItem']> {
-    return paginate<Schemas['RecordSearchItem'], number>(async (page = 1) => {
-      const query = { ...o.filters, page, pageSize: o.pageSize ?? 50 };
-      const call = this.api.GET('/vault/vault-id/{vaultId}/records', { params: { path: { vaultId }, query }, signal: o.signal });
-      const body = await dataOf(call);
-      if (Array.isArray(body)) return { items: body, next: undefined };
-      return { items: body.data, next: nextPageNumber(body.page) };
+    return listItems((cursor) => {
+      const query = { ...o.filters, pageSize: o.pageSize ?? 50, ...(cursor ? { cursor } : {}) };
+      return dataOf(
+        this.api.GET('/vault/vault-id/{vaultId}/records', { params: { path: { vaultId }, query }, signal: o.signal }),
+      );
     });
   }
 

@@ -1,7 +1,7 @@
 import type { CallOptions, CreateOptions, RecordsClient, Schemas, WriteOptions } from '../api-types.js';
 import { keyHeader } from '../api-types.js';
 import { etagOf, ifMatch, type Tagged } from '../etag.js';
-import { nextPageNumber, paginate } from '../pagination.js';
+import { listItems } from '../pagination.js';
 import { dataOf, unwrap } from '../unwrap.js';
 
 export interface ListVaultsOptions extends CallOptions {
@@ -31,11 +31,9 @@ export class VaultsApi {
   /** Every vault the caller sees, page after page. */
   list(o: ListVaultsOptions = {}): AsyncGenerator<Schemas['VaultView']> {
     const shared = o.shared === undefined ? undefined : o.shared ? 'true' : 'false';
-    return paginate<Schemas['VaultView'], number>(async (page = 1) => {
-      const query = { shared, page, pageSize: o.pageSize ?? 50 } as const;
-      const body = await dataOf(this.api.GET('/vault', { params: { query }, signal: o.signal }));
-      if (Array.isArray(body)) return { items: body, next: undefined };
-      return { items: body.data, next: nextPageNumber(body.page) };
+    return listItems((cursor) => {
+      const query = { shared, pageSize: o.pageSize ?? 50, ...(cursor ? { cursor } : {}) } as const;
+      return dataOf(this.api.GET('/vault', { params: { query }, signal: o.signal }));
     });
   }
 
@@ -53,12 +51,9 @@ export class VaultsApi {
 
   /** The vault's licences. */
   licenses(vaultId: string, o: CallOptions = {}): AsyncGenerator<Schemas['LicenseView']> {
-    return paginate<Schemas['LicenseView']>(async () => {
-      const items = await dataOf(
-        this.api.GET('/vault/vault-id/{vaultId}/licenses', { params: { path: { vaultId } }, signal: o.signal }),
-      );
-      return { items, next: undefined };
-    });
+    return listItems(() =>
+      dataOf(this.api.GET('/vault/vault-id/{vaultId}/licenses', { params: { path: { vaultId } }, signal: o.signal })),
+    );
   }
 
   async delete(vaultId: string, o: WriteOptions = {}): Promise<void> {

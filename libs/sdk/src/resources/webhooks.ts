@@ -1,6 +1,6 @@
 import type { CallOptions, CreateOptions, RecordsClient, Schemas } from '../api-types.js';
 import { keyHeader } from '../api-types.js';
-import { nextPageNumber, paginate } from '../pagination.js';
+import { listItems } from '../pagination.js';
 import { dataOf } from '../unwrap.js';
 
 /** Webhook subscriptions of a vault (its owner's). */
@@ -20,12 +20,9 @@ export class WebhooksApi {
   }
 
   list(vaultId: string, o: CallOptions = {}): AsyncGenerator<Schemas['WebhookView']> {
-    return paginate<Schemas['WebhookView']>(async () => {
-      const items = await dataOf(
-        this.api.GET('/vault/vault-id/{vaultId}/webhooks', { params: { path: { vaultId } }, signal: o.signal }),
-      );
-      return { items, next: undefined };
-    });
+    return listItems(() =>
+      dataOf(this.api.GET('/vault/vault-id/{vaultId}/webhooks', { params: { path: { vaultId } }, signal: o.signal })),
+    );
   }
 
   /** The subscription's delivery log, newest event first, page after page. */
@@ -34,12 +31,11 @@ export class WebhooksApi {
     webhookId: string,
     o: CallOptions & { pageSize?: number } = {},
   ): AsyncGenerator<Schemas['WebhookDeliveryView']> {
-    return paginate<Schemas['WebhookDeliveryView'], number>(async (page = 1) => {
-      const params = { path: { vaultId, webhookId }, query: { page, pageSize: o.pageSize ?? 100 } };
-      const body = await dataOf(
+    return listItems((cursor) => {
+      const params = { path: { vaultId, webhookId }, query: { pageSize: o.pageSize ?? 100, ...(cursor ? { cursor } : {}) } };
+      return dataOf(
         this.api.GET('/vault/vault-id/{vaultId}/webhooks/webhook-id/{webhookId}/deliveries', { params, signal: o.signal }),
       );
-      return { items: body.items, next: nextPageNumber(body.pageInfo) };
     });
   }
 }
