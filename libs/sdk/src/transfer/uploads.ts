@@ -69,6 +69,7 @@ export async function uploadFile(ctx: UploadContext, o: UploadOptions): Promise<
   if (!fileName) throw new Error('uploadFile: fileName is required for bytes');
   const key = o.idempotencyKey ?? randomUUID();
   const found: { id?: string; url?: string } = {};
+  const storing = new Set<Promise<unknown>>();
   const input = isPath ? createReadStream(o.file as string) : Buffer.from(o.file as Uint8Array);
   const endpoint = `${ctx.recordsUrl}/vault/vault-id/${encodeURIComponent(o.vaultId)}/records/record-id/${encodeURIComponent(o.recordId)}/uploads`;
   const metadata: Record<string, string> = {
@@ -88,7 +89,7 @@ export async function uploadFile(ctx: UploadContext, o: UploadOptions): Promise<
       chunkSize,
       retryDelays: [0, 500, 2000, 5000],
       httpStack: new tus.DefaultHttpStack(nodeRequestOptions(ctx.tls)),
-      urlStorage: o.resumeStore ? fileUrlStorage(o.resumeStore) : undefined,
+      urlStorage: o.resumeStore ? tracked(fileUrlStorage(o.resumeStore), storing) : undefined,
       storeFingerprintForResuming: Boolean(o.resumeStore),
       removeFingerprintOnSuccess: true,
       onBeforeRequest: async (req) => {
@@ -108,7 +109,10 @@ export async function uploadFile(ctx: UploadContext, o: UploadOptions): Promise<
       onSuccess: () => {
         o.signal?.removeEventListener('abort', onAbort);
         if (!found.id || !found.url) return reject(new Error('the upload completed without Record-File-Id'));
-        resolve({ recordFileId: found.id, recordFileUrl: found.url, uploadUrl: upload.url ?? '', sha256, size, resumed });
+        const result = { recordFileId: found.id, recordFileUrl: found.url, uploadUrl: upload.url ?? '', sha256, size, resumed };
+        // tus removes the finished upload from the resume file as it calls this: a process that exits
+        // before that write ends would leave the file locked for the next upload.
+        void Promise.allSettled([...storing]).then(() => resolve(result));
       },
       onError: (error) => {
         o.signal?.removeEventListener('abort', onAbort);
@@ -132,6 +136,26 @@ export async function uploadFile(ctx: UploadContext, o: UploadOptions): Promise<
       upload.start();
     })().catch(reject);
   });
+}
+
+type UrlStorage = NonNullable<tus.UploadOptions['urlStorage']>;
+
+/** The storage, with every operation in flight held in `pending` until it settles. */
+function tracked(storage: UrlStorage, pending: Set<Promise<unknown>>): UrlStorage {
+  const hold = <T>(p: Promise<T>): Promise<T> => {
+    pending.add(p);
+    p.then(
+      () => pending.delete(p),
+      () => pending.delete(p),
+    );
+    return p;
+  };
+  return {
+    findAllUploads: () => hold(storage.findAllUploads()),
+    findUploadsByFingerprint: (fingerprint) => hold(storage.findUploadsByFingerprint(fingerprint)),
+    removeUpload: (key) => hold(storage.removeUpload(key)),
+    addUpload: (fingerprint, upload) => hold(storage.addUpload(fingerprint, upload)),
+  };
 }
 
 /** tus-js-client's Node `FileUrlStorage` (exported at run time, missing from its type declarations). */
