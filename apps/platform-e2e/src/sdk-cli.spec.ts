@@ -201,5 +201,75 @@ describe('vault CLI', () => {
       // every chunk carried its own digest (tus checksum extension)
       for (const p of patches) expect(p.headers['upload-checksum']).toMatch(/^sha256 [A-Za-z0-9+/]{43}=$/);
     });
+
+    describe('a download broken mid-file, run again', () => {
+      const size = 1024 * 1024;
+      let original: string;
+      const downloads = () => proxy.seen.filter((s) => s.method === 'GET' && s.path.endsWith('/record-files/resume.bin'));
+      const partSize = (out: string) => statSync(`${out}.part`, { throwIfNoEntry: false })?.size ?? 0;
+
+      beforeAll(async () => {
+        original = join(work, 'resume.bin');
+        writeFileSync(original, randomBytes(size));
+        const up = await vault(dir, 'upload', vaultId, recordId, original, '--json');
+        expect([up.code, up.stderr]).toEqual([0, '']);
+      });
+
+      it('goes on with Range from the partial file after the process was killed', async () => {
+        const out = join(work, 'resume-killed.bin');
+        const before = downloads().length;
+        // 300 KiB arrive, then the answer stalls: the process is killed (no chance to clean up) mid-file.
+        proxy.plan('GET', /\/record-files\/resume\.bin$/, [{ kind: 'truncate', bytes: 300 * 1024, then: 'stall' }]);
+        const first = start(proxied, ['download', vaultId, recordId, 'resume.bin', '--out', out, '--progress']);
+        await until(() => partSize(out) === 300 * 1024);
+        first.child.kill('SIGKILL');
+        expect((await first.done).code).toBeNull();
+        expect(existsSync(out)).toBe(false);
+
+        const again = await vault(proxied, 'download', vaultId, recordId, 'resume.bin', '--out', out, '--json');
+        expect(again.code).toBe(0);
+        expect(json(again)).toMatchObject({ resumed: true, sha256: sha(original), size });
+        expect(readFileSync(out).equals(readFileSync(original))).toBe(true);
+        const gets = downloads().slice(before);
+        expect(gets.map((g) => g.headers.range)).toEqual([undefined, `bytes=${300 * 1024}-`]);
+        // If-Range: the bytes kept are of the version the platform still has.
+        expect(gets[1].headers['if-range']).toBe(gets[0].upstreamHeaders?.etag);
+        expect(gets[1].upstreamStatus).toBe(206);
+        expect(gets[1].upstreamHeaders?.['repr-digest']).toBe(
+          `sha-256=:${createHash('sha256').update(readFileSync(original)).digest('base64')}:`,
+        );
+        expect(existsSync(`${out}.part`)).toBe(false);
+      });
+
+      it('keeps the bytes of every attempt when the proxy cuts the connection, and the next run finishes', async () => {
+        const out = join(work, 'resume-cut.bin');
+        const before = downloads().length;
+        const cut = { kind: 'truncate', bytes: 200 * 1024, then: 'cut' } as const;
+        // Every attempt of the run is cut 200 KiB in: the SDK resumes each from the bytes it has, then gives up.
+        proxy.plan('GET', /\/record-files\/resume\.bin$/, [cut, cut, cut, cut]);
+        const broken = await vault(proxied, 'download', vaultId, recordId, 'resume.bin', '--out', out, '--json');
+        expect(broken.code).toBe(9);
+        expect(JSON.parse(broken.stderr).error.message).toMatch(/interrupted 4 time/);
+        // What arrived before each cut is kept (bytes still queued in the client when the connection broke are not).
+        const kept = partSize(out);
+        expect(kept).toBeGreaterThan(200 * 1024);
+        expect(kept).toBeLessThanOrEqual(4 * 200 * 1024);
+
+        const again = await vault(proxied, 'download', vaultId, recordId, 'resume.bin', '--out', out, '--json');
+        expect(again.code).toBe(0);
+        expect(json(again)).toMatchObject({ resumed: true, sha256: sha(original), size });
+        expect(readFileSync(out).equals(readFileSync(original))).toBe(true);
+        const ranges = downloads()
+          .slice(before)
+          .map((g) => g.headers.range);
+        expect(ranges).toHaveLength(5);
+        expect(ranges[0]).toBeUndefined();
+        // Each attempt asked for the bytes after those on disk: in the run, and in the next one.
+        const starts = ranges.slice(1).map((r) => Number(/^bytes=(\d+)-$/.exec(String(r))?.[1]));
+        for (let i = 1; i < starts.length; i++) expect(starts[i]).toBeGreaterThan(starts[i - 1]);
+        expect(starts[0]).toBeGreaterThan(0);
+        expect(starts[3]).toBe(kept);
+      });
+    });
   });
 });

@@ -11,7 +11,12 @@ export type Fault =
   /** Forward it as usual (a place in a plan). */
   | { kind: 'forward' }
   /** Never forward nor answer it: the client waits until it gives up (or the proxy closes). */
-  | { kind: 'hold' };
+  | { kind: 'hold' }
+  /**
+   * Forward it, pass on the answer's head and the first `bytes` of its body, then `cut` the
+   * client's connection or `stall` (keep it open, sending nothing more): a download broken mid-file.
+   */
+  | { kind: 'truncate'; bytes: number; then: 'cut' | 'stall' };
 
 /** One request the proxy saw. */
 export interface Seen {
@@ -73,7 +78,7 @@ export async function startFaultProxy(gatewayPort: number): Promise<FaultProxy> 
       );
       return;
     }
-    forward(req, res, gatewayPort, entry, fault?.kind === 'drop-after-commit');
+    forward(req, res, gatewayPort, entry, fault);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -88,7 +93,7 @@ export async function startFaultProxy(gatewayPort: number): Promise<FaultProxy> 
   };
 }
 
-function forward(req: IncomingMessage, res: ServerResponse, gatewayPort: number, entry: Seen, drop: boolean): void {
+function forward(req: IncomingMessage, res: ServerResponse, gatewayPort: number, entry: Seen, fault: Fault | undefined): void {
   const hostName = (req.headers.host ?? '').replace(/:\d+$/, '');
   const upstream = httpsRequest(
     {
@@ -103,16 +108,43 @@ function forward(req: IncomingMessage, res: ServerResponse, gatewayPort: number,
     (answer) => {
       entry.upstreamStatus = answer.statusCode;
       entry.upstreamHeaders = answer.headers;
-      if (drop) {
+      if (fault?.kind === 'drop-after-commit') {
         // The platform answered, so it has committed: read the answer to its end, then cut the client off.
         answer.resume();
         answer.on('end', () => req.socket.destroy());
         return;
       }
       res.writeHead(answer.statusCode ?? 502, answer.headers);
+      if (fault?.kind === 'truncate') return truncate(answer, res, req, fault);
       answer.pipe(res);
     },
   );
   upstream.on('error', () => req.socket.destroy());
   req.pipe(upstream);
+}
+
+/** Sends the first `bytes` of the answer's body, then cuts the client's connection or stalls it. */
+function truncate(
+  answer: IncomingMessage,
+  res: ServerResponse,
+  req: IncomingMessage,
+  fault: Extract<Fault, { kind: 'truncate' }>,
+) {
+  let left = fault.bytes;
+  answer.on('data', (chunk: Buffer) => {
+    if (left <= 0) return;
+    const part = chunk.subarray(0, left);
+    left -= part.length;
+    if (left > 0) {
+      res.write(part);
+      return;
+    }
+    // The rest of the answer is read and dropped (destroying it would reset the client's connection at once).
+    if (fault.then === 'stall') {
+      res.write(part);
+      return;
+    }
+    // Once the bytes are handed to the socket, it is ended: they reach the client, then the connection goes.
+    res.write(part, () => req.socket.end());
+  });
 }
