@@ -11,6 +11,8 @@ import { SealedObjectError } from './encryption.errors';
 export const CHUNK = 64 * 1024;
 const TAG = 16;
 export const SEALED_CHUNK = CHUNK + TAG;
+/** Bytes an OpenStream buffers on either side (the storage reads 1 MiB at a time). */
+const STREAM_BUFFER = 1 << 20;
 
 function chunkNonce(index: number, last: boolean): Buffer {
   const nonce = Buffer.alloc(12);
@@ -143,7 +145,9 @@ export class OpenStream extends Transform {
     private readonly key: Buffer,
     private readonly options: OpenOptions = {},
   ) {
-    super();
+    // The object is read in 1 MiB pieces: with the 16 KiB default each piece would stall the
+    // reader until the response took the first of its 16 chunks.
+    super({ writableHighWaterMark: STREAM_BUFFER, readableHighWaterMark: STREAM_BUFFER });
     this.index = options.firstChunk ?? 0;
     this.skip = options.skip ?? 0;
     this.remaining = options.length ?? Number.POSITIVE_INFINITY;
