@@ -128,6 +128,43 @@ describe('vault identity and .age export through the gateway', () => {
     }
   });
 
+  it("records both exports in the vault's activity log with the owner as actor, for the vault's viewers to see", async () => {
+    type Entry = {
+      user: string;
+      action: string;
+      entity: string;
+      fileName: string | null;
+      recordName: string | null;
+      message: string;
+    };
+    let entries: Entry[] = [];
+    await eventually(async () => {
+      const res = await call('records', 'GET', `/vault/vault-id/${vaultId}/log?eventType=Export&locale=en-US`, { token: viewer });
+      expect(res.status).toBe(200);
+      entries = res.body.data as Entry[];
+      return entries.length >= 2;
+    }, 30_000);
+    const me = await call('records', 'GET', `/vault/vault-id/${vaultId}/log?entity=Vault&eventType=Export`, { token: owner });
+    expect(me.status).toBe(200);
+    const actor = entries[0].user;
+    expect(actor).toMatch(/kai/);
+    expect(entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ user: actor, entity: 'Vault', action: 'exported the encryption key of', fileName: null }),
+        expect.objectContaining({
+          user: actor,
+          entity: 'File',
+          action: 'exported',
+          fileName: 'scan.bin',
+          recordName: 'Passport',
+        }),
+      ]),
+    );
+    expect(me.body.data).toEqual([expect.objectContaining({ user: actor, entity: 'Vault' })]);
+    const file = entries.find((e) => e.entity === 'File');
+    expect(file?.message).toContain('as an encrypted .age file');
+  });
+
   it.each([
     ['an editor', () => editor, 403],
     ['a viewer', () => viewer, 403],

@@ -61,7 +61,7 @@ export const LOG_ENTITIES = [
 export type LogEntity = (typeof LOG_ENTITIES)[number];
 
 /** Activity log event types (docs/activity-log.md, Query parameters). */
-export const LOG_EVENT_TYPES = ['Create', 'Delete', 'Update'] as const;
+export const LOG_EVENT_TYPES = ['Create', 'Delete', 'Update', 'Export'] as const;
 export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 
 /** ISO 3166 alpha-2 codes, in the order the API contract lists them. */

@@ -46,6 +46,9 @@ export const SUBJECTS = {
   fileTrashed: 'vault.file.trashed.v1',
   fileRestored: 'vault.file.restored.v1',
   filePurged: 'vault.file.purged.v1',
+  /** Exports by a vault's owner (records/export-events.ts). */
+  vaultKeyExported: 'vault.vault.key_exported.v1',
+  fileExported: 'vault.file.exported.v1',
 } as const;
 export type Subject = (typeof SUBJECTS)[keyof typeof SUBJECTS];
 

@@ -2,6 +2,7 @@ import { SUBJECTS } from '../events';
 import { RECORDS_EVENT_PAYLOADS, VaultEventBase } from './events';
 import { FILE_VERSION_EVENT_KINDS, FILE_VERSION_EVENT_PAYLOADS } from './file-versions';
 import { FileChangedEvent, FileTextExtractedEvent } from './file-events';
+import { EXPORT_EVENT_KINDS, EXPORT_EVENT_PAYLOADS } from './export-events';
 import { TRASH_EVENT_KINDS, TRASH_EVENT_PAYLOADS } from './trash-events';
 import type { WebhookEventType } from './webhook.dto';
 
@@ -27,6 +28,7 @@ export const VAULT_CLOUD_EVENT_TYPE_OF: Partial<Record<string, WebhookEventType>
   [SUBJECTS.collaboratorDeleted]: 'collaborator.deleted',
   ...Object.fromEntries(Object.entries(TRASH_EVENT_KINDS).map(([subject, kind]) => [subject, kind.type])),
   ...Object.fromEntries(Object.entries(FILE_VERSION_EVENT_KINDS).map(([subject, kind]) => [subject, kind.type])),
+  ...Object.fromEntries(Object.entries(EXPORT_EVENT_KINDS).map(([subject, kind]) => [subject, kind.type])),
 };
 
 /** The contract class of each subject shown as a CloudEvent, to validate payloads on receipt. */
@@ -38,6 +40,7 @@ export const VAULT_CLOUD_EVENT_PAYLOADS: Record<string, new () => VaultEventBase
   ...TRASH_EVENT_PAYLOADS,
   ...FILE_VERSION_EVENT_PAYLOADS,
   [SUBJECTS.fileTextExtracted]: FileTextExtractedEvent,
+  ...EXPORT_EVENT_PAYLOADS,
 };
 
 /** A CloudEvents 1.0 JSON event about a vault (docs/webhooks.md, Envelope; docs/change-feed.md). */

@@ -13,3 +13,4 @@ export * from './search.dto';
 export * from './trash.dto';
 export * from './legal-hold.dto';
 export * from './trash-events';
+export * from './export-events';

@@ -33,6 +33,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'file.trashed',
   'file.restored',
   'file.purged',
+  'vault.key.exported',
+  'file.exported',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_ALL_EVENTS = '*';

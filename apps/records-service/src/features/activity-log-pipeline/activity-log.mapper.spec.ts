@@ -56,6 +56,38 @@ describe('activity log mapper', () => {
     expect(del).toMatchObject({ eventType: 'Delete', action: 'deleted', recordName: 'Passport' });
   });
 
+  it('maps the exports of a vault key and of a file as .age with their actor', () => {
+    const key = toLogRows('e7', SUBJECTS.vaultKeyExported, parseEvent(SUBJECTS.vaultKeyExported, base()));
+    expect(key).toEqual([
+      expect.objectContaining({
+        entity: 'Vault',
+        eventType: 'Export',
+        action: 'keyExported',
+        actorOpenId: 'vault|ann',
+        recordId: null,
+      }),
+    ]);
+    const file = {
+      ...base(),
+      record,
+      recordTypeName: 'identityDocs',
+      fileName: 'scan.pdf',
+      correlationId: 'c1',
+      fileType: 'document',
+      fileSize: 10,
+    };
+    const [row] = toLogRows('e8', SUBJECTS.fileExported, parseEvent(SUBJECTS.fileExported, file));
+    expect(row).toMatchObject({
+      entity: 'File',
+      eventType: 'Export',
+      action: 'exported',
+      fileName: 'scan.pdf',
+      recordName: 'Passport',
+      actorName: 'Ann',
+    });
+    expect(() => parseEvent(SUBJECTS.fileExported, base())).toThrow(InvalidEventError);
+  });
+
   it('maps vault and licence events', () => {
     const vault = { ...base(), changedFields: ['name'] };
     expect(toLogRows('e5', SUBJECTS.vaultUpdated, parseEvent(SUBJECTS.vaultUpdated, vault))[0]).toMatchObject({

@@ -1,5 +1,7 @@
 import {
   CollaboratorChangedEvent,
+  EXPORT_EVENT_KINDS,
+  EXPORT_EVENT_PAYLOADS,
   FILE_VERSION_EVENT_KINDS,
   FILE_VERSION_EVENT_PAYLOADS,
   FileChangedEvent,
@@ -33,6 +35,7 @@ const KINDS: Record<string, { entity: string; eventType: string; action?: string
   [SUBJECTS.fileDeleted]: { entity: 'File', eventType: 'Delete' },
   ...TRASH_EVENT_KINDS,
   ...FILE_VERSION_EVENT_KINDS,
+  ...EXPORT_EVENT_KINDS,
 };
 
 /** Contract class of each logged subject; payloads are validated against it on receipt. */
@@ -43,6 +46,7 @@ export const LOGGED_EVENT_PAYLOADS: Record<string, new () => VaultEventBase> = {
   [SUBJECTS.fileDeleted]: FileChangedEvent,
   ...TRASH_EVENT_PAYLOADS,
   ...FILE_VERSION_EVENT_PAYLOADS,
+  ...EXPORT_EVENT_PAYLOADS,
   // accepted and not logged (no KINDS entry): the pipeline reading a file is not a person's act
   [SUBJECTS.fileTextExtracted]: FileTextExtractedEvent,
 };

@@ -118,3 +118,18 @@ describe('renderEntry of the trash lifecycle', () => {
     expect(renderEntry(purged, 'es-US').message).toBe('<b>Ann</b> eliminó definitivamente la bóveda <b>Home</b>');
   });
 });
+
+describe('renderEntry of exports', () => {
+  it('renders the export of the vault key and of a file as .age in English and Spanish', () => {
+    const key = entry({ entity: 'Vault', eventType: 'Export', action: 'keyExported', recordId: null, recordName: null });
+    expect(renderEntry(key, 'en-US').message).toBe('<b>Ann</b> exported the encryption key of the vault <b>Home</b>');
+    expect(renderEntry(key, 'es-US').message).toBe('<b>Ann</b> exportó la clave de cifrado de la bóveda <b>Home</b>');
+    const file = entry({ entity: 'File', eventType: 'Export', action: 'exported', fileName: 'a.pdf' });
+    expect(renderEntry(file, 'en-US').message).toBe(
+      '<b>Ann</b> exported the file <b>a.pdf</b> of the record <b>Passport</b> as an encrypted .age file',
+    );
+    expect(renderEntry(file, 'es-US').message).toBe(
+      '<b>Ann</b> exportó el archivo <b>a.pdf</b> del registro <b>Passport</b> como archivo cifrado .age',
+    );
+  });
+});

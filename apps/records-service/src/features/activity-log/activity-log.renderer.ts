@@ -26,6 +26,8 @@ const VERBS: Record<Language, Record<string, string>> = {
     trashed: 'moved to the trash',
     restored: 'restored from the trash',
     purged: 'permanently deleted',
+    keyExported: 'exported the encryption key of',
+    exported: 'exported',
   },
   es: {
     created: 'creó',
@@ -44,6 +46,8 @@ const VERBS: Record<Language, Record<string, string>> = {
     trashed: 'movió a la papelera',
     restored: 'restauró de la papelera',
     purged: 'eliminó definitivamente',
+    keyExported: 'exportó la clave de cifrado de',
+    exported: 'exportó',
   },
 };
 
@@ -89,6 +93,10 @@ function objectPhrase(lang: Language, e: ActivityLogEntryEntity): string {
         return en ? `${file} to the record ${b(e.recordName)}` : `${file} al registro ${b(e.recordName)}`;
       if (e.action === 'deleted')
         return en ? `${file} from the record ${b(e.recordName)}` : `${file} del registro ${b(e.recordName)}`;
+      if (e.action === 'exported')
+        return en
+          ? `${file} of the record ${b(e.recordName)} as an encrypted .age file`
+          : `${file} del registro ${b(e.recordName)} como archivo cifrado .age`;
       return en ? `${file} of the record ${b(e.recordName)}` : `${file} del registro ${b(e.recordName)}`;
     }
     default: {

@@ -1,14 +1,20 @@
 import { Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
-import { COMMON_ERRORS, Principal } from '@vault/contracts';
+import { COMMON_ERRORS, FileExportedEvent, Principal, SUBJECTS, VaultKeyExportedEvent } from '@vault/contracts';
 import { ProblemException } from '@vault/platform/errors';
+import { Transactions } from '@vault/platform/persistence';
 import { isUuid, type VaultAccess } from '../../capabilities/access/access.service';
+import { CatalogueService } from '../../capabilities/catalogue/catalogue.service';
 import { BlobCipherService } from '../../capabilities/encryption/blob-cipher.service';
 import { encryptionProblem } from '../../capabilities/encryption/encryption.problems';
 import { VaultKeysService } from '../../capabilities/encryption/vault-keys.service';
+import { eventBase } from '../../capabilities/events/event-payload';
+import { EventPublisher } from '../../capabilities/events/event-publisher';
 import { FileBytesService } from '../../capabilities/storage/file-bytes.service';
 import { MissingObjectError } from '../../capabilities/storage/file-storage';
+import type { RecordFileEntity } from '../../persistence/record-files/record-file.entity';
 import { RecordFileRepository } from '../../persistence/record-files/record-file.repository';
+import { RecordRepository } from '../../persistence/records/record.repository';
 import { BlobEnvelopeRepository } from '../../persistence/vault-keys/blob-envelope.repository';
 
 /** A file as a standard `.age` file: its envelope, then the stored object. */
@@ -23,7 +29,9 @@ const fileNotFound = () => ProblemException.of(COMMON_ERRORS.notFound, 'The file
 /**
  * What a vault's owner can take away to read the vault's files without the platform: the
  * vault's age identity, and each file as a standard `.age` file (docs/encryption.md,
- * Leaving with your files). Every export is logged (`audit:`), naming vault and caller.
+ * Leaving with your files). Every export is recorded before its answer starts: an event
+ * through the outbox (`vault.key.exported`, `file.exported`: activity log, webhooks) and an
+ * `audit:` log line naming vault and caller; an export that cannot be recorded is refused.
  */
 @Injectable()
 export class VaultEncryptionService {
@@ -35,6 +43,10 @@ export class VaultEncryptionService {
     private readonly files: RecordFileRepository,
     private readonly seals: BlobEnvelopeRepository,
     private readonly bytes: FileBytesService,
+    private readonly records: RecordRepository,
+    private readonly catalogue: CatalogueService,
+    private readonly events: EventPublisher,
+    private readonly tx: Transactions,
   ) {}
 
   /** `AGE-SECRET-KEY-1…` of the vault (its key is made first if it has none yet). */
@@ -43,6 +55,8 @@ export class VaultEncryptionService {
     try {
       await this.vaultKeys.recipient(vaultId);
       const identity = await this.vaultKeys.exportIdentity(vaultId);
+      const event: VaultKeyExportedEvent = eventBase(principal, access.vault);
+      await this.tx.run((tx) => this.events.publish(tx, SUBJECTS.vaultKeyExported, event));
       this.log.warn(`audit: identity of vault ${vaultId} exported by ${principal.openId} (token ${principal.tokenId})`);
       return identity;
     } catch (err) {
@@ -68,6 +82,10 @@ export class VaultEncryptionService {
       const envelope =
         seal.envelopeVaultId === vaultId ? seal.envelope : await this.cipher.rewrap(seal.envelope, seal.envelopeVaultId, vaultId);
       const object = await this.bytes.openStored(file.storageKey);
+      await this.recordFileExport(access, principal, file).catch((err: unknown) => {
+        object.destroy();
+        throw err;
+      });
       this.log.warn(`audit: file ${file.id} of vault ${vaultId} exported as .age by ${principal.openId}`);
       return {
         fileName: `${file.fileName}.age`,
@@ -77,6 +95,23 @@ export class VaultEncryptionService {
     } catch (err) {
       throw err instanceof MissingObjectError ? fileNotFound() : encryptionProblem(err);
     }
+  }
+
+  /** The `file.exported` event of an export, written through the outbox. */
+  private async recordFileExport(access: VaultAccess, principal: Principal, file: RecordFileEntity): Promise<void> {
+    const record = (await this.records.byIds([file.recordId])).get(file.recordId);
+    if (!record) throw fileNotFound();
+    const type = await this.catalogue.type(record.recordTypeId);
+    const event: FileExportedEvent = {
+      ...eventBase(principal, access.vault),
+      record: { id: record.id, name: record.name },
+      recordTypeName: type.name,
+      fileName: file.fileName,
+      correlationId: file.correlationId,
+      fileType: file.fileType,
+      fileSize: file.size,
+    };
+    await this.tx.run((tx) => this.events.publish(tx, SUBJECTS.fileExported, event));
   }
 }
 
