@@ -499,7 +499,8 @@ const ROUTES: Route[] = [
     pattern: `GET ${V}/encryption/identity`,
     method: 'GET',
     path: (w) => `${vaultPath(w)}/encryption/identity`,
-    writes: false,
+    // the export's event (activity log, webhooks)
+    writes: true,
     expect: vaultOwner(200),
   },
   {
@@ -507,7 +508,8 @@ const ROUTES: Route[] = [
     pattern: `GET ${R}/record-files/:name/age`,
     method: 'GET',
     path: (w) => `${filesPath(w.vault, w.record)}/${w.fileName}/age`,
-    writes: false,
+    // the export's event (activity log, webhooks)
+    writes: true,
     expect: vaultOwner(200),
   },
 ];
