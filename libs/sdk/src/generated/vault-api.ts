@@ -3261,6 +3261,8 @@ export interface components {
         | 'file.trashed'
         | 'file.restored'
         | 'file.purged'
+        | 'vault.key.exported'
+        | 'file.exported'
         | '*'
       )[];
       description?: unknown;
@@ -3298,6 +3300,8 @@ export interface components {
         | 'file.trashed'
         | 'file.restored'
         | 'file.purged'
+        | 'vault.key.exported'
+        | 'file.exported'
         | '*'
       )[];
       description: string | null;
@@ -3360,6 +3364,8 @@ export interface components {
         | 'file.trashed'
         | 'file.restored'
         | 'file.purged'
+        | 'vault.key.exported'
+        | 'file.exported'
         | '*'
       )[];
       description: string | null;
@@ -3424,6 +3430,8 @@ export interface components {
         | 'file.trashed'
         | 'file.restored'
         | 'file.purged'
+        | 'vault.key.exported'
+        | 'file.exported'
         | '*'
       )[];
       description?: unknown;
@@ -3465,7 +3473,9 @@ export interface components {
         | 'record.purged'
         | 'file.trashed'
         | 'file.restored'
-        | 'file.purged';
+        | 'file.purged'
+        | 'vault.key.exported'
+        | 'file.exported';
       /** @enum {string} */
       status: 'pending' | 'delivered' | 'failed';
       attempts: number;
@@ -7706,7 +7716,7 @@ export interface operations {
     parameters: {
       query?: {
         entity?: 'Vault' | 'Record' | 'File' | 'Network' | 'License' | 'Inbox' | 'Subscription' | 'Notification' | 'Note';
-        eventType?: 'Create' | 'Delete' | 'Update';
+        eventType?: 'Create' | 'Delete' | 'Update' | 'Export';
         /** @description Only entries caused by this openId. */
         senderOpenId?: string;
         locale?: 'en-CA' | 'es-US' | 'en-US';
@@ -9352,7 +9362,9 @@ export interface operations {
             | 'record.purged'
             | 'file.trashed'
             | 'file.restored'
-            | 'file.purged';
+            | 'file.purged'
+            | 'vault.key.exported'
+            | 'file.exported';
           /**
            * Format: date-time
            * @description When the change happened.
