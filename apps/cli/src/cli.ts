@@ -3,7 +3,7 @@ import { feed, log } from './commands/activity';
 import { download, files, upload } from './commands/files';
 import { login, logout } from './commands/login';
 import { records } from './commands/records';
-import { vaults } from './commands/vaults';
+import { exportIdentity, vaults } from './commands/vaults';
 import type { Context } from './support/context';
 import { EXIT, exitCodeOf, UsageError } from './support/exit-codes';
 import { configDir } from './support/session';
@@ -18,7 +18,8 @@ export const USAGE = `vault: the Vault platform from the command line
   vault records get <vaultId> <recordId>        vault records delete <vaultId> <recordId> [--if-match ETAG]
   vault files <vaultId> <recordId>
   vault upload <vaultId> <recordId> <file> [--name N] [--file-type document|image|cloud] [--content-type T]
-  vault download <vaultId> <recordId> <name> [--out PATH]
+  vault download <vaultId> <recordId> <name> [--out PATH] [--age]   (--age: as a .age file, vault owner)
+  vault export-identity <vaultId> [--out PATH]  the vault's age identity (vault owner), for age -d -i
   vault log <vaultId> [--limit N] [--entity E] [--event-type T]
   vault feed <vaultId> [--cursor C] [--follow]
 
@@ -60,6 +61,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     files,
     upload,
     download,
+    'export-identity': exportIdentity,
     log,
     feed,
   };

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -156,6 +156,53 @@ describe('vault CLI', () => {
       cursor: expect.any(String),
       event: { type: 'vault.created' },
     });
+  });
+
+  it("exports the vault's identity and a file as .age, which the age CLI decrypts; both in the log", async () => {
+    const identity = join(work, 'identity.txt');
+    const exported = await vault(dir, 'export-identity', vaultId, '--out', identity, '--json');
+    expect(exported.code).toBe(0);
+    expect(json(exported)).toEqual({ path: identity });
+    expect(statSync(identity).mode & 0o777).toBe(0o600);
+    expect(readFileSync(identity, 'utf8')).toMatch(/^AGE-SECRET-KEY-1[0-9A-Z]+\n$/);
+    const printed = await vault(dir, 'export-identity', vaultId);
+    expect(printed.stdout.trim()).toBe(readFileSync(identity, 'utf8').trim());
+    // never over an existing file
+    expect((await vault(dir, 'export-identity', vaultId, '--out', identity)).code).not.toBe(0);
+
+    const aged = join(work, 'scan.bin.age');
+    const down = await vault(dir, 'download', vaultId, recordId, 'scan.bin', '--age', '--out', aged, '--json');
+    expect(down.code).toBe(0);
+    expect(json(down)).toMatchObject({ path: aged, size: statSync(aged).size });
+    expect(readFileSync(aged).subarray(0, 22).toString()).toBe('age-encryption.org/v1\n');
+    const opened = spawnSync('age', ['-d', '-i', identity, aged], { maxBuffer: 8 << 20 });
+    expect(opened.status).toBe(0);
+    expect(createHash('sha256').update(opened.stdout).digest('hex')).toBe(sha(join(work, 'scan.bin')));
+    expect(existsSync(`${aged}.part`)).toBe(false);
+
+    const missing = await vault(
+      dir,
+      'download',
+      vaultId,
+      recordId,
+      'nothing.bin',
+      '--age',
+      '--out',
+      join(work, 'x.age'),
+      '--json',
+    );
+    expect(missing.code).toBe(5);
+
+    let log: { entity: string; action: string }[] = [];
+    for (let i = 0; i < 50 && log.length < 3; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      log = json(await vault(dir, 'log', vaultId, '--event-type', 'Export', '--json'));
+    }
+    expect(log.map((e) => `${e.entity}:${e.action}`).sort()).toEqual([
+      'File:exported',
+      'Vault:exported the encryption key of',
+      'Vault:exported the encryption key of',
+    ]);
   });
 
   describe('through a proxy that stalls', () => {

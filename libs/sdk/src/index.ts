@@ -28,7 +28,7 @@ export type { ListVaultsOptions } from './resources/vaults.js';
 export type { SearchOptions } from './resources/lifecycle.js';
 export type { SearchRecordsOptions } from './resources/records.js';
 export { sha256Hex } from './transfer/digest.js';
-export type { DownloadOptions, DownloadResult } from './transfer/downloads.js';
+export type { AgeExportResult, DownloadOptions, DownloadResult } from './transfer/downloads.js';
 export type { CloudEvent, FeedMessage, FollowOptions } from './transfer/feed.js';
 export type { UploadOptions, UploadResult } from './transfer/uploads.js';
 export { verifyWebhook, WebhookVerificationError } from './webhooks.js';

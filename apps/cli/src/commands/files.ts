@@ -45,9 +45,13 @@ export async function upload(ctx: Context, argv: string[]): Promise<void> {
   );
 }
 
-/** `vault download <vaultId> <recordId> <name> [--out path]`: resumes a partial download, checks the SHA-256. */
+/**
+ * `vault download <vaultId> <recordId> <name> [--out path]`: resumes a partial download, checks the SHA-256.
+ * With `--age` (vault owner): the file as a standard `.age` file, for `age -d -i` with `vault export-identity`.
+ */
 export async function download(ctx: Context, argv: string[]): Promise<void> {
-  const { values, args } = parse(argv, { out: { type: 'string' } }, ['vaultId', 'recordId', 'name']);
+  const { values, args } = parse(argv, { out: { type: 'string' }, age: { type: 'boolean' } }, ['vaultId', 'recordId', 'name']);
+  if (values.age) return downloadAge(ctx, args, values.out);
   const to = resolve(values.out ?? basename(args[2]));
   const bar = progressBar(ctx, `download ${args[2]}`);
   const result = await clientFor(ctx).files.download(args[0], args[1], args[2], {
@@ -61,6 +65,18 @@ export async function download(ctx: Context, argv: string[]): Promise<void> {
     `downloaded ${formatBytes(result.size)} to ${result.path}${result.resumed ? ' (resumed)' : ''}\nsha256 ${result.sha256} (checked)`,
     result,
   );
+}
+
+async function downloadAge(ctx: Context, [vaultId, recordId, name]: string[], out: string | undefined): Promise<void> {
+  const to = resolve(out ?? `${basename(name)}.age`);
+  const bar = progressBar(ctx, `download ${name}.age`);
+  const result = await clientFor(ctx).files.downloadAge(vaultId, recordId, name, {
+    to,
+    signal: ctx.signal,
+    onProgress: (received, total) => bar?.update(received, total),
+  });
+  bar?.finish();
+  print(ctx, `downloaded ${formatBytes(result.size)} to ${result.path} (age encrypted)`, result);
 }
 
 /** `vault files <vaultId> <recordId>`: the record's files by submission. */

@@ -1,3 +1,5 @@
+import { open, rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { toArray } from '@vault/sdk';
 import { intOption, parse } from '../support/args';
 import { clientFor, print, type Context } from '../support/context';
@@ -49,4 +51,30 @@ export async function vaults(ctx: Context, [sub, ...argv]: string[]): Promise<vo
     return print(ctx, `deleted ${args[0]}`, { deleted: args[0] });
   }
   throw new UsageError('vault vaults list|create|get|delete');
+}
+
+/**
+ * `vault export-identity <vaultId> [--out PATH]` (vault owner): the vault's age identity, to
+ * stdout or to a file only its owner can read (mode 0600). Recorded in the vault's activity log.
+ */
+export async function exportIdentity(ctx: Context, argv: string[]): Promise<void> {
+  const { values, args } = parse(argv, { out: { type: 'string' } }, ['vaultId']);
+  const client = clientFor(ctx);
+  if (!values.out) {
+    const identity = await client.vaults.exportIdentity(args[0], { signal: ctx.signal });
+    return print(ctx, identity, { identity });
+  }
+  // the file first (never over an existing one, readable by its owner only), so that a path
+  // that cannot be written refuses before the identity is exported (and logged)
+  const path = resolve(values.out);
+  const file = await open(path, 'wx', 0o600);
+  try {
+    await file.writeFile(`${await client.vaults.exportIdentity(args[0], { signal: ctx.signal })}\n`);
+  } catch (err) {
+    await file.close();
+    await rm(path, { force: true });
+    throw err;
+  }
+  await file.close();
+  print(ctx, `identity of ${args[0]} written to ${path}`, { path });
 }

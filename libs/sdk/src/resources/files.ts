@@ -2,7 +2,13 @@ import type { CallOptions, RecordsClient, Schemas, WriteOptions } from '../api-t
 import { ifMatch } from '../etag.js';
 import { listItems } from '../pagination.js';
 import type { Transport } from '../policy/transport.js';
-import { downloadFile, type DownloadOptions, type DownloadResult } from '../transfer/downloads.js';
+import {
+  downloadFile,
+  exportAgeFile,
+  type AgeExportResult,
+  type DownloadOptions,
+  type DownloadResult,
+} from '../transfer/downloads.js';
 import { uploadFile, type UploadContext, type UploadOptions, type UploadResult } from '../transfer/uploads.js';
 import { dataOf, unwrap } from '../unwrap.js';
 
@@ -37,6 +43,16 @@ export class FilesApi {
   /** Downloads a file to `options.to`, resuming an interrupted download, checking its SHA-256. */
   download(vaultId: string, recordId: string, fileName: string, options: DownloadOptions): Promise<DownloadResult> {
     return downloadFile(this.transport, this.url(vaultId, recordId, fileName), options);
+  }
+
+  /**
+   * Downloads a file as a standard `.age` file to `options.to` (the encrypted bytes as stored,
+   * which `age -d -i identity.txt` decrypts; see `vaults.exportIdentity`). Owner only;
+   * recorded in the vault's activity log. No resume and no digest check (the digest the
+   * platform names is the plaintext's).
+   */
+  downloadAge(vaultId: string, recordId: string, fileName: string, options: DownloadOptions): Promise<AgeExportResult> {
+    return exportAgeFile(this.transport, `${this.url(vaultId, recordId, fileName)}/age`, options);
   }
 
   /** Deletes a file (only the metadata version `ifMatch` names, when given). */

@@ -56,6 +56,22 @@ export class VaultsApi {
     );
   }
 
+  /**
+   * The vault's age identity (`AGE-SECRET-KEY-1…`), with which `age -d -i` opens the vault's
+   * `.age` exports (docs/encryption.md). Owner only; each export is recorded in the vault's
+   * activity log. It opens every file of the vault in every copy: keep it like the files.
+   */
+  async exportIdentity(vaultId: string, o: CallOptions = {}): Promise<string> {
+    const text = await dataOf(
+      this.api.GET('/vault/vault-id/{vaultId}/encryption/identity', {
+        params: { path: { vaultId } },
+        parseAs: 'text',
+        signal: o.signal,
+      }),
+    );
+    return String(text).trim();
+  }
+
   async delete(vaultId: string, o: WriteOptions = {}): Promise<void> {
     await unwrap(
       this.api.DELETE('/vault/vault-id/{vaultId}', {

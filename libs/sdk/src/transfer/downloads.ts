@@ -58,6 +58,28 @@ export async function downloadFile(transport: Transport, url: string, o: Downloa
   }
 }
 
+export interface AgeExportResult {
+  path: string;
+  size: number;
+}
+
+/** Downloads a `.age` export to `o.to` (through `<to>.part`, renamed once complete). */
+export async function exportAgeFile(transport: Transport, url: string, o: DownloadOptions): Promise<AgeExportResult> {
+  const part = `${o.to}.part`;
+  const response = await transport.send(url, { method: 'GET', headers: {}, signal: o.signal });
+  if (response.status !== 200) throw await errorFromResponse(response);
+  try {
+    await writeBody(response, part, 0, totalSize(response, 0), o);
+  } catch (e) {
+    await rm(part, { force: true });
+    if (o.signal?.aborted) throw e;
+    throw new VaultNetworkError(`download of ${url} interrupted`, { cause: e });
+  }
+  const size = await sizeOf(part);
+  await rename(part, o.to);
+  return { path: o.to, size };
+}
+
 async function writeBody(response: Response, part: string, offset: number, total: number | undefined, o: DownloadOptions) {
   const out = createWriteStream(part, { flags: offset > 0 ? 'a' : 'w' });
   let received = offset;
