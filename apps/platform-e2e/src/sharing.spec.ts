@@ -1,16 +1,8 @@
 import { call, tokenFor } from '../support/client';
+import { eventually } from '../support/people';
 
 const sam = () => tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', 'sam@alpha.example', 'sam-password-1');
 const sue = () => tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', 'sue@alpha.example', 'sue-password-1');
-
-/** Polls `check` until it answers true or `ms` pass. */
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /**
  * Sharing a vault end to end: the accounts are created in the user module, reach the

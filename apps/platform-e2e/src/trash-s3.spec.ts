@@ -8,6 +8,7 @@ import { call, tokenFor } from '../support/client';
 import { ADMIN_URL, E2ePlatform, startE2ePlatform, stopE2ePlatform } from '../support/e2e-platform';
 import { describeFileVersions } from '../support/file-versions-suite';
 import { describeTrash } from '../support/trash-suite';
+import { eventually } from '../support/people';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -24,15 +25,6 @@ const multipart = (bytes: Buffer) =>
     bytes,
     Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
   ]);
-
-/** Polls `check` until it answers true or `ms` pass. */
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /**
  * The trash and file-version suites through the gateway with records-service on an S3 store

@@ -4,21 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { call, cy, tokenFor } from '../support/client';
+import { call, cy } from '../support/client';
+import { alphaUser as alpha, eventually, shareVault } from '../support/people';
 
 const run = promisify(execFile);
-const alpha = (user: string) =>
-  tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', `${user}@alpha.example`, `${user}-password-1`);
 const BOUNDARY = 'e2e-vault-export-boundary';
-
-/** Polls `check` until it answers true or `ms` pass. */
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /**
  * Leaving with your files (docs/encryption.md) through the gateway: the vault owner, and
@@ -35,19 +25,6 @@ describe('vault identity and .age export through the gateway', () => {
   let vaultId: string;
   let files: string;
   const plain = randomBytes(3 * 65536 + 777);
-
-  const share = async (username: string, role: string) => {
-    let status = 0;
-    await eventually(async () => {
-      const res = await call('records', 'POST', `/vault/vault-id/${vaultId}/collaborators`, {
-        token: owner,
-        body: { username: `${username}@alpha.example`, role },
-      });
-      status = res.status;
-      return status === 201;
-    });
-    expect(status).toBe(201);
-  };
 
   beforeAll(async () => {
     [owner, editor, viewer, stranger, otherTenant, officer] = await Promise.all([
@@ -71,8 +48,8 @@ describe('vault identity and .age export through the gateway', () => {
     });
     expect(vault.status).toBe(201);
     vaultId = vault.body.id;
-    await share('ked', 'vault_editor');
-    await share('kim', 'vault_viewer');
+    await shareVault(owner, vaultId, 'ked', 'vault_editor');
+    await shareVault(owner, vaultId, 'kim', 'vault_viewer');
     const record = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, {
       token: owner,
       body: { name: 'Passport', description: '', recordTypeName: 'identityDocs', recordSubtypeName: 'passport' },

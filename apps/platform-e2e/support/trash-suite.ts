@@ -1,16 +1,5 @@
-import { call, cy, tokenFor } from './client';
-
-const alpha = (user: string) =>
-  tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', `${user}@alpha.example`, `${user}-password-1`);
-
-/** Polls `check` until it answers true or `ms` pass. */
-async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+import { call, cy } from './client';
+import { alphaUser as alpha, shareVault } from './people';
 
 const BOUNDARY = 'e2e-trash-boundary';
 const multipart = Buffer.from(
@@ -40,19 +29,6 @@ export function describeTrash(store: string): void {
     const records = () => `/vault/vault-id/${vaultId}/records`;
     const files = () => `${records()}/record-id/${recordId}/record-files`;
 
-    const share = async (username: string, role: string) => {
-      let status = 0;
-      await eventually(async () => {
-        const res = await call('records', 'POST', `/vault/vault-id/${vaultId}/collaborators`, {
-          token: owner,
-          body: { username: `${username}@alpha.example`, role },
-        });
-        status = res.status;
-        return status === 201;
-      });
-      expect(status).toBe(201);
-    };
-
     beforeAll(async () => {
       [owner, editor, viewer, stranger, otherTenant, officer] = await Promise.all([
         alpha('tom'),
@@ -75,8 +51,8 @@ export function describeTrash(store: string): void {
       });
       expect(vault.status).toBe(201);
       vaultId = vault.body.id;
-      await share('tess', 'vault_editor');
-      await share('vic', 'vault_viewer');
+      await shareVault(owner, vaultId, 'tess', 'vault_editor');
+      await shareVault(owner, vaultId, 'vic', 'vault_viewer');
       const record = await call('records', 'POST', records(), {
         token: owner,
         body: { name: 'Will', description: '', recordTypeName: 'legalDocs', recordSubtypeName: 'wills' },

@@ -1,0 +1,31 @@
+import { call, tokenFor } from './client';
+
+/** A token of a user of the alpha organisation from the bootstrap file (`<user>@alpha.example`). */
+export const alphaUser = (user: string) =>
+  tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', `${user}@alpha.example`, `${user}-password-1`);
+
+/** Polls `check` until it answers true or `ms` pass. */
+export async function eventually(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * The owner shares the vault with an alpha user in `role`, retried until the user's account
+ * event has reached records-service's directory (a fresh account answers 404 until then).
+ */
+export async function shareVault(owner: string, vaultId: string, username: string, role: string): Promise<void> {
+  let status = 0;
+  await eventually(async () => {
+    const res = await call('records', 'POST', `/vault/vault-id/${vaultId}/collaborators`, {
+      token: owner,
+      body: { username: `${username}@alpha.example`, role },
+    });
+    status = res.status;
+    return status === 201;
+  });
+  expect(status).toBe(201);
+}
