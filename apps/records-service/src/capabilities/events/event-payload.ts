@@ -1,4 +1,4 @@
-import type { CollaboratorChangedEvent, Principal, VaultEventBase } from '@vault/contracts';
+import type { CollaboratorChangedEvent, FileChangedEvent, Principal, VaultEventBase } from '@vault/contracts';
 
 /** Who causes an event: the caller, or an account acting through user-service. */
 type Actor = Pick<Principal, 'tenantId' | 'openId' | 'username'>;
@@ -40,5 +40,26 @@ export function collaboratorEvent(
     ...(record ? { record: { id: record.id, name: record.name } } : {}),
     ...(change.previousRole ? { previousRole: change.previousRole } : {}),
     ...(change.claimed ? { claimed: true } : {}),
+  };
+}
+
+/** What a file event names of its file. */
+export type EventFile = Pick<FileChangedEvent, 'fileName' | 'correlationId' | 'fileType'> & { size: number };
+
+/** A file event: the record (with its type's name) and the file, as the file routes show them. */
+export function fileEvent(
+  base: VaultEventBase,
+  record: { id: string; name: string },
+  recordTypeName: string,
+  file: EventFile,
+): FileChangedEvent {
+  return {
+    ...base,
+    record: { id: record.id, name: record.name },
+    recordTypeName,
+    fileName: file.fileName,
+    correlationId: file.correlationId,
+    fileType: file.fileType,
+    fileSize: file.size,
   };
 }

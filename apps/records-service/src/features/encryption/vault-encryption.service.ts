@@ -8,7 +8,7 @@ import { CatalogueService } from '../../capabilities/catalogue/catalogue.service
 import { BlobCipherService } from '../../capabilities/encryption/blob-cipher.service';
 import { encryptionProblem } from '../../capabilities/encryption/encryption.problems';
 import { VaultKeysService } from '../../capabilities/encryption/vault-keys.service';
-import { eventBase } from '../../capabilities/events/event-payload';
+import { eventBase, fileEvent } from '../../capabilities/events/event-payload';
 import { EventPublisher } from '../../capabilities/events/event-publisher';
 import { FileBytesService } from '../../capabilities/storage/file-bytes.service';
 import { MissingObjectError } from '../../capabilities/storage/file-storage';
@@ -102,15 +102,7 @@ export class VaultEncryptionService {
     const record = (await this.records.byIds([file.recordId])).get(file.recordId);
     if (!record) throw fileNotFound();
     const type = await this.catalogue.type(record.recordTypeId);
-    const event: FileExportedEvent = {
-      ...eventBase(principal, access.vault),
-      record: { id: record.id, name: record.name },
-      recordTypeName: type.name,
-      fileName: file.fileName,
-      correlationId: file.correlationId,
-      fileType: file.fileType,
-      fileSize: file.size,
-    };
+    const event: FileExportedEvent = fileEvent(eventBase(principal, access.vault), record, type.name, file);
     await this.tx.run((tx) => this.events.publish(tx, SUBJECTS.fileExported, event));
   }
 }

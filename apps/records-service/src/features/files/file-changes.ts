@@ -3,7 +3,7 @@ import { FileChangedEvent, Principal, Subject } from '@vault/contracts';
 import { recordNotFound, vaultNotFound } from '../../capabilities/access/access.errors';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { CatalogueService } from '../../capabilities/catalogue/catalogue.service';
-import { eventBase } from '../../capabilities/events/event-payload';
+import { eventBase, fileEvent } from '../../capabilities/events/event-payload';
 import { EventPublisher } from '../../capabilities/events/event-publisher';
 import type { RecordFileEntity } from '../../persistence/record-files/record-file.entity';
 import type { RecordEntity } from '../../persistence/records/record.entity';
@@ -49,16 +49,7 @@ export class FileChanges {
     extra: object = {},
   ): Promise<void> {
     const type = await this.catalogue.type(record.recordTypeId);
-    const event: FileChangedEvent = {
-      ...eventBase(principal, access.vault),
-      record: { id: record.id, name: record.name },
-      recordTypeName: type.name,
-      fileName: file.fileName,
-      correlationId: file.correlationId,
-      fileType: file.fileType,
-      fileSize: file.size,
-      ...extra,
-    };
+    const event: FileChangedEvent = { ...fileEvent(eventBase(principal, access.vault), record, type.name, file), ...extra };
     await this.events.publish(tx, subject, event);
     await this.records.bumpVersion(tx, record.id);
   }
