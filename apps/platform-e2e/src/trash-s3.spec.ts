@@ -9,22 +9,12 @@ import { ADMIN_URL, E2ePlatform, startE2ePlatform, stopE2ePlatform } from '../su
 import { describeFileVersions } from '../support/file-versions-suite';
 import { describeTrash } from '../support/trash-suite';
 import { eventually } from '../support/people';
+import { uploadFile } from '../support/uploads';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
 /** Debian's awscli (.ci/run installs it): a client of the loopback S3 we did not write. */
 const AWS = process.env['AWS_CLI_BIN'] ?? '/usr/bin/aws';
-
-const BOUNDARY = 'e2e-trash-s3-boundary';
-const multipart = (bytes: Buffer) =>
-  Buffer.concat([
-    Buffer.from(
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\n` +
-        `Content-Type: application/pdf\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
-  ]);
 
 /**
  * The trash and file-version suites through the gateway with records-service on an S3 store
@@ -97,15 +87,7 @@ describe('trash and file versions on the S3 store', () => {
       });
       return JSON.parse(out.stdout);
     };
-    const send = (name: string, bytes: Buffer, replace = false) => {
-      const query = new URLSearchParams({ fileName: name, correlationId: '260101120000', fileType: 'document' });
-      if (replace) query.set('replace', 'true');
-      return call('records', 'POST', `${files}?${query}`, {
-        token: owner,
-        raw: multipart(bytes),
-        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-      });
-    };
+    const send = (name: string, bytes: Buffer, replace = false) => uploadFile(owner, files, name, bytes, { replace });
 
     beforeAll(async () => {
       owner = await tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', 'ann@alpha.example', 'ann-password-1');

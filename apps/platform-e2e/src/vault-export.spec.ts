@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { call, cy } from '../support/client';
-import { alphaUser as alpha, eventually, shareVault } from '../support/people';
+import { alphaUser as alpha, createAccounts, eventually, shareVault } from '../support/people';
+import { uploadFile } from '../support/uploads';
 
 const run = promisify(execFile);
-const BOUNDARY = 'e2e-vault-export-boundary';
 
 /**
  * Leaving with your files (docs/encryption.md) through the gateway: the vault owner, and
@@ -35,13 +35,14 @@ describe('vault identity and .age export through the gateway', () => {
       cy(),
       alpha('lex'),
     ]);
-    for (const [token, firstName] of [
-      [owner, 'Kai'],
-      [editor, 'Ked'],
-      [viewer, 'Kim'],
-    ]) {
-      expect((await call('user', 'POST', '/accounts', { token, body: { firstName, lastName: 'Export' } })).status).toBe(200);
-    }
+    await createAccounts(
+      [
+        [owner, 'Kai'],
+        [editor, 'Ked'],
+        [viewer, 'Kim'],
+      ],
+      'Export',
+    );
     const vault = await call('records', 'POST', '/vault', {
       token: owner,
       body: { name: 'Export e2e', licenseKey: 'PREMIUM-DEMO-2026' },
@@ -56,20 +57,7 @@ describe('vault identity and .age export through the gateway', () => {
     });
     expect(record.status).toBe(200);
     files = `/vault/vault-id/${vaultId}/records/record-id/${record.body.id}/record-files`;
-    const query = new URLSearchParams({ fileName: 'scan.bin', correlationId: '260101120000', fileType: 'document' });
-    const body = Buffer.concat([
-      Buffer.from(
-        `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="scan.bin"\r\n` +
-          `Content-Type: application/octet-stream\r\n\r\n`,
-      ),
-      plain,
-      Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
-    ]);
-    const up = await call('records', 'POST', `${files}?${query}`, {
-      token: owner,
-      raw: body,
-      headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-    });
+    const up = await uploadFile(owner, files, 'scan.bin', plain, { contentType: 'application/octet-stream' });
     expect(up.status).toBe(201);
   });
 

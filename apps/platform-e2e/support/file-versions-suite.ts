@@ -1,18 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { bob, call, cy, tokenFor } from './client';
-
-const BOUNDARY = 'e2e-file-versions-boundary';
-
-function multipart(content: Buffer): Buffer {
-  return Buffer.concat([
-    Buffer.from(
-      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\n` +
-        `Content-Type: application/pdf\r\n\r\n`,
-    ),
-    content,
-    Buffer.from(`\r\n--${BOUNDARY}--\r\n`),
-  ]);
-}
+import { uploadFile } from './uploads';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -30,15 +18,7 @@ export function describeFileVersions(store: string): void {
     let vaultId: string;
     let files: string;
 
-    const send = (bytes: Buffer, replace?: boolean) => {
-      const query = new URLSearchParams({ fileName: 'will.pdf', correlationId: '260101120000', fileType: 'document' });
-      if (replace) query.set('replace', 'true');
-      return call('records', 'POST', `${files}?${query}`, {
-        token: owner,
-        raw: multipart(bytes),
-        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-      });
-    };
+    const send = (bytes: Buffer, replace?: boolean) => uploadFile(owner, files, 'will.pdf', bytes, { replace });
 
     beforeAll(async () => {
       [owner, sameTenant, otherTenant] = await Promise.all([

@@ -29,3 +29,10 @@ export async function shareVault(owner: string, vaultId: string, username: strin
   });
   expect(status).toBe(201);
 }
+
+/** Creates the user-service account of each token (first name, the suite's last name). */
+export async function createAccounts(people: [token: string, firstName: string][], lastName: string): Promise<void> {
+  for (const [token, firstName] of people) {
+    expect((await call('user', 'POST', '/accounts', { token, body: { firstName, lastName } })).status).toBe(200);
+  }
+}

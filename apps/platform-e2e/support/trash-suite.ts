@@ -1,11 +1,6 @@
 import { call, cy } from './client';
-import { alphaUser as alpha, shareVault } from './people';
-
-const BOUNDARY = 'e2e-trash-boundary';
-const multipart = Buffer.from(
-  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="will.pdf"\r\n` +
-    `Content-Type: application/pdf\r\n\r\n%PDF-1.4 will\r\n--${BOUNDARY}--\r\n`,
-);
+import { alphaUser as alpha, createAccounts, shareVault } from './people';
+import { uploadFile } from './uploads';
 
 /**
  * The trash, retention and legal holds through the gateway (docs/records-api.md, Trash;
@@ -38,13 +33,14 @@ export function describeTrash(store: string): void {
         cy(),
         alpha('lex'),
       ]);
-      for (const [token, firstName] of [
-        [owner, 'Tom'],
-        [editor, 'Tess'],
-        [viewer, 'Vic'],
-      ]) {
-        expect((await call('user', 'POST', '/accounts', { token, body: { firstName, lastName: 'Trash' } })).status).toBe(200);
-      }
+      await createAccounts(
+        [
+          [owner, 'Tom'],
+          [editor, 'Tess'],
+          [viewer, 'Vic'],
+        ],
+        'Trash',
+      );
       const vault = await call('records', 'POST', '/vault', {
         token: owner,
         body: { name: 'Trash e2e', licenseKey: 'PREMIUM-DEMO-2026' },
@@ -59,12 +55,7 @@ export function describeTrash(store: string): void {
       });
       expect(record.status).toBe(200);
       recordId = record.body.id;
-      const query = new URLSearchParams({ fileName: 'will.pdf', correlationId: '260101120000', fileType: 'document' });
-      const up = await call('records', 'POST', `${files()}?${query}`, {
-        token: owner,
-        raw: multipart,
-        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
-      });
+      const up = await uploadFile(owner, files(), 'will.pdf', Buffer.from('%PDF-1.4 will'));
       expect(up.status).toBe(201);
       fileId = up.body._id;
     });
