@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
-import { contentDisposition } from '../files/download/http-range';
+import { contentDisposition } from '@vault/platform/http';
 import { VaultEncryptionService } from './vault-encryption.service';
 
 /**

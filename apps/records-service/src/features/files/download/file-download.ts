@@ -5,7 +5,7 @@ import { fileNotFound, rangeNotSatisfiable } from '../files.errors';
 import type { RecordFileEntity } from '../../../persistence/record-files/record-file.entity';
 import { MissingObjectError } from '../../../capabilities/storage/file-storage';
 import { reprDigestOf } from '../upload/upload-metadata';
-import { contentDisposition, etagMatches, parseRange } from './http-range';
+import { contentDisposition, etagMatches, parseRange } from '@vault/platform/http';
 
 /** What a download sends: a file's current bytes, or one of its versions. */
 export type DownloadSource = Pick<RecordFileEntity, 'fileName' | 'mediaType' | 'size' | 'sha256' | 'storageKey' | 'createdAt'>;

@@ -1,4 +1,8 @@
-import type { ByteRange } from '../../../capabilities/storage/file-storage';
+/** An inclusive byte range of a body. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
 
 /** `unsatisfiable`: answer 416; `undefined`: send the whole body. */
 export type RangeAnswer = ByteRange | 'unsatisfiable' | undefined;
