@@ -102,6 +102,7 @@ describe('record files (filesystem storage)', () => {
       [`PUT ${base}/:name/versions/version-id/:versionId`]: 'record:editor',
       [`GET ${base}/:name/retention`]: 'record:viewer',
       [`GET ${base}/:name/text`]: 'record:viewer',
+      [`GET ${base}/:name/age`]: 'vault:owner',
     });
   });
 
