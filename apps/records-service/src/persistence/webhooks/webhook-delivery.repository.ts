@@ -43,6 +43,19 @@ export interface DeliverySlice {
 const columns = <T>(rows: T[], fields: (keyof T)[]) => fields.map((f) => rows.map((r) => r[f]));
 
 /**
+ * What a claim sets on each delivery it takes (`d`): one attempt more, due again and leased
+ * until the attempt's time plus slack have passed (the SQL parameters holding both, in ms).
+ */
+const claimSet = (attemptMs: string, slackMs: string) =>
+  `SET attempts = d.attempts + 1,
+              next_attempt_at = now() + make_interval(secs => (${attemptMs}::double precision + ${slackMs}) / 1000),
+              leased_until = now() + make_interval(secs => (${attemptMs}::double precision + ${slackMs}) / 1000)`;
+
+/** The columns of a claimed delivery (`ClaimedDelivery`), as a claim's RETURNING lists them. */
+const CLAIMED_COLUMNS = `d.id, d.webhook_id AS "webhookId", d.vault_id AS "vaultId", d.event_id AS "eventId",
+                  d.stream_seq::text AS "streamSeq", d.body, d.attempts`;
+
+/**
  * The deliveries of webhook subscriptions: created by the fan-out, the ones due claimed in
  * runs with a lease (oldest event of a subscription and vault first), the outcomes of a run's
  * attempts, and the owner's reads and redeliveries.
@@ -174,13 +187,10 @@ export class WebhookDeliveryRepository {
                WINDOW w AS (ORDER BY e.stream_seq)) n
               WHERE n.due) t)
        UPDATE webhook_deliveries d
-          SET attempts = d.attempts + 1,
-              next_attempt_at = now() + make_interval(secs => ($2::double precision + $5) / 1000),
-              leased_until = now() + make_interval(secs => ($2::double precision + $5) / 1000)
+          ${claimSet('$2', '$5')}
          FROM runs
         WHERE d.id = runs.id AND d.status = 'pending'
-        RETURNING d.id, d.webhook_id AS "webhookId", d.vault_id AS "vaultId", d.event_id AS "eventId",
-                  d.stream_seq::text AS "streamSeq", d.body, d.attempts, runs.head_id AS "headId"`,
+        RETURNING ${CLAIMED_COLUMNS}, runs.head_id AS "headId"`,
       [o.limit, o.attemptMs, horizon, o.runMax, o.slackMs],
     );
     const runs = new Map<string, ClaimedDelivery[]>();
@@ -234,13 +244,10 @@ export class WebhookDeliveryRepository {
            JOIN webhooks w ON w.id = $8 AND w.enabled AND w.updated_at < $13::timestamptz + interval '1 millisecond'
           WHERE n.due)
        UPDATE webhook_deliveries d
-          SET attempts = d.attempts + 1,
-              next_attempt_at = now() + make_interval(secs => ($14::double precision + $15) / 1000),
-              leased_until = now() + make_interval(secs => ($14::double precision + $15) / 1000)
+          ${claimSet('$14', '$15')}
          FROM next
         WHERE d.id = next.id AND d.status = 'pending'
-        RETURNING d.id, d.webhook_id AS "webhookId", d.vault_id AS "vaultId", d.event_id AS "eventId",
-                  d.stream_seq::text AS "streamSeq", d.body, d.attempts`,
+        RETURNING ${CLAIMED_COLUMNS}`,
       [
         ...columns(rows, ['id', 'status', 'statusCode', 'error', 'excerpt', 'nextAttemptAt', 'agoMs']),
         next.webhookId,
