@@ -68,6 +68,22 @@ describe('record files encrypted at rest', () => {
     return binary(range ? req.set('Range', range) : req);
   };
 
+  /** Debian's `age -d`, given the vault's exported identity, opens envelope + object as `plain`. */
+  async function expectAgeDecrypts(blob: BlobRow, object: Buffer, plain: Buffer): Promise<void> {
+    const home = mkdtempSync(join(tmpdir(), 'vault-export-'));
+    try {
+      writeFileSync(join(home, 'file.age'), Buffer.concat([blob.envelope as Buffer, object]));
+      writeFileSync(join(home, 'key.txt'), `${await t.app.get(VaultKeysService).exportIdentity(vaultId)}\n`);
+      const { stdout } = await run('age', ['-d', '-i', join(home, 'key.txt'), join(home, 'file.age')], {
+        encoding: 'buffer',
+        maxBuffer: 8 << 20,
+      });
+      expect(stdout.equals(plain)).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
   async function uploaded(name: string, bytes: Buffer): Promise<BlobRow> {
     await upload(t, owner, vaultId, recordId, { meta: meta(name), bytes }).expect(201);
     return blobOf(name);
@@ -81,18 +97,7 @@ describe('record files encrypted at rest', () => {
     expect(object.length).toBe(sealedSize(plain.length));
     expect(object.includes(plain.subarray(5000, 5064))).toBe(false);
 
-    const home = mkdtempSync(join(tmpdir(), 'vault-export-'));
-    try {
-      writeFileSync(join(home, 'file.age'), Buffer.concat([blob.envelope as Buffer, object]));
-      writeFileSync(join(home, 'key.txt'), `${await t.app.get(VaultKeysService).exportIdentity(vaultId)}\n`);
-      const { stdout } = await run('age', ['-d', '-i', join(home, 'key.txt'), join(home, 'file.age')], {
-        encoding: 'buffer',
-        maxBuffer: 8 << 20,
-      });
-      expect(stdout.equals(plain)).toBe(true);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    await expectAgeDecrypts(blob, object, plain);
 
     const whole = await download('scan.pdf').expect(200);
     expect(whole.headers.etag).toBe(`"${sha256(plain)}"`);
@@ -170,18 +175,7 @@ describe('record files encrypted at rest', () => {
       const object = readFileSync(storage.objectPath(blob.storage_key));
       expect(object.length).toBe(sealedSize(plain.length));
       for (const w of windows(plain)) expect(everythingStored().includes(w)).toBe(false);
-      const home = mkdtempSync(join(tmpdir(), 'vault-export-'));
-      try {
-        writeFileSync(join(home, 'file.age'), Buffer.concat([blob.envelope as Buffer, object]));
-        writeFileSync(join(home, 'key.txt'), `${await t.app.get(VaultKeysService).exportIdentity(vaultId)}\n`);
-        const { stdout } = await run('age', ['-d', '-i', join(home, 'key.txt'), join(home, 'file.age')], {
-          encoding: 'buffer',
-          maxBuffer: 8 << 20,
-        });
-        expect(stdout.equals(plain)).toBe(true);
-      } finally {
-        rmSync(home, { recursive: true, force: true });
-      }
+      await expectAgeDecrypts(blob, object, plain);
       const whole = await download('tus.pdf').expect(200);
       expect(whole.headers.etag).toBe(`"${sha256(plain)}"`);
       expect((whole.body as Buffer).equals(plain)).toBe(true);
