@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ann, call, cy } from '../support/client';
+import { newRecordFiles } from '../support/uploads';
 
 const BOUNDARY = 'e2e-record-files-boundary';
 
@@ -21,14 +22,7 @@ describe('record files through the gateway', () => {
 
   beforeAll(async () => {
     [owner, foreign] = await Promise.all([ann(), cy()]);
-    const vault = await call('records', 'POST', '/vault', { token: owner, body: { name: 'Files e2e' } });
-    expect(vault.status).toBe(201);
-    const record = await call('records', 'POST', `/vault/vault-id/${vault.body.id}/records`, {
-      token: owner,
-      body: { name: 'Lease', description: '', recordTypeName: 'identityDocs', recordSubtypeName: 'passport' },
-    });
-    expect(record.status).toBe(200);
-    files = `/vault/vault-id/${vault.body.id}/records/record-id/${record.body.id}/record-files`;
+    files = await newRecordFiles(owner, 'Files e2e');
   });
 
   it('uploads, lists, downloads (whole, range, 304), updates and deletes a file', async () => {

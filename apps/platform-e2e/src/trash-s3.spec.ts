@@ -9,7 +9,7 @@ import { ADMIN_URL, E2ePlatform, startE2ePlatform, stopE2ePlatform } from '../su
 import { describeFileVersions } from '../support/file-versions-suite';
 import { describeTrash } from '../support/trash-suite';
 import { eventually } from '../support/people';
-import { uploadFile } from '../support/uploads';
+import { newRecordFiles, uploadFile } from '../support/uploads';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -91,14 +91,7 @@ describe('trash and file versions on the S3 store', () => {
 
     beforeAll(async () => {
       owner = await tokenFor('alpha', 'alpha-prod', 'alpha-prod-secret', 'ann@alpha.example', 'ann-password-1');
-      const vault = await call('records', 'POST', '/vault', { token: owner, body: { name: 'Bucket e2e' } });
-      expect(vault.status).toBe(201);
-      const record = await call('records', 'POST', `/vault/vault-id/${vault.body.id}/records`, {
-        token: owner,
-        body: { name: 'Lease', description: '', recordTypeName: 'identityDocs', recordSubtypeName: 'passport' },
-      });
-      expect(record.status).toBe(200);
-      files = `/vault/vault-id/${vault.body.id}/records/record-id/${record.body.id}/record-files`;
+      files = await newRecordFiles(owner, 'Bucket e2e');
     });
 
     it('after the suites above, the bucket holds exactly the blobs and the audit finds no orphan', async () => {

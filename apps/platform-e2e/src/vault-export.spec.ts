@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { call, cy } from '../support/client';
-import { alphaUser as alpha, createAccounts, eventually, shareVault } from '../support/people';
+import { call } from '../support/client';
+import { eventually, sharedVault } from '../support/people';
 import { uploadFile } from '../support/uploads';
 
 const run = promisify(execFile);
@@ -27,30 +27,15 @@ describe('vault identity and .age export through the gateway', () => {
   const plain = randomBytes(3 * 65536 + 777);
 
   beforeAll(async () => {
-    [owner, editor, viewer, stranger, otherTenant, officer] = await Promise.all([
-      alpha('kai'),
-      alpha('ked'),
-      alpha('kim'),
-      alpha('bob'),
-      cy(),
-      alpha('lex'),
-    ]);
-    await createAccounts(
+    ({ owner, editor, viewer, stranger, otherTenant, officer, vaultId } = await sharedVault(
       [
-        [owner, 'Kai'],
-        [editor, 'Ked'],
-        [viewer, 'Kim'],
+        ['kai', 'Kai'],
+        ['ked', 'Ked'],
+        ['kim', 'Kim'],
       ],
       'Export',
-    );
-    const vault = await call('records', 'POST', '/vault', {
-      token: owner,
-      body: { name: 'Export e2e', licenseKey: 'PREMIUM-DEMO-2026' },
-    });
-    expect(vault.status).toBe(201);
-    vaultId = vault.body.id;
-    await shareVault(owner, vaultId, 'ked', 'vault_editor');
-    await shareVault(owner, vaultId, 'kim', 'vault_viewer');
+      'Export e2e',
+    ));
     const record = await call('records', 'POST', `/vault/vault-id/${vaultId}/records`, {
       token: owner,
       body: { name: 'Passport', description: '', recordTypeName: 'identityDocs', recordSubtypeName: 'passport' },

@@ -1,5 +1,5 @@
-import { call, cy } from './client';
-import { alphaUser as alpha, createAccounts, shareVault } from './people';
+import { call } from './client';
+import { sharedVault } from './people';
 import { uploadFile } from './uploads';
 
 /**
@@ -25,30 +25,15 @@ export function describeTrash(store: string): void {
     const files = () => `${records()}/record-id/${recordId}/record-files`;
 
     beforeAll(async () => {
-      [owner, editor, viewer, stranger, otherTenant, officer] = await Promise.all([
-        alpha('tom'),
-        alpha('tess'),
-        alpha('vic'),
-        alpha('bob'),
-        cy(),
-        alpha('lex'),
-      ]);
-      await createAccounts(
+      ({ owner, editor, viewer, stranger, otherTenant, officer, vaultId } = await sharedVault(
         [
-          [owner, 'Tom'],
-          [editor, 'Tess'],
-          [viewer, 'Vic'],
+          ['tom', 'Tom'],
+          ['tess', 'Tess'],
+          ['vic', 'Vic'],
         ],
         'Trash',
-      );
-      const vault = await call('records', 'POST', '/vault', {
-        token: owner,
-        body: { name: 'Trash e2e', licenseKey: 'PREMIUM-DEMO-2026' },
-      });
-      expect(vault.status).toBe(201);
-      vaultId = vault.body.id;
-      await shareVault(owner, vaultId, 'tess', 'vault_editor');
-      await shareVault(owner, vaultId, 'vic', 'vault_viewer');
+        'Trash e2e',
+      ));
       const record = await call('records', 'POST', records(), {
         token: owner,
         body: { name: 'Will', description: '', recordTypeName: 'legalDocs', recordSubtypeName: 'wills' },

@@ -33,3 +33,15 @@ export function uploadFile(
     headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
   });
 }
+
+/** A new vault `vaultName` of the caller with one passport record: the path of that record's files. */
+export async function newRecordFiles(token: string, vaultName: string): Promise<string> {
+  const vault = await call('records', 'POST', '/vault', { token, body: { name: vaultName } });
+  expect(vault.status).toBe(201);
+  const record = await call('records', 'POST', `/vault/vault-id/${vault.body.id}/records`, {
+    token,
+    body: { name: 'Lease', description: '', recordTypeName: 'identityDocs', recordSubtypeName: 'passport' },
+  });
+  expect(record.status).toBe(200);
+  return `/vault/vault-id/${vault.body.id}/records/record-id/${record.body.id}/record-files`;
+}
