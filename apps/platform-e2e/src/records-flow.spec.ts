@@ -1,4 +1,5 @@
-import { ann, bob, call, cy } from '../support/client';
+import { bob, call, cy } from '../support/client';
+import { alphaUser } from '../support/people';
 
 /** Vaults and records end to end through the gateway (docs/records-api.md). */
 describe('vaults and records through the gateway', () => {
@@ -11,7 +12,7 @@ describe('vaults and records through the gateway', () => {
   const inbox = `family-${Date.now().toString(36)}`;
 
   beforeAll(async () => {
-    [owner, stranger, foreign] = await Promise.all([ann(), bob(), cy()]);
+    [owner, stranger, foreign] = await Promise.all([alphaUser('rex'), bob(), cy()]);
   });
 
   it('creates vaults and reports inbox names', async () => {

@@ -61,6 +61,9 @@ export const E2E_BOOTSTRAP = {
         { username: 'kai@alpha.example', password: 'kai-password-1' },
         { username: 'ked@alpha.example', password: 'ked-password-1' },
         { username: 'kim@alpha.example', password: 'kim-password-1' },
+        // the records-flow suite's own vault owner: it creates two vaults, and the suites that
+        // use ann could otherwise take the free plan's three first, depending on their order
+        { username: 'rex@alpha.example', password: 'rex-password-1' },
       ],
     },
     {
