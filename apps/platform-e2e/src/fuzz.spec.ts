@@ -29,6 +29,9 @@ const VOLATILE_TABLES = new Set([
   'vault_feed_horizon', // … and prunes it
   'webhook_deliveries', // the fan-out queues deliveries of earlier changes, the dispatcher sends them
   'account_directory', // the directory consumer copies accounts that user-service published
+  'file_texts', // the text extractor indexes files that earlier uploads queued
+  'file_text_pages', // … page by page
+  'search_words', // … and its triggers keep the tenant's word list
   'migrations',
 ]);
 
