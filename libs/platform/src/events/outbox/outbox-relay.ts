@@ -50,6 +50,18 @@ interface OutboxRow {
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The pg client under a query runner: a query without parameters may hold several statements. */
+interface SimpleQueryClient {
+  query(text: string): Promise<{ rows: unknown[] }[] & { rows: unknown[] }>;
+}
+
+/** `ids` as a uuid[] literal (each checked, so nothing but uuids reaches the statement). */
+function uuidArray(ids: string[]): string {
+  for (const id of ids) if (!UUID.test(id)) throw new Error(`outbox row id is not a uuid: ${id}`);
+  return `'{${ids.join(',')}}'::uuid[]`;
+}
 
 /**
  * Transactional outbox relay: claims unpublished rows with
@@ -102,24 +114,30 @@ export class OutboxRelay {
     await l?.end().catch(() => undefined);
   }
 
-  /** Publishes one batch; returns the number of rows published. */
+  /**
+   * Publishes one batch; returns the number of rows published. Two round trips to
+   * PostgreSQL per batch: BEGIN and the claim go as one simple query, the mark and COMMIT
+   * as another (the ids inline: uuids read from the table), the publish between them.
+   */
   async relayOnce(): Promise<number> {
     const { dataSource, js, namespace, table, batchSize, publishTimeoutMs } = this.opts;
     const qr = dataSource.createQueryRunner();
-    await qr.connect();
+    const client = (await qr.connect()) as SimpleQueryClient;
+    let open = false;
     try {
-      await qr.startTransaction();
-      const rows: OutboxRow[] = await qr.query(
+      open = true;
+      const [, claimed] = await client.query(
         // trace_context through to_jsonb: an outbox table without the column reads null.
-        `SELECT id, subject, payload, to_jsonb(${table}) ->> 'trace_context' AS trace_context FROM ${table}
+        `BEGIN; SELECT id, subject, payload, to_jsonb(${table}) ->> 'trace_context' AS trace_context FROM ${table}
           WHERE published_at IS NULL
           ORDER BY occurred_at, id
-          LIMIT $1
+          LIMIT ${Math.max(1, Math.trunc(batchSize))}
           FOR UPDATE SKIP LOCKED`,
-        [batchSize],
       );
+      const rows = claimed.rows as OutboxRow[];
       if (rows.length === 0) {
-        await qr.commitTransaction();
+        await client.query('COMMIT');
+        open = false;
         return 0;
       }
       await Promise.all(
@@ -136,13 +154,13 @@ export class OutboxRelay {
       );
       const ids = rows.map((r) => r.id);
       await this.opts.onPublished?.(ids);
-      await qr.query(`UPDATE ${table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
-      await qr.commitTransaction();
+      await client.query(`UPDATE ${table} SET published_at = now() WHERE id = ANY(${uuidArray(ids)}); COMMIT`);
+      open = false;
       this.published += rows.length;
       outboxPublished.inc({ table }, rows.length);
       return rows.length;
     } catch (err) {
-      if (qr.isTransactionActive) await qr.rollbackTransaction().catch(() => undefined);
+      if (open) await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
       await qr.release();
