@@ -7,7 +7,15 @@ import { connect } from '@nats-io/transport-node';
 import { Pool } from 'pg';
 import { connectJetStream, ensureStream, EventNamespace, JetStreamServer, JetStreamServerOptions } from '../src/events';
 import { createTestDatabase, TestDatabase, TestNatsServer } from '../src/testing';
-import { OrdersConsumer, OrderStore, ordersStreamSpec, POISON, readDeadLetters } from './fixtures/orders-consumer';
+import {
+  OrderPlaced,
+  OrdersConsumer,
+  OrdersLedger,
+  OrderStore,
+  ordersStreamSpec,
+  POISON,
+  readDeadLetters,
+} from './fixtures/orders-consumer';
 
 /**
  * The JetStream transport against a private nats-server and a PostgreSQL database:
@@ -34,12 +42,13 @@ describe('JetStreamServer (Nest transport, real NATS and PostgreSQL)', () => {
     settings: Partial<OrderStore> = {},
     consumers?: JetStreamServerOptions['consumers'],
     awaitReady = !consumers,
+    controllers: (typeof OrdersConsumer | typeof OrdersLedger)[] = [OrdersConsumer],
   ) => {
     const store = Object.assign(new OrderStore(pool), settings);
     stores.push(store);
     const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 200 });
     const ref = await Test.createTestingModule({
-      controllers: [OrdersConsumer],
+      controllers,
       providers: [{ provide: OrderStore, useValue: store }],
     }).compile();
     const app = ref.createNestApplication({ logger: false });
@@ -200,6 +209,30 @@ describe('JetStreamServer (Nest transport, real NATS and PostgreSQL)', () => {
     expect(dead.reason).toMatch(/invalid.*orderId.*quantity/);
     expect(store.calls.size).toBe(0);
     expect(await rows('orders')).toEqual([]);
+  });
+
+  it('parses and validates each message once for the consumers of a process, which share the payload', async () => {
+    const { store, server } = await startConsumer({}, undefined, true, [OrdersConsumer, OrdersLedger]);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const o = order();
+      ids.push(o.orderId);
+      await publish('orders.placed', o, o.orderId);
+    }
+    const bad = { orderId: 'not-a-uuid', quantity: 0 };
+    await publish('orders.placed', bad, randomUUID());
+    await expectExactlyOnce('orders', ids);
+    await expectExactlyOnce('ledger', ids);
+    // both consumers dead-letter the invalid one, from one validation
+    await until(() => server.stats('orders').deadLettered + server.stats('ledger').deadLettered === 2, 'both dead letters');
+    expect(server.decoded.counts).toEqual({ parsed: 21, validated: 21, reused: 21 });
+    const orders = store.payloads.get('orders');
+    const ledger = store.payloads.get('ledger');
+    expect(ledger?.size).toBe(20);
+    for (const [id, payload] of ledger ?? []) {
+      expect(payload).toBeInstanceOf(OrderPlaced);
+      expect(orders?.get(id)).toBe(payload);
+    }
   });
 
   it('hands a batch handler many events per call, each stored once', async () => {

@@ -13,7 +13,7 @@ import {
   JetStreamConsumerSettings,
   JetStreamContext,
 } from './jetstream-consumer';
-import { decodeMessage, Delivery } from './jetstream-message';
+import { DecodedPayloads, decodeMessage, Delivery } from './jetstream-message';
 import { EventNamespace } from './namespace';
 import { ensureStream, StreamSpec } from './streams';
 
@@ -49,6 +49,8 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
   private readonly namespace: EventNamespace;
   private readonly consumers = new Map<string, Consumer>();
   private readonly runners = new Map<string, DurableConsumerRunner<Delivery>>();
+  /** Each message parsed and validated once for all the consumers of this process. */
+  readonly decoded = new DecodedPayloads();
   private closing = false;
   private starting?: Promise<void>;
 
@@ -173,7 +175,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
       retryDelayMs: (delivery) => Math.min(o.backoff.initialMs * 2 ** (delivery - 1), o.backoff.maxMs),
       logger: this.logger,
       handler: {
-        decode: (msg) => decodeMessage(msg, this.namespace, c.options.payload),
+        decode: (msg) => decodeMessage(msg, this.namespace, c.options.payload, this.decoded),
         commit: (deliveries) => this.dispatch(c, deliveries),
       },
     });
