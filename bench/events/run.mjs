@@ -434,9 +434,12 @@ async function breakdown(db, since) {
 /**
  * The change feed's own lag at the latency phase's write rate: one SSE client per vault
  * through the gateway (each write is one event of one stream); lag = receipt − the write's
- * answer, as for the webhooks.
+ * answer, as for the webhooks. Per stage, from the event's time (the CloudEvent's, set in
+ * the write's transaction): the relay's publish (outbox), the feed row written (the
+ * writer's change_feed_write_lag_seconds histogram, read from its /metrics before and after
+ * the phase: bucket bounds) and the receipt.
  */
-async function openFeedClients({ p, token, vaults }) {
+async function openFeedClients({ p, token, vaults, writerPid }) {
   const clients = helper('sse-clients.mjs');
   const headers = { host: HOST, authorization: `Bearer ${token}` };
   const targets = vaults.map((v) => ({ url: `${p.gatewayUrl}/api/v1/vault/vault-id/${v.id}/events`, headers, servername: HOST }));
@@ -444,25 +447,68 @@ async function openFeedClients({ p, token, vaults }) {
   if (connected.connected !== vaults.length) throw new Error(`feed clients: ${JSON.stringify(connected)}`);
   await sleep(500);
   await clients.ask({ cmd: 'take' });
+  const written0 = await feedWriteLagBuckets(writerPid);
   return {
     async lags(writes) {
       const taken = await clients.ask({ cmd: 'take' });
       await clients.ask({ cmd: 'close' });
       const fromAnswer = [];
-      for (const [marker, at] of taken.rows) {
+      const fromEvent = [];
+      const eventToAnswer = [];
+      for (const [marker, at, occurredAt] of taken.rows) {
         const w = writes.get(marker);
-        if (w && w.answeredAt !== null) fromAnswer.push(at - w.answeredAt);
+        if (!w || w.answeredAt === null) continue;
+        fromAnswer.push(at - w.answeredAt);
+        if (Number.isFinite(occurredAt)) {
+          fromEvent.push(at - occurredAt);
+          eventToAnswer.push(w.answeredAt - occurredAt);
+        }
       }
-      return { fromAnswer: percentiles(fromAnswer), received: taken.rows.length };
+      const written1 = await feedWriteLagBuckets(writerPid);
+      return {
+        fromAnswer: percentiles(fromAnswer),
+        received: taken.rows.length,
+        stages: {
+          eventToAnswer: percentiles(eventToAnswer),
+          eventToWritten: bucketPercentiles(written0, written1),
+          eventToReceived: percentiles(fromEvent),
+        },
+      };
     },
   };
+}
+
+/** The cumulative buckets of change_feed_write_lag_seconds from the /metrics of the process `pid` (null when unread). */
+async function feedWriteLagBuckets(pid) {
+  try {
+    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    const port = env.find((kv) => kv.startsWith('METRICS_PORT='))?.slice('METRICS_PORT='.length);
+    if (!port) return null;
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const buckets = [];
+    for (const m of text.matchAll(/^change_feed_write_lag_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\d+)/gm)) {
+      buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]) * 1000, Number(m[2])]);
+    }
+    return buckets.length ? buckets : null;
+  } catch {
+    return null;
+  }
+}
+
+/** p50 / p90 / p99 of a histogram's growth between two readings, as the upper bound (ms) of the bucket holding each. */
+function bucketPercentiles(before, after) {
+  if (!after) return null;
+  const grown = after.map(([le, n], i) => [le, n - (before?.[i]?.[1] ?? 0)]);
+  const count = grown.at(-1)[1];
+  const at = (q) => grown.find(([, n]) => n >= Math.ceil(q * count))?.[0] ?? null;
+  return { count, p50: at(0.5), p90: at(0.9), p99: at(0.99), bucketBounds: true };
 }
 
 async function measureLatency({ api, db, vaults, receiver, refReceiver, pids, p, token }) {
   log(
     `latency: ${RATE} record updates/s over ${vaults.length} vaults for ${LATENCY_SECONDS} s (open loop), webhooks to both receivers, one change-feed stream per vault`,
   );
-  const feed = await openFeedClients({ p, token, vaults });
+  const feed = await openFeedClients({ p, token, vaults, writerPid: pids['records-events'] ?? pids['records-service'] });
   const l0 = load();
   const cpu0 = cpuSnapshot(pids);
   const since = new Date();
@@ -509,6 +555,7 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, pids, p,
       `  ${side}: ${s.delivered} delivered (${s.matched} matched), lag from answer p50 ${s.fromAnswer.p50} ms p99 ${s.fromAnswer.p99} ms max ${s.fromAnswer.max} ms`,
     );
   }
+  log(`  change feed stages from the event's time: ${JSON.stringify(changeFeed.stages)}`);
   log(
     `  change feed: ${changeFeed.received} received, lag from answer p50 ${changeFeed.fromAnswer.p50} ms p99 ${changeFeed.fromAnswer.p99} ms max ${changeFeed.fromAnswer.max} ms; cpu ${JSON.stringify(cpu)}`,
   );
@@ -769,6 +816,13 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
       `${l.changeFeed.fromAnswer.p50} / ${l.changeFeed.fromAnswer.p99} / ${l.changeFeed.fromAnswer.max} ms`,
       '',
       `p99 <= 100 ms: ${met(l.changeFeed.fromAnswer.p99, 100)}`,
+    ]);
+    const st = l.changeFeed.stages;
+    rows.push([
+      "… from the event's time: answered / published (relay) / feed row written (bucket bound) / received, p50 / p99",
+      `${st.eventToAnswer.p50} / ${st.eventToAnswer.p99} ms; ${bd.eventToPublished.p50} / ${bd.eventToPublished.p99} ms; ${st.eventToWritten ? `≤ ${st.eventToWritten.p50} / ≤ ${st.eventToWritten.p99} ms` : 'n/a'}; ${st.eventToReceived.p50} / ${st.eventToReceived.p99} ms`,
+      '',
+      '',
     ]);
     rows.push([
       'Webhooks received / writes answered',

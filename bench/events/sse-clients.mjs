@@ -6,7 +6,7 @@
  *
  * Messages from the parent: {cmd: 'connect', targets: [{url, headers, servername?}]} (one
  * client per target) → {connected, failed, statuses}; {cmd: 'take'} → the [marker,
- * receivedAtMs] rows since the last take and the messages counted; {cmd: 'close'}.
+ * receivedAtMs, occurredAtMs] rows since the last take and the messages counted; {cmd: 'close'}.
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -53,7 +53,7 @@ function connect({ url, headers, servername }) {
             if (!data) continue;
             messages++;
             const event = JSON.parse(data.slice(6));
-            rows.push([event.data?.record?.name ?? '', at]);
+            rows.push([event.data?.record?.name ?? '', at, Date.parse(event.time ?? '')]);
           }
         });
         res.on('close', () => open.delete(req));
