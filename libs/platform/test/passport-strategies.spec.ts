@@ -11,7 +11,7 @@ import request from 'supertest';
 import { Authenticated, Public } from '../src/auth/access.decorators';
 import { AccessGuard, AUTH_STRATEGIES } from '../src/auth/access.guard';
 import { JwksKeyStore } from '../src/auth/jwks-key-store';
-import { CachedJwtStrategy, VAULT_JWT_STRATEGY } from '../src/auth/jwt.strategy';
+import { CachedJwtStrategy, JwtStrategy, VAULT_JWT_STRATEGY } from '../src/auth/jwt.strategy';
 import { TokenRequest, VaultJwt } from '../src/auth/vault-jwt';
 import { problemFilterProviders } from '../src/bootstrap/platform.module';
 import { AccessLogLine } from '../src/observability/access-log';
@@ -65,29 +65,35 @@ describe('passport strategies behind the AccessGuard', () => {
   let idp: TestIdentityProvider;
   let keys: JwksKeyStore;
   let app: INestApplication;
+  /** Token ids revoked so far (the RevocationService of a service). */
+  const revoked = new Set<string>();
 
   beforeAll(async () => {
     Logger.overrideLogger(false);
     idp = await TestIdentityProvider.start();
     keys = new JwksKeyStore(idp.jwksUrl);
     keys.start();
-    const jwt = new VaultJwt(keys, { isRevoked: () => false }, { issuer: TEST_ISSUER, audience: DEFAULT_TOKEN_AUDIENCE });
-    passport.use(
-      VAULT_JWT_STRATEGY,
-      new CachedJwtStrategy(jwt, (req, payload, done) => {
-        try {
-          done(null, jwt.validate(req as TokenRequest, payload));
-        } catch (err) {
-          done(err, false);
-        }
-      }),
+    const jwt = new VaultJwt(
+      keys,
+      { isRevoked: (jti) => revoked.has(jti) },
+      { issuer: TEST_ISSUER, audience: DEFAULT_TOKEN_AUDIENCE },
     );
+    const strategy = new CachedJwtStrategy(jwt, (req, payload, done) => {
+      try {
+        done(null, jwt.validate(req as TokenRequest, payload));
+      } catch (err) {
+        done(err, false);
+      }
+    });
+    passport.use(VAULT_JWT_STRATEGY, strategy);
     @Module({
       controllers: [ThingsController],
       providers: [
         Reflector,
         ApiKeyStrategy,
         { provide: AUTH_STRATEGIES, useValue: [VAULT_JWT_STRATEGY, 'api-key'] },
+        // what PlatformModule provides: the platform's strategy, which the guard asks first
+        { provide: JwtStrategy, useValue: strategy },
         { provide: APP_GUARD, useClass: AccessGuard },
         ...problemFilterProviders(),
       ],
@@ -132,6 +138,41 @@ describe('passport strategies behind the AccessGuard', () => {
     const old = await http().get('/things').set('authorization', `Bearer ${expired}`).expect(401);
     expect(old.body).toMatchObject({ status: 401, detail: 'The access token has expired.' });
     await http().get('/things/open').expect(200, { ok: true });
+  });
+
+  it('passes a token verified before without passport, and refuses it there once revoked', async () => {
+    const http = () => request(app.getHttpServer());
+    const token = await idp.token({ sub: 'vault|u-3', tid: 'tenant-c' });
+    const jti = (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { jti: string }).jti;
+    const runs = jest.spyOn(passport, 'authenticate');
+    try {
+      await http()
+        .get('/things')
+        .set('authorization', `Bearer ${token}`)
+        .expect(200, { openId: 'vault|u-3', tenantId: 'tenant-c' });
+      expect(runs).toHaveBeenCalledTimes(1);
+      await http()
+        .get('/things')
+        .set('authorization', `Bearer ${token}`)
+        .expect(200, { openId: 'vault|u-3', tenantId: 'tenant-c' });
+      expect(runs).toHaveBeenCalledTimes(1);
+      revoked.add(jti);
+      const refused = await http().get('/things').set('authorization', `Bearer ${token}`).expect(401);
+      expect(refused.body).toMatchObject({ status: 401, detail: 'The access token has been revoked.' });
+      expect(refused.headers['www-authenticate']).toBe(
+        'Bearer realm="vault", error="invalid_token", error_description="The access token has been revoked."',
+      );
+      expect(runs).toHaveBeenCalledTimes(1);
+      // another caller's token still goes through passport the first time
+      const other = await idp.token({ sub: 'vault|u-4', tid: 'tenant-c' });
+      await http()
+        .get('/things')
+        .set('authorization', `Bearer ${other}`)
+        .expect(200, { openId: 'vault|u-4', tenantId: 'tenant-c' });
+      expect(runs).toHaveBeenCalledTimes(2);
+    } finally {
+      runs.mockRestore();
+    }
   });
 
   it("names the verified caller's tenant and the route template in the access log", async () => {

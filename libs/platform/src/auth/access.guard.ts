@@ -6,6 +6,7 @@ import type { Principal } from '@vault/contracts';
 import { ProblemException } from '../errors/problem.exception';
 import { ACCESS_RULE, AccessRule } from './access.decorators';
 import { missingBearerToken } from './bearer-challenge';
+import { JwtStrategy, VAULT_JWT_STRATEGY } from './jwt.strategy';
 import { bearerRefusal } from './vault-jwt';
 
 /**
@@ -38,12 +39,16 @@ function passportGuard(strategies: string[]): CanActivate {
 @Injectable()
 export class AccessGuard implements CanActivate {
   private readonly authenticate?: CanActivate;
+  /** The platform's strategy when it is the first one tried: its answer for a token it verified before. */
+  private readonly verifiedBefore?: JwtStrategy;
 
   constructor(
     private readonly reflector: Reflector,
     @Optional() @Inject(AUTH_STRATEGIES) strategies?: string[],
+    @Optional() vaultJwt?: JwtStrategy,
   ) {
     this.authenticate = strategies?.length ? passportGuard(strategies) : undefined;
+    this.verifiedBefore = strategies?.[0] === VAULT_JWT_STRATEGY ? vaultJwt : undefined;
   }
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
@@ -52,9 +57,19 @@ export class AccessGuard implements CanActivate {
       throw ProblemException.forbidden('This operation is not available.');
     }
     if (rule === 'public') return true;
-    const authorization = ctx.switchToHttp().getRequest<Request>().headers.authorization;
+    const req = ctx.switchToHttp().getRequest<Request & { user?: Principal; authInfo?: unknown }>();
+    const authorization = req.headers.authorization;
     if (rule === 'optional' && authorization === undefined) return true;
     if (!this.authenticate) throw missingBearerToken(authorization);
+    // A token the platform's strategy verified before: what passport would end with (the
+    // strategy's `success`, or its 401 for a revoked token), without passport's
+    // per-request copy of the strategy and its callbacks.
+    const known = this.verifiedBefore?.verifiedBefore(req);
+    if (known) {
+      req.authInfo = undefined;
+      req.user = known;
+      return true;
+    }
     return (await this.authenticate.canActivate(ctx)) as boolean;
   }
 }
