@@ -1,4 +1,20 @@
-import { Body, Controller, Delete, INestApplication, Logger, Module, Post, Req } from '@nestjs/common';
+import {
+  Body,
+  CallHandler,
+  CanActivate,
+  Controller,
+  Delete,
+  ExecutionContext,
+  INestApplication,
+  Logger,
+  Module,
+  NestInterceptor,
+  Post,
+  Req,
+  UseGuards,
+  UseInterceptors,
+} from '@nestjs/common';
+import type { Observable } from 'rxjs';
 import { connect } from 'node:net';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
@@ -8,6 +24,7 @@ import { MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH } from '@vault/contracts';
 import { Public } from '../src/auth';
 import { PlatformModule } from '../src/bootstrap';
 import { BaseEnv } from '../src/config';
+import { ProblemException } from '../src/errors';
 import { ReadsOwnBody } from '../src/http';
 import { bootTestApp, expectProblemReply, nested, nestedJson, rawRequest, RawReply } from '../src/testing';
 
@@ -30,8 +47,35 @@ class EchoDto {
   free?: Record<string, unknown>;
 }
 
+/** A route's own guard (as a role check): refuses unless the request says `x-let-in: yes`. */
+class LetInGuard implements CanActivate {
+  canActivate(ctx: ExecutionContext): boolean {
+    if (ctx.switchToHttp().getRequest<Request>().headers['x-let-in'] === 'yes') return true;
+    throw ProblemException.forbidden();
+  }
+}
+
+/** A route's interceptor (as Idempotency-Key's fingerprint): answers the body's name it saw before the handler. */
+class SeesBodyInterceptor implements NestInterceptor {
+  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = ctx.switchToHttp().getRequest<Request>();
+    const body: unknown = req.body;
+    const name = typeof body === 'object' && body !== null ? (body as { name?: unknown }).name : undefined;
+    ctx.switchToHttp().getResponse<{ setHeader(n: string, v: string): void }>().setHeader('x-seen-name', String(name));
+    return next.handle();
+  }
+}
+
 @Controller('echo')
 class EchoController {
+  @Public()
+  @Post('guarded')
+  @UseGuards(LetInGuard)
+  @UseInterceptors(SeesBodyInterceptor)
+  guarded(@Body() body: EchoDto): EchoDto {
+    return body;
+  }
+
   @Public()
   @Post()
   echo(@Body() body: EchoDto): EchoDto {
@@ -160,6 +204,25 @@ describe('request bodies of a service (booted as services boot)', () => {
       const bytes = Buffer.alloc(MAX_JSON_BODY_BYTES + 10, 1);
       const res = await send('POST', '/api/v1/echo/raw', bytes, { 'content-type': 'application/octet-stream' });
       expect([res.status, res.json()]).toEqual([201, { bytes: bytes.length }]);
+    });
+  });
+
+  describe('when the body is read', () => {
+    it("after the route's own guards: their refusal comes first, whatever the body", async () => {
+      const refused = await send('POST', '/api/v1/echo/guarded', 'not json', { 'content-type': 'text/plain' });
+      expectProblemReply(refused, 403, 'forbidden');
+      const read = await send('POST', '/api/v1/echo/guarded', 'not json', { 'content-type': 'text/plain', 'x-let-in': 'yes' });
+      expectProblemReply(read, 415, 'unsupported_media_type');
+    });
+
+    it("before the route's interceptors: they see the parsed body", async () => {
+      const res = await send('POST', '/api/v1/echo/guarded', JSON.stringify({ name: 'seen' }), {
+        ...JSON_TYPE,
+        'x-let-in': 'yes',
+      });
+      expect(res.status).toBe(201);
+      expect(res.headers['x-seen-name']).toBe('seen');
+      expect(res.json()).toEqual({ name: 'seen' });
     });
   });
 

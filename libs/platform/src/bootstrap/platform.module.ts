@@ -1,18 +1,21 @@
-import { DynamicModule, Global, MiddlewareConsumer, Module, NestModule, Provider } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { DynamicModule, Global, MiddlewareConsumer, Module, NestModule, Optional, Provider } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE, DiscoveryModule, DiscoveryService, HttpAdapterHost } from '@nestjs/core';
 import { BaseEnv, loadEnv, ServiceEnv } from '../config/env';
 import { PROBLEM_FILTER_HOOKS, ProblemFilter } from '../errors/problem.filter';
 import { createValidationPipe } from '../errors/validation';
 import { StorableTextPipe } from '../errors/storable-text.pipe';
-import { RequestIdMiddleware, requestIdProblemHooks } from '../http/request-id.middleware';
+import { hasRequestIds, RequestIdMiddleware, requestIdProblemHooks } from '../http/request-id.middleware';
 import { idempotencyProblemHooks } from '../idempotency/idempotency';
-import { RequestBodyInterceptor } from '../http/request-body';
+import { installRequestBodyGuard } from '../http/request-body';
 import { ShutdownState } from '../health/shutdown-state';
 import { HealthModule } from '../health/health.module';
 import { NatsModule } from '../events/nats/nats.module';
 import { AccessGuard, AUTH_STRATEGIES } from '../auth/access.guard';
 import { JwtStrategy, VAULT_JWT_STRATEGY } from '../auth/jwt.strategy';
 import { RevocationService } from '../auth/revocation.service';
+
+/** The number of routes whose body the platform reads (RequestBodyGuard installed at boot). */
+export const REQUEST_BODY_ROUTES = Symbol('vault:request-body-routes');
 
 export interface PlatformOptions<E extends BaseEnv> {
   /** Service name, used for the NATS connection name and logs. */
@@ -75,7 +78,8 @@ export class PlatformModule implements NestModule {
         { provide: APP_PIPE, useClass: StorableTextPipe },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_GUARD, useClass: AccessGuard },
-        { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
+        // made with the providers, before Nest reads the routes' guards
+        { provide: REQUEST_BODY_ROUTES, useFactory: installRequestBodyGuard, inject: [DiscoveryService] },
         ...(verifiesTokens ? [RevocationService, JwtStrategy] : []),
         {
           provide: AUTH_STRATEGIES,
@@ -86,7 +90,11 @@ export class PlatformModule implements NestModule {
     };
   }
 
+  constructor(@Optional() private readonly adapterHost?: HttpAdapterHost) {}
+
+  /** Request ids for an app booted without useRequestIds (runService and bootTestApp run it first, for every path). */
   configure(consumer: MiddlewareConsumer): void {
+    if (hasRequestIds(this.adapterHost?.httpAdapter?.getInstance())) return;
     consumer.apply(RequestIdMiddleware).forRoutes('*path');
   }
 }

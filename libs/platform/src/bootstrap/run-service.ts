@@ -36,7 +36,7 @@ export async function runService(
       logger: startupLogger(),
       bufferLogs: false,
       forceCloseConnections: false,
-      // Bodies are read by the platform's RequestBodyInterceptor (http/request-body.ts).
+      // Bodies are read by the platform's RequestBodyGuard (http/request-body.ts).
       bodyParser: false,
     });
     const env = app.get(BaseEnv);

@@ -1,17 +1,17 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, SetMetadata } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { CanActivate, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { GUARDS_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { COMMON_ERRORS, isForbiddenKey, MAX_JSON_BODY_BYTES, MAX_JSON_DEPTH, parseJsonObject } from '@vault/contracts';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { text, urlencoded } from 'express';
-import { from, Observable, switchMap } from 'rxjs';
 import { ProblemException } from '../errors/problem.exception';
 import { invalidUtf8Offset } from './utf8';
 
 /*
  * Request bodies of every service (docs/errors.md, Request bodies). Services boot
- * without Nest's own body parser (runService, bootTestApp); the global
- * RequestBodyInterceptor reads the body of each routed request once its guards have
- * passed and before any pipe sees it:
+ * without Nest's own body parser (runService, bootTestApp); RequestBodyGuard, the last
+ * guard of every route, reads the body of each routed request once its other guards
+ * have passed and before any interceptor or pipe sees it:
  *
  * - a request carries a body when Content-Length is above 0 or Transfer-Encoding is
  *   present; only such a request is checked;
@@ -198,18 +198,51 @@ function parseJsonBody(body: string): Record<string, unknown> {
   }
 }
 
-/** Global: reads the body of every routed request not marked @ReadsOwnBody(), after the guards, before the pipes. */
-@Injectable()
-export class RequestBodyInterceptor implements NestInterceptor {
-  constructor(private readonly reflector: Reflector) {}
-
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
-    const own = this.reflector.getAllAndOverride<boolean | undefined>(READS_OWN_BODY, [context.getHandler(), context.getClass()]);
-    if (own) return next.handle();
+/**
+ * Reads the body of a routed request (see the rules above): the last guard of every route
+ * not marked @ReadsOwnBody(), so it runs once the route's own guards have passed, before any
+ * interceptor (Idempotency-Key fingerprints the parsed body) and pipe. A guard rather than a
+ * global interceptor: a bodiless request (most reads) costs one check, and a route without
+ * interceptors of its own runs none (Nest builds no observables for it).
+ */
+export class RequestBodyGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    if (context.getType() !== 'http') return true;
     const http = context.switchToHttp();
-    // nothing to read (most GETs): no promise and no extra observable per request
-    if (!carriesBody(http.getRequest<Request>())) return next.handle();
-    return from(readRequestBody(http.getRequest<Request>(), http.getResponse<Response>())).pipe(switchMap(() => next.handle()));
+    const req = http.getRequest<Request>();
+    if (!carriesBody(req)) return true;
+    return readRequestBody(req, http.getResponse<Response>()).then(() => true);
   }
+}
+
+/** The one guard instance every route shares (it keeps no state). */
+export const REQUEST_BODY_GUARD = new RequestBodyGuard();
+
+/**
+ * Appends REQUEST_BODY_GUARD to the guards of every route handler of the app's controllers
+ * but those marked @ReadsOwnBody() (on the handler or its controller). Runs while the app's
+ * providers are made, before Nest reads the routes' guards; a handler that has it already
+ * (another app of the same classes in this process) is left as it is. Returns the number
+ * of routes that read their body here.
+ */
+export function installRequestBodyGuard(discovery: DiscoveryService): number {
+  const scanner = new MetadataScanner();
+  let routes = 0;
+  for (const wrapper of discovery.getControllers()) {
+    const type = wrapper.metatype as (abstract new (...args: never[]) => unknown) | undefined;
+    if (!type?.prototype) continue;
+    const ownClass = Reflect.getMetadata(READS_OWN_BODY, type) === true;
+    for (const name of scanner.getAllMethodNames(type.prototype)) {
+      const handler: unknown = (type.prototype as Record<string, unknown>)[name];
+      if (typeof handler !== 'function' || Reflect.getMetadata(PATH_METADATA, handler) === undefined) continue;
+      const own = Reflect.getMetadata(READS_OWN_BODY, handler) as boolean | undefined;
+      if (own ?? ownClass) continue;
+      const guards = (Reflect.getMetadata(GUARDS_METADATA, handler) ?? []) as unknown[];
+      if (!guards.includes(REQUEST_BODY_GUARD)) {
+        Reflect.defineMetadata(GUARDS_METADATA, [...guards, REQUEST_BODY_GUARD], handler);
+      }
+      routes++;
+    }
+  }
+  return routes;
 }

@@ -39,4 +39,13 @@ export class RequestIdMiddleware implements NestMiddleware {
 export function useRequestIds(app: INestApplication): void {
   const middleware = new RequestIdMiddleware();
   app.use((req: Request, res: Response, next: NextFunction) => middleware.use(req, res, next));
+  withRequestIds.add(app.getHttpAdapter().getInstance() as object);
+}
+
+/** The HTTP servers (Express apps) whose every request already gets its id from useRequestIds. */
+const withRequestIds = new WeakSet<object>();
+
+/** True when useRequestIds ran on this HTTP server (Express app): the module's own middleware would repeat it. */
+export function hasRequestIds(server: unknown): boolean {
+  return typeof server === 'object' && server !== null && withRequestIds.has(server);
 }

@@ -66,8 +66,9 @@ export function observeRequest(
       tenant: details.tenant?.(),
     });
   };
-  res.once('finish', record);
-  res.once('close', record);
+  // (`on`, not `once`: `record` runs its body once anyway, and `once` wraps each listener per request)
+  res.on('finish', record);
+  res.on('close', record);
 }
 
 /**
