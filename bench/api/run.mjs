@@ -128,7 +128,14 @@ async function main() {
   const seed = await seedData(db, direct, token);
   const ref = await startReference(recordsDb, p, plans);
   const recordsEnv = environOf(p.children.get('records-service').pid);
-  const servers = { [RECORDS]: { url: direct, pid: p.children.get('records-service').pid }, [REFERENCE]: ref };
+  const servers = {
+    [RECORDS]: {
+      url: direct,
+      pid: p.children.get('records-service').pid,
+      metrics: `http://127.0.0.1:${recordsEnv.METRICS_PORT}/metrics`,
+    },
+    [REFERENCE]: ref,
+  };
   if (baselineMain) servers[BASE] = await startRecordsService(BASE, baselineMain, recordsEnv, {});
   const routes = routeTable(seed, token);
   await sanityCheck(routes, servers);
@@ -203,13 +210,14 @@ async function startProcess(name, main, env, readyUrl, { cwd = ROOT, nodeArgs = 
 /** Another records-service process (`main`) on the platform's environment, a port of its own and `env`. */
 async function startRecordsService(name, main, recordsEnv, env) {
   const port = await platform.freePort();
+  const metricsPort = await platform.freePort();
   const child = await startProcess(
     name,
     main,
     {
       ...recordsEnv,
       PORT: String(port),
-      METRICS_PORT: String(await platform.freePort()),
+      METRICS_PORT: String(metricsPort),
       DB_MIGRATE_ON_START: 'false',
       ...env,
     },
@@ -217,7 +225,7 @@ async function startRecordsService(name, main, recordsEnv, env) {
     { cwd: path.resolve(path.dirname(main), '../../..') },
   );
   log(`${name} ready (port ${port})`);
-  return { url: `http://127.0.0.1:${port}`, pid: child.pid };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
 /** A second gateway process of the same build, its records upstream at `recordsUrl`. */
@@ -664,6 +672,7 @@ async function openLoop(target, route, rate, seconds) {
     ...(target.host ? { connect: { rejectUnauthorized: false, servername: target.host } } : {}),
   });
   const latencies = [];
+  const dueLatencies = [];
   const statuses = {};
   let errors = 0;
   const inflight = new Set();
@@ -671,6 +680,7 @@ async function openLoop(target, route, rate, seconds) {
   const start = performance.now() + 20;
   let sent = 0;
   let lateSends = 0;
+  const probe = await startProbe(target.probe);
   const send = (due) => {
     const job = pool
       .request({
@@ -682,7 +692,10 @@ async function openLoop(target, route, rate, seconds) {
       .then(async (res) => {
         await res.body.dump();
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
-        if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          latencies.push(performance.now() - due);
+          dueLatencies.push([due, performance.now() - due]);
+        }
       })
       .catch(() => errors++)
       .finally(() => inflight.delete(job));
@@ -700,6 +713,7 @@ async function openLoop(target, route, rate, seconds) {
     await sleep(Math.max(0, Math.min(next, 2)));
   }
   await Promise.race([Promise.all(inflight), sleep(30000)]);
+  const stall = await probe.stop(start, dueLatencies);
   await pool.close().catch(() => undefined);
   // a request that failed (non-2xx, error, no answer after 30 s) is a latency beyond every bound
   const failed = sent - latencies.length;
@@ -714,7 +728,92 @@ async function openLoop(target, route, rate, seconds) {
     errors,
     lateSendsOver5ms: lateSends,
     loadAverage1m: r2(loadavg()[0]),
+    stall,
   };
+}
+
+/**
+ * What the server process did during an open-loop round (the stall evidence): its CPU
+ * sampled every 100 ms from /proc (the share of one core it got, per 500 ms of the
+ * round), and from its /metrics (records-service and baseline; scraped at the start and
+ * the end of the round): the longest event-loop delay in the round (prom-client's
+ * monitorEventLoopDelay, reset at each scrape) and the garbage collections (count, time,
+ * the major ones, and how many took 100 ms or more).
+ */
+async function startProbe(probe) {
+  if (!probe?.pid) return { stop: async () => undefined };
+  const before = probe.metrics ? await scrapeRuntime(probe.metrics) : undefined;
+  const samples = [[performance.now(), cpuMsOf(probe.pid)]];
+  const timer = setInterval(() => samples.push([performance.now(), cpuMsOf(probe.pid)]), 100);
+  return {
+    async stop(start, dueLatencies) {
+      clearInterval(timer);
+      samples.push([performance.now(), cpuMsOf(probe.pid)]);
+      const after = probe.metrics ? await scrapeRuntime(probe.metrics) : undefined;
+      const end = samples.at(-1)[0];
+      const SLOT = 500;
+      const slots = [];
+      for (let t = start; t < end; t += SLOT) {
+        const inSlot = samples.filter(([at]) => at >= t && at <= t + SLOT);
+        const cpu = inSlot.length > 1 ? inSlot.at(-1)[1] - inSlot[0][1] : NaN;
+        const wall = inSlot.length > 1 ? inSlot.at(-1)[0] - inSlot[0][0] : NaN;
+        const lat = dueLatencies.filter(([due]) => due >= t && due < t + SLOT).map(([, l]) => l);
+        slots.push({
+          at: r2((t - start) / 1000),
+          cpuShare: r2(cpu / wall),
+          sent: lat.length,
+          maxLatencyMs: lat.length ? r2(Math.max(...lat)) : null,
+        });
+      }
+      const sent = slots.filter((x) => x.sent > 0);
+      const worst = sent.reduce((a, b) => ((b.maxLatencyMs ?? 0) > (a?.maxLatencyMs ?? -1) ? b : a), undefined);
+      const cpuTotal = samples.at(-1)[1] - samples[0][1];
+      const out = {
+        cpuShare: r2(cpuTotal / (end - samples[0][0])),
+        worstSlot: worst,
+        slots,
+      };
+      if (before && after) {
+        out.eventLoopLagMaxMs = r2(after.lagMax * 1000);
+        out.gc = {
+          count: after.gcCount - before.gcCount,
+          ms: r2((after.gcSum - before.gcSum) * 1000),
+          major: after.majorCount - before.majorCount,
+          over100ms: after.gcOver100ms - before.gcOver100ms,
+        };
+      }
+      return out;
+    },
+  };
+}
+
+/** The event-loop delay and garbage-collection series of a process's /metrics. */
+async function scrapeRuntime(url) {
+  const text = await request(url).then((r) => r.body.text());
+  const sum = (re) => [...text.matchAll(re)].reduce((n, m) => n + Number(m[1]), 0);
+  return {
+    lagMax: sum(/^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/gm),
+    gcSum: sum(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm),
+    gcCount: sum(/^nodejs_gc_duration_seconds_count\{[^}]*\} (\S+)$/gm),
+    majorCount: sum(/^nodejs_gc_duration_seconds_count\{kind="major"[^}]*\} (\S+)$/gm),
+    // every collection minus those at most 0.1 s (the histogram's buckets are cumulative)
+    gcOver100ms:
+      sum(/^nodejs_gc_duration_seconds_count\{[^}]*\} (\S+)$/gm) -
+      sum(/^nodejs_gc_duration_seconds_bucket\{le="0\.1"[^}]*\} (\S+)$/gm),
+  };
+}
+
+/** The probe's findings on one log line. */
+function stallLine(st) {
+  if (!st) return '';
+  const w = st.worstSlot;
+  const lag = st.eventLoopLagMaxMs === undefined ? '' : `  loop lag max ${st.eventLoopLagMaxMs} ms`;
+  const gc = st.gc ? `  gc ${st.gc.count} (${st.gc.ms} ms, major ${st.gc.major}, ≥100 ms ${st.gc.over100ms})` : '';
+  const around = w ? st.slots.filter((x) => x.at >= w.at - 2 && x.at <= w.at).map((x) => x.cpuShare) : [];
+  return (
+    `\n      server cpu ${st.cpuShare} core${lag}${gc}` +
+    (w ? `; worst at ${w.at} s (max ${w.maxLatencyMs} ms), cpu per 0.5 s up to it: ${around.join(' ')}` : '')
+  );
 }
 
 /** p50/p90/p99/max of latencies (ms); a failed request counts as Infinity (written as null in the JSON report). */
@@ -746,9 +845,13 @@ async function measureOpenLoop(servers, gateways, { vaults, recordId }, token) {
       },
     },
   };
+  // each server's process is watched during its rounds (behind a gateway: the server behind it)
+  const probeOf = (s) => ({ pid: s.pid, metrics: s.metrics });
   const paths = {
-    direct: Object.fromEntries(Object.entries(servers).map(([n, s]) => [n, { url: s.url }])),
-    gateway: Object.fromEntries(Object.entries(gateways).map(([n, url]) => [n, { url, host: 'records-api.localhost' }])),
+    direct: Object.fromEntries(Object.entries(servers).map(([n, s]) => [n, { url: s.url, probe: probeOf(s) }])),
+    gateway: Object.fromEntries(
+      Object.entries(gateways).map(([n, url]) => [n, { url, host: 'records-api.localhost', probe: probeOf(servers[n]) }]),
+    ),
   };
   // a short warm-up of every path's connections
   for (const targets of Object.values(paths)) for (const t of Object.values(targets)) await openLoop(t, kinds.read.route, 100, 2);
@@ -765,7 +868,8 @@ async function measureOpenLoop(servers, gateways, { vaults, recordId }, token) {
             const q = percentiles(r.latencies);
             log(
               `open loop ${kind} ${rate}/s ${pathName.padEnd(7)} round ${round} ${name.padEnd(15)} p50 ${q.p50} ms  p99 ${q.p99} ms  ` +
-                `max ${q.max} ms  ${JSON.stringify(r.statuses)} errors ${r.errors} late ${r.lateSendsOver5ms} load ${r.loadAverage1m}`,
+                `max ${q.max} ms  ${JSON.stringify(r.statuses)} errors ${r.errors} late ${r.lateSendsOver5ms} load ${r.loadAverage1m}` +
+                stallLine(r.stall),
             );
           }
         }
@@ -776,6 +880,8 @@ async function measureOpenLoop(servers, gateways, { vaults, recordId }, token) {
           result.servers[name] = {
             ...percentiles(rs.flatMap((r) => r.latencies)),
             roundP99s: rs.map((r) => percentiles(r.latencies).p99),
+            // per round: the server's CPU, event-loop delay and collections (startProbe)
+            probes: rs.map((r) => r.stall),
             sent: rs.reduce((n, r) => n + r.sent, 0),
             failed,
             lateSendsOver5ms: rs.reduce((n, r) => n + r.lateSendsOver5ms, 0),
