@@ -1,6 +1,14 @@
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { ConsoleLogger } from '@nestjs/common';
 import { appLogger, logLevelsUpTo } from './app-logger';
+
+/** Nest's own timestamp of a text line, for the current time. */
+class ConsoleLoggerStamp extends ConsoleLogger {
+  stamp(): string {
+    return this.getTimestamp();
+  }
+}
 
 describe('appLogger', () => {
   let written: string[];
@@ -25,6 +33,27 @@ describe('appLogger', () => {
     appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'text' }).log('vault created', 'Vaults');
     expect(written.join('')).toMatch(/LOG.*\[Vaults\].*vault created/);
     expect(() => JSON.parse(written.join(''))).toThrow();
+  });
+
+  it("stamps text lines with Nest's timestamp of the second they are written in", () => {
+    jest.useFakeTimers({ now: new Date('2026-03-04T05:06:07.100Z'), doNotFake: ['nextTick', 'setImmediate'] });
+    try {
+      const logger = appLogger({ LOG_LEVEL: 'log', LOG_FORMAT: 'text' });
+      const stampOf = () => new ConsoleLoggerStamp().stamp();
+      logger.log('first');
+      const first = stampOf();
+      jest.setSystemTime(new Date('2026-03-04T05:06:07.900Z'));
+      logger.log('same second');
+      jest.setSystemTime(new Date('2026-03-04T05:06:08.000Z'));
+      logger.log('next second');
+      const next = stampOf();
+      expect(first).not.toBe(next);
+      expect(written[0]).toContain(`${first} `);
+      expect(written[1]).toContain(`${first} `);
+      expect(written[2]).toContain(`${next} `);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('leaves out levels below LOG_LEVEL', () => {

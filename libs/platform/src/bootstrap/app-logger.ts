@@ -14,6 +14,19 @@ export function logLevelsUpTo(level: BaseEnv['LOG_LEVEL']): LogLevel[] {
  * ` trace_id=…` at the end of text lines, when the line is written inside a traced request.
  */
 class TracedConsoleLogger extends ConsoleLogger {
+  private stampSecond = Number.NaN;
+  private stamp = '';
+
+  /** Nest's text-line timestamp (to the second), formatted once per second rather than per line. */
+  protected override getTimestamp(): string {
+    const second = Math.floor(Date.now() / 1000);
+    if (second !== this.stampSecond) {
+      this.stamp = super.getTimestamp();
+      this.stampSecond = second;
+    }
+    return this.stamp;
+  }
+
   protected override getJsonLogObject(...args: Parameters<ConsoleLogger['getJsonLogObject']>) {
     const ids = activeTraceIds();
     const line = super.getJsonLogObject(...args);
