@@ -74,11 +74,17 @@ interface PgPool {
 /**
  * A read outside any transaction (`manager` is the data source's own) as a named prepared
  * statement on a connection of TypeORM's pool: each connection parses and plans it once,
- * later requests only bind and execute it. Inside a transaction (or without a pg pool)
+ * later requests only bind and execute it. `T` is the row as the statement's select list
+ * names its columns (unchecked, as any raw query's). Inside a transaction (or without a pg pool)
  * through the manager, as any statement.
  */
-export async function preparedRead(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<Row[]> {
+export async function preparedRead<T extends object = Row>(
+  manager: EntityManager,
+  name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
   const pool = (manager.connection.driver as unknown as { master?: PgPool }).master;
   if (manager.queryRunner || manager !== manager.connection.manager || !pool?.query) return manager.query(text, values);
-  return (await pool.query({ name, text, values })).rows;
+  return (await pool.query({ name, text, values })).rows as T[];
 }

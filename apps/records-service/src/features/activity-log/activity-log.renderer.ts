@@ -1,5 +1,5 @@
 import type { ActivityLogEntryDto, FilterLocale, LogEntity } from '@vault/contracts';
-import type { ActivityLogEntryEntity } from '../../persistence/activity-log/activity-log-entry.entity';
+import type { ActivityLogView } from '../../persistence/activity-log/activity-log.repository';
 
 type Language = 'en' | 'es';
 
@@ -52,7 +52,7 @@ const VERBS: Record<Language, Record<string, string>> = {
 };
 
 /** Object phrase of a Network entry: who a vault or record was shared with, as which role. */
-function networkPhrase(lang: Language, e: ActivityLogEntryEntity): string {
+function networkPhrase(lang: Language, e: ActivityLogView): string {
   const en = lang === 'en';
   const who = b((e.details['collaborator'] as { username?: string } | undefined)?.username);
   const role = b(e.details['role'] as string | undefined);
@@ -77,7 +77,7 @@ function networkPhrase(lang: Language, e: ActivityLogEntryEntity): string {
 }
 
 /** Object phrase of a message per language, by entity and action. */
-function objectPhrase(lang: Language, e: ActivityLogEntryEntity): string {
+function objectPhrase(lang: Language, e: ActivityLogView): string {
   const other = (e.details['otherVault'] as { name?: string } | undefined)?.name;
   const en = lang === 'en';
   switch (e.entity) {
@@ -127,7 +127,7 @@ function formatTime(at: Date, locale: FilterLocale): string {
 }
 
 /** Renders a stored entry in the requested locale (Spanish for es-*, English otherwise). */
-export function renderEntry(e: ActivityLogEntryEntity, locale: FilterLocale): ActivityLogEntryDto {
+export function renderEntry(e: ActivityLogView, locale: FilterLocale): ActivityLogEntryDto {
   const lang: Language = locale.startsWith('es') ? 'es' : 'en';
   const action = VERBS[lang][e.action] ?? e.action;
   return {

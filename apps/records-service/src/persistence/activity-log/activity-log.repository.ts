@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { SelectQueryBuilder } from 'typeorm';
 import { ActivityLogEntryEntity } from './activity-log-entry.entity';
 import { Transactions } from '@vault/platform/persistence';
+import { preparedRead } from '../entity-rows';
 
 /** Columns of one log row, locale-neutral. */
 export interface ActivityLogRow {
@@ -39,32 +39,100 @@ export interface LogKey {
 /** The vault whose log is read. */
 type LogVault = { id: string; tenantId: string };
 
+/**
+ * What a page shows of an entry: the columns the rendering reads (the same as the
+ * reference's page read), not the writer's bookkeeping (subject, event type, actor id,
+ * logged_at, tenant).
+ */
+export type ActivityLogView = Pick<
+  ActivityLogEntryEntity,
+  | 'eventId'
+  | 'vaultId'
+  | 'entity'
+  | 'action'
+  | 'actorName'
+  | 'vaultName'
+  | 'recordId'
+  | 'recordName'
+  | 'fileName'
+  | 'details'
+  | 'occurredAt'
+>;
+
 /** Entries in page order with their keys. */
 export interface LogSlice {
-  entries: ActivityLogEntryEntity[];
+  entries: ActivityLogView[];
   keys: LogKey[];
 }
 
 /** A timestamp from microseconds since the epoch, exactly (no floating point). */
 const US_TO_TS = (param: string) => `(timestamptz 'epoch' + (${param})::bigint * interval '1 microsecond')`;
 
-/** The activity log: batch inserts of the writer, pages for the endpoint. */
+/**
+ * The select list of a page: the view's columns under their property names (the pg
+ * driver answers them as TypeORM hydrated them: jsonb parsed, timestamptz as Date), and
+ * each entry's key in microseconds for the cursor.
+ */
+const VIEW_SELECT = `event_id AS "eventId", vault_id AS "vaultId", entity, action, actor_name AS "actorName",
+  vault_name AS "vaultName", record_id AS "recordId", record_name AS "recordName", file_name AS "fileName", details,
+  occurred_at AS "occurredAt", (extract(epoch from occurred_at) * 1000000)::bigint AS o_us,
+  (extract(epoch from logged_at) * 1000000)::bigint AS l_us`;
+
+const pageOrder = (order: 'ASC' | 'DESC') => `ORDER BY occurred_at ${order}, logged_at ${order}, event_id ${order}`;
+
+/**
+ * The conditions of a filtered log read and their parameters, from $1, with the filter's
+ * shape (which filters are given) for the statement's name: one named statement per shape.
+ */
+function logWhere(vault: LogVault, f: ActivityLogFilter, counts = false): { where: string; params: unknown[]; shape: string } {
+  const params: unknown[] = [vault.id];
+  const where = ['vault_id = $1'];
+  let shape = '';
+  if (!counts) {
+    where.push(`tenant_id = $${params.push(vault.tenantId)}`);
+  }
+  if (f.entity) {
+    where.push(`entity = $${params.push(f.entity)}`);
+    shape += 'e';
+  }
+  if (f.eventType) {
+    where.push(`event_type = $${params.push(f.eventType)}`);
+    shape += 't';
+  }
+  if (f.actorOpenId && !counts) {
+    where.push(`actor_open_id = $${params.push(f.actorOpenId)}`);
+    shape += 'a';
+  }
+  return { where: where.join(' AND '), params, shape: shape || 'all' };
+}
+
+type PageRow = ActivityLogView & { o_us: string; l_us: string };
+
+/**
+ * The activity log: batch inserts of the writer, pages for the endpoint. A page's reads
+ * are plain SQL as named prepared statements (preparedRead): parsed and planned once per
+ * connection, not per request.
+ */
 @Injectable()
 export class ActivityLogRepository {
   constructor(private readonly tx: Transactions) {}
 
   /** Entries matching the filter: from the counters, or (sender filter) counted on its index. */
   async count(vault: LogVault, f: ActivityLogFilter): Promise<number> {
-    if (f.actorOpenId) return this.filtered(vault, f).getCount();
-    const qb = this.tx.none
-      .createQueryBuilder()
-      .select('COALESCE(SUM(c.total), 0)', 'total')
-      .from('activity_log_counts', 'c')
-      .where('c.vault_id = :vaultId', { vaultId: vault.id });
-    if (f.entity) qb.andWhere('c.entity = :entity', { entity: f.entity });
-    if (f.eventType) qb.andWhere('c.event_type = :eventType', { eventType: f.eventType });
-    const raw = await qb.getRawOne<{ total: string }>();
-    return Number(raw?.total ?? 0);
+    const byRows = !!f.actorOpenId;
+    const { where, params, shape } = logWhere(vault, f, !byRows);
+    const rows = byRows
+      ? await this.read<{ total: string }>(
+          `log_count_rows_${shape}`,
+          `SELECT count(*) AS total FROM activity_log_entries WHERE ${where}`,
+          params,
+        )
+      : await this.read<{ total: string }>(
+          `log_count_${shape}`,
+          `SELECT COALESCE(SUM(total), 0) AS total FROM activity_log_counts WHERE ${where}`,
+          params,
+        );
+    return Number(rows[0]?.total ?? 0);
   }
 
   /**
@@ -75,51 +143,46 @@ export class ActivityLogRepository {
   async slice(vault: LogVault, f: ActivityLogFilter, offset: number, limit: number, total: number): Promise<LogSlice> {
     if (offset >= total) return { entries: [], keys: [] };
     const fromEnd = total - offset - limit;
-    if (offset <= total / 2) return this.read(this.filtered(vault, f), 'DESC', offset, limit);
-    const rows = await this.read(this.filtered(vault, f), 'ASC', Math.max(0, fromEnd), limit + Math.min(0, fromEnd));
+    if (offset <= total / 2) return this.page(vault, f, 'DESC', offset, limit);
+    const rows = await this.page(vault, f, 'ASC', Math.max(0, fromEnd), limit + Math.min(0, fromEnd));
     return { entries: rows.entries.reverse(), keys: rows.keys.reverse() };
   }
 
   /** Up to `limit` entries after `key` in page order (keyset: no offset to skip). */
-  after(vault: LogVault, f: ActivityLogFilter, key: LogKey, limit: number): Promise<LogSlice> {
-    const qb = this.filtered(vault, f).andWhere(
-      `(e.occurred_at, e.logged_at, e.event_id) < (${US_TO_TS(':o')}, ${US_TO_TS(':l')}, :e)`,
-      { o: key.occurredUs, l: key.loggedUs, e: key.eventId },
+  async after(vault: LogVault, f: ActivityLogFilter, key: LogKey, limit: number): Promise<LogSlice> {
+    if (limit <= 0) return { entries: [], keys: [] };
+    const { where, params, shape } = logWhere(vault, f);
+    const n = params.length;
+    const rows = await this.read<PageRow>(
+      `log_after_${shape}`,
+      `SELECT ${VIEW_SELECT} FROM activity_log_entries
+       WHERE ${where} AND (occurred_at, logged_at, event_id) < (${US_TO_TS(`$${n + 1}`)}, ${US_TO_TS(`$${n + 2}`)}, $${n + 3})
+       ${pageOrder('DESC')} LIMIT $${n + 4}`,
+      [...params, key.occurredUs, key.loggedUs, key.eventId, limit],
     );
-    return this.read(qb, 'DESC', 0, limit);
+    return slice(rows);
   }
 
-  private filtered(vault: LogVault, f: ActivityLogFilter) {
-    const qb = this.tx.none
-      .getRepository(ActivityLogEntryEntity)
-      .createQueryBuilder('e')
-      .where('e.vault_id = :vaultId AND e.tenant_id = :tenantId', { vaultId: vault.id, tenantId: vault.tenantId });
-    if (f.entity) qb.andWhere('e.entity = :entity', { entity: f.entity });
-    if (f.eventType) qb.andWhere('e.event_type = :eventType', { eventType: f.eventType });
-    if (f.actorOpenId) qb.andWhere('e.actor_open_id = :actor', { actor: f.actorOpenId });
-    return qb;
-  }
-
-  private async read(
-    qb: SelectQueryBuilder<ActivityLogEntryEntity>,
+  private async page(
+    vault: LogVault,
+    f: ActivityLogFilter,
     order: 'ASC' | 'DESC',
     offset: number,
     limit: number,
   ): Promise<LogSlice> {
     if (limit <= 0) return { entries: [], keys: [] };
-    const { entities, raw } = await qb
-      .addSelect('(extract(epoch from e.occurred_at) * 1000000)::bigint', 'o_us')
-      .addSelect('(extract(epoch from e.logged_at) * 1000000)::bigint', 'l_us')
-      .orderBy('e.occurred_at', order)
-      .addOrderBy('e.logged_at', order)
-      .addOrderBy('e.event_id', order)
-      .offset(offset)
-      .limit(limit)
-      .getRawAndEntities<{ o_us: string; l_us: string; e_event_id: string }>();
-    return {
-      entries: entities,
-      keys: raw.map((r) => ({ occurredUs: r.o_us, loggedUs: r.l_us, eventId: r.e_event_id })),
-    };
+    const { where, params, shape } = logWhere(vault, f);
+    const n = params.length;
+    const rows = await this.read<PageRow>(
+      `log_page_${order.toLowerCase()}_${shape}`,
+      `SELECT ${VIEW_SELECT} FROM activity_log_entries WHERE ${where} ${pageOrder(order)} OFFSET $${n + 1} LIMIT $${n + 2}`,
+      [...params, offset, limit],
+    );
+    return slice(rows);
+  }
+
+  private read<T extends object>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    return preparedRead<T>(this.tx.none, name, text, values);
   }
 
   /**
@@ -160,4 +223,12 @@ export class ActivityLogRepository {
       ],
     );
   }
+}
+
+/** Rows of a page read as entries and their keys. */
+function slice(rows: PageRow[]): LogSlice {
+  return {
+    entries: rows,
+    keys: rows.map((r) => ({ occurredUs: r.o_us, loggedUs: r.l_us, eventId: r.eventId })),
+  };
 }
