@@ -11,8 +11,7 @@ import { VaultAccess } from '../../capabilities/access/access.service';
 import { CatalogueService } from '../../capabilities/catalogue/catalogue.service';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
 import type { RecordSubtypeEntity, RecordTypeEntity } from '../../persistence/record-types/record-type.entity';
-import { RecordEntity } from '../../persistence/records/record.entity';
-import { RecordRepository, RecordSearchFilter } from '../../persistence/records/record.repository';
+import { RecordRepository, RecordSearchFilter, RecordSearchRow } from '../../persistence/records/record.repository';
 import { toSearchItem } from './record.view';
 
 /** The record search of a vault: the query's names resolved through the catalogue, roles applied in the query. */
@@ -44,7 +43,7 @@ export class RecordSearchService {
     return offsetPageAnswer(await this.searchItems(rows, q), total, p);
   }
 
-  private async searchItems(rows: RecordEntity[], q: RecordSearchQueryDto): Promise<RecordSearchItem[]> {
+  private async searchItems(rows: RecordSearchRow[], q: RecordSearchQueryDto): Promise<RecordSearchItem[]> {
     const contributors = await this.memberships.contributors(rows.map((r) => r.id));
     // the catalogue entries of the few types in the answer, looked up once each (not twice per record)
     const types = new Map<string, RecordTypeEntity>();

@@ -5,6 +5,7 @@ import type { RecordFileEntity } from '../../persistence/record-files/record-fil
 import { toListItem } from '../files/record-file.view';
 import type { Contributor } from '../../persistence/memberships/membership.repository';
 import type { RecordEntity } from '../../persistence/records/record.entity';
+import type { RecordSearchRow } from '../../persistence/records/record.repository';
 
 const typeRef = (t: RecordTypeEntity | RecordSubtypeEntity, locale?: string) => ({
   id: t.id,
@@ -58,7 +59,7 @@ export function toLookupView(
 }
 
 export function toSearchItem(
-  r: RecordEntity,
+  r: RecordSearchRow,
   type: RecordTypeEntity,
   subtype: RecordSubtypeEntity,
   contributors: Contributor[],

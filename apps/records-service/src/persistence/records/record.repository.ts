@@ -3,7 +3,7 @@ import type { RecordRole, RecordStatus } from '@vault/contracts';
 import { In } from 'typeorm';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, Row } from '../entity-rows';
+import { EntityRows, entityRows, preparedRead, Row } from '../entity-rows';
 
 /** Filters of a record search; every given filter must hold. */
 export interface RecordSearchFilter {
@@ -24,22 +24,56 @@ const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 const SEARCH_ORDER = 'ORDER BY r.updated_at DESC, r.id ASC';
 
-/** The conditions of a search of the vault's records (aliased `r`) and their parameters. */
-function searchWhere(vaultId: string, f: RecordSearchFilter): { where: string; params: unknown[] } {
+/**
+ * The conditions of a search of the vault's records (aliased `r`) and their parameters,
+ * with the filter's shape (which filters are given) for the statement's name: one named
+ * prepared statement per shape.
+ */
+function searchWhere(vaultId: string, f: RecordSearchFilter): { where: string; params: unknown[]; shape: string } {
   const params: unknown[] = [vaultId];
   const p = (value: unknown) => `$${params.push(value)}`;
   const where = ['r.vault_id = $1'];
-  where.push(f.status ? `r.status = ${p(f.status)}` : `r.status <> 'DELETED'`);
-  if (f.name) where.push(`r.name ILIKE ${p(`%${escapeLike(f.name)}%`)} ESCAPE '\\'`);
-  if (f.uniqueReference) where.push(`r.unique_reference = ${p(f.uniqueReference)}`);
-  if (f.subtypeOther) where.push(`r.record_subtype_other ILIKE ${p(`%${escapeLike(f.subtypeOther)}%`)} ESCAPE '\\'`);
-  if (f.typeIds) where.push(`r.record_type_id = ANY(${p(f.typeIds)}::uuid[])`);
-  if (f.subtypeIds) where.push(`r.record_subtype_id = ANY(${p(f.subtypeIds)}::uuid[])`);
+  let shape = '';
+  const given = (letter: string, condition: string) => {
+    where.push(condition);
+    shape += letter;
+  };
+  if (f.status) given('s', `r.status = ${p(f.status)}`);
+  else where.push(`r.status <> 'DELETED'`);
+  if (f.name) given('n', `r.name ILIKE ${p(`%${escapeLike(f.name)}%`)} ESCAPE '\\'`);
+  if (f.uniqueReference) given('u', `r.unique_reference = ${p(f.uniqueReference)}`);
+  if (f.subtypeOther) given('o', `r.record_subtype_other ILIKE ${p(`%${escapeLike(f.subtypeOther)}%`)} ESCAPE '\\'`);
+  if (f.typeIds) given('t', `r.record_type_id = ANY(${p(f.typeIds)}::uuid[])`);
+  if (f.subtypeIds) given('y', `r.record_subtype_id = ANY(${p(f.subtypeIds)}::uuid[])`);
   if (f.sharedWith !== undefined) {
-    where.push(`EXISTS (SELECT 1 FROM record_memberships m WHERE m.record_id = r.id AND m.open_id = ${p(f.sharedWith)})`);
+    given('g', `EXISTS (SELECT 1 FROM record_memberships m WHERE m.record_id = r.id AND m.open_id = ${p(f.sharedWith)})`);
   }
-  return { where: where.join(' AND '), params };
+  return { where: where.join(' AND '), params, shape: shape || 'all' };
 }
+
+/** What a search item shows of a record: the columns it reads (the same as the reference's search). */
+export type RecordSearchRow = Pick<
+  RecordEntity,
+  | 'id'
+  | 'name'
+  | 'storageLocation'
+  | 'recordSubtypeOther'
+  | 'description'
+  | 'recordTypeId'
+  | 'recordSubtypeId'
+  | 'status'
+  | 'updatedAt'
+  | 'lastModifiedBy'
+  | 'editable'
+>;
+
+/**
+ * The select list of a search under the row's property names (the pg driver answers
+ * these columns as TypeORM hydrated them), so a row is the search row as it comes.
+ */
+const SEARCH_SELECT = `r.id, r.name, r.storage_location AS "storageLocation", r.record_subtype_other AS "recordSubtypeOther",
+  r.description, r.record_type_id AS "recordTypeId", r.record_subtype_id AS "recordSubtypeId", r.status,
+  r.updated_at AS "updatedAt", r.last_modified_by AS "lastModifiedBy", r.editable`;
 
 /** The record columns written by an insert, in the order of its parameters ($1 to $14). */
 const INSERTED = `id, tenant_id, vault_id, name, description, unique_reference, storage_location, record_type_id,
@@ -71,25 +105,38 @@ export class RecordRepository {
     return rows[0] ? toEntity(rows[0]) : null;
   }
 
-  /** Records of a vault matching the filter, most recently changed first (plain SQL). */
-  async search(vaultId: string, f: RecordSearchFilter): Promise<RecordEntity[]> {
-    const { select, toEntity } = this.meta();
-    const { where, params } = searchWhere(vaultId, f);
-    const rows: Row[] = await this.tx.none.query(`SELECT ${select} FROM records r WHERE ${where} ${SEARCH_ORDER}`, params);
-    return rows.map(toEntity);
+  /**
+   * Records of a vault matching the filter, most recently changed first: plain SQL as a
+   * named prepared statement per filter shape (planned once per connection).
+   */
+  async search(vaultId: string, f: RecordSearchFilter): Promise<RecordSearchRow[]> {
+    const { where, params, shape } = searchWhere(vaultId, f);
+    return this.read<RecordSearchRow>(
+      `record_search_${shape}`,
+      `SELECT ${SEARCH_SELECT} FROM records r WHERE ${where} ${SEARCH_ORDER}`,
+      params,
+    );
   }
 
   /** One page of the search (`offset`, `limit`) with the number of all matches. */
-  async searchPage(vaultId: string, f: RecordSearchFilter, offset: number, limit: number): Promise<[RecordEntity[], number]> {
-    const { select, toEntity } = this.meta();
-    const { where, params } = searchWhere(vaultId, f);
+  async searchPage(vaultId: string, f: RecordSearchFilter, offset: number, limit: number): Promise<[RecordSearchRow[], number]> {
+    const { where, params, shape } = searchWhere(vaultId, f);
     const n = params.length;
-    const rows: Row[] = await this.tx.none.query(
-      `SELECT ${select} FROM records r WHERE ${where} ${SEARCH_ORDER} OFFSET $${n + 1} LIMIT $${n + 2}`,
+    const rows = await this.read<RecordSearchRow>(
+      `record_search_page_${shape}`,
+      `SELECT ${SEARCH_SELECT} FROM records r WHERE ${where} ${SEARCH_ORDER} OFFSET $${n + 1} LIMIT $${n + 2}`,
       [...params, offset, limit],
     );
-    const counted: { n: number }[] = await this.tx.none.query(`SELECT count(*)::int AS n FROM records r WHERE ${where}`, params);
-    return [rows.map(toEntity), counted[0].n];
+    const counted = await this.read<{ n: number }>(
+      `record_search_count_${shape}`,
+      `SELECT count(*)::int AS n FROM records r WHERE ${where}`,
+      params,
+    );
+    return [rows, counted[0].n];
+  }
+
+  private read<T extends object>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    return preparedRead<T>(this.tx.none, name, text, values);
   }
 
   /** Live records of the vault the account holds a role on, counted by record type id. */
