@@ -1,0 +1,3 @@
+import { describeVersionsKill } from './file-versions-kill.suite';
+
+describeVersionsKill('s3');
