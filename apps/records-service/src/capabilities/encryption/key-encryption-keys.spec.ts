@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEnv } from '@vault/platform/config';
@@ -72,17 +72,29 @@ describe('local keyring', () => {
   });
 });
 
+/** The token directory of the SoftHSM2 configuration SOFTHSM2_CONF names. */
+function softhsmTokenDir(): string {
+  const conf = process.env['SOFTHSM2_CONF'];
+  if (!conf) throw new Error('SOFTHSM2_CONF is not set: run this suite with apps/records-service/jest.config.cts');
+  const dir = /^directories\.tokendir\s*=\s*(.+)$/m.exec(readFileSync(conf, 'utf8'))?.[1]?.trim();
+  if (!dir) throw new Error(`${conf} names no directories.tokendir`);
+  return dir;
+}
+
 /**
  * SoftHSM2 reads SOFTHSM2_CONF from the real process environment, which a jest test cannot
- * change: the token goes into the configured token directory under a label of its own and
- * is deleted afterwards.
+ * change: the jest run's global setup (test/global-setup.ts) points it at a token directory
+ * in a temporary folder of the run's own. The token, under a label of its own, is deleted
+ * afterwards.
  */
 describe('PKCS#11 token (SoftHSM2)', () => {
   const label = `vault-kek-${randomBytes(6).toString('hex')}`;
   const pin = '123456';
   let keys: Pkcs11Keys;
+  let tokenDir: string;
 
   beforeAll(() => {
+    tokenDir = softhsmTokenDir();
     execFileSync('softhsm2-util', ['--init-token', '--free', '--label', label, '--pin', pin, '--so-pin', '654321']);
     const setup = Pkcs11Keys.open({ module: SOFTHSM, tokenLabel: label, pin }, 'kek-1');
     setup.generateKey('kek-1');
@@ -108,6 +120,11 @@ describe('PKCS#11 token (SoftHSM2)', () => {
     await expect(kms(env({ PKCS11_PIN: '000000' }))).rejects.toThrow(/PKCS11_PIN is refused/);
     await expect(kms(env({ ENCRYPTION_ACTIVE_KEY: 'nope' }))).rejects.toThrow(/do not work/);
     expect(() => loadEnv(EncryptionEnv, { ENCRYPTION_KMS: 'pkcs11' })).toThrow(/PKCS11_MODULE is required/);
+  });
+
+  it("the token is in the run's own token directory, not the system's", () => {
+    expect(tokenDir.startsWith(tmpdir())).toBe(true);
+    expect(readdirSync(tokenDir)).toHaveLength(1);
   });
 
   it('wraps and unwraps with keys that stay on the token', async () => {
