@@ -3,7 +3,7 @@ import type { INestApplication } from '@nestjs/common';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
 import { FeedSignal } from '../src/features/change-feed/feed-signal';
-import { VaultFeedReaders } from '../src/features/change-feed/vault-feed-readers';
+import { FeedReadConnection, VaultFeedReaders } from '../src/features/change-feed/vault-feed-readers';
 import { ChangeFeedRepository } from '../src/persistence/change-feed/change-feed.repository';
 import { uniqueNamespace, waitFor } from './activity-log.harness';
 import { SseClient } from './sse-client';
@@ -255,5 +255,20 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     const resumed = await stream(t.app, owner, vault, slow.events.at(-1)?.id);
     await resumed.until((c) => c.events.length === ids.length - slow.events.length, 'the rest of the feed', 30_000);
     expect([...slow.events, ...resumed.events].map((e) => e.data.id)).toEqual(ids);
+  });
+  it("reads through the readers' own connection, through the pool while it cannot be opened, and reopens it after a failure", async () => {
+    const own = t.app.get(VaultFeedReaders).connection;
+    const pool = t.app.get(ChangeFeedRepository).poolQuery;
+    // the streams of the tests above were served through it
+    expect(own.counts.own).toBeGreaterThan(0);
+    const before = { ...own.counts };
+    await expect(own.query('SELECT 1/0', [], pool)).rejects.toThrow(/division by zero/);
+    await expect(own.query('SELECT 2 AS two', [], pool)).resolves.toEqual([{ two: 2 }]);
+    expect(own.counts).toEqual({ own: before.own + 2, pool: before.pool });
+
+    const down = new FeedReadConnection('postgres://postgres@127.0.0.1:1/nowhere');
+    await expect(down.query('SELECT 1 AS one', [], pool)).resolves.toEqual([{ one: 1 }]);
+    expect(down.counts).toEqual({ own: 0, pool: 1 });
+    await down.close();
   });
 });

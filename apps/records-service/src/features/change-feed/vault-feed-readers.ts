@@ -1,5 +1,12 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { ChangeFeedRepository, FeedCaller, FeedEntry, FeedView } from '../../persistence/change-feed/change-feed.repository';
+import { Client } from 'pg';
+import {
+  ChangeFeedRepository,
+  FeedCaller,
+  FeedEntry,
+  FeedQuery,
+  FeedView,
+} from '../../persistence/change-feed/change-feed.repository';
 import { encodeCursor } from './change-feed.cursor';
 import { ChangeFeedEnv } from './change-feed.env';
 import { FeedSignal } from './feed-signal';
@@ -40,33 +47,106 @@ type FeedRead = Parameters<ChangeFeedRepository['eventsAndViewsOf']>[0][number];
 type FeedReadResult = Awaited<ReturnType<ChangeFeedRepository['eventsAndViewsOf']>>[number];
 
 /**
+ * The connection the vault readers of this process read through: one of its own, opened
+ * with the first read, so that a stream's read does not queue for the pool behind the
+ * API's transactions (under write load the pool is the longest wait of a live event).
+ * While it cannot be opened, reads go through the pool; a failed statement closes it (the
+ * next read opens another).
+ */
+export class FeedReadConnection {
+  private current?: { client: Client; ready: Promise<unknown> };
+  private closed = false;
+  /** Statements run on the connection and through the pool. */
+  readonly counts = { own: 0, pool: 0 };
+
+  constructor(private readonly url: string) {}
+
+  /** Runs the statement on the connection, or through `pool` while there is none. */
+  async query(sql: string, params: unknown[], pool: FeedQuery): Promise<unknown[]> {
+    const client = this.closed ? undefined : await this.open();
+    if (!client) {
+      this.counts.pool++;
+      return pool(sql, params);
+    }
+    try {
+      this.counts.own++;
+      return (await client.query(sql, params)).rows;
+    } catch (err) {
+      this.drop(client);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.current) this.drop(this.current.client);
+  }
+
+  /** The open connection (opened now if there is none); undefined when it cannot be opened. */
+  private async open(): Promise<Client | undefined> {
+    let current = this.current;
+    if (!current) {
+      const client = new Client({ connectionString: this.url });
+      client.on('error', () => this.drop(client));
+      client.on('end', () => this.drop(client));
+      this.current = current = { client, ready: client.connect() };
+    }
+    const { client, ready } = current;
+    try {
+      await ready;
+      return client;
+    } catch {
+      this.drop(client);
+      return undefined;
+    }
+  }
+
+  private drop(client: Client): void {
+    if (this.current?.client === client) this.current = undefined;
+    void client.end().catch(() => undefined);
+  }
+}
+
+/**
  * The reads of the vault readers of this process, gathered: the reads asked for while
  * the process runs one piece of work (a signal wakes every reader of the vaults it names
- * at once) go to PostgreSQL as one statement (eventsAndViewsOf), not one per vault.
+ * at once), or while the previous statement runs, go to PostgreSQL as one statement
+ * (eventsAndViewsOf), not one per vault; one statement at a time, on the readers' own
+ * connection (FeedReadConnection).
  */
 class FeedReads {
   private waiting: { read: FeedRead; resolve: (r: FeedReadResult) => void; reject: (err: unknown) => void }[] = [];
+  private reading = false;
 
-  constructor(private readonly feed: ChangeFeedRepository) {}
+  constructor(
+    private readonly feed: ChangeFeedRepository,
+    private readonly connection: FeedReadConnection,
+  ) {}
 
   read(read: FeedRead): Promise<FeedReadResult> {
     return new Promise((resolve, reject) => {
-      if (this.waiting.push({ read, resolve, reject }) === 1) queueMicrotask(() => this.flush());
+      if (this.waiting.push({ read, resolve, reject }) === 1 && !this.reading) queueMicrotask(() => void this.flush());
     });
   }
 
-  private flush(): void {
+  private async flush(): Promise<void> {
+    if (this.reading || this.waiting.length === 0) return;
+    this.reading = true;
     const batch = this.waiting;
     this.waiting = [];
-    this.feed
-      .eventsAndViewsOf(
+    try {
+      const results = await this.feed.eventsAndViewsOf(
         batch.map((w) => w.read),
         FEED_READ_BATCH,
-      )
-      .then(
-        (results) => batch.forEach((w, i) => w.resolve(results[i])),
-        (err) => batch.forEach((w) => w.reject(err)),
+        (sql, params) => this.connection.query(sql, params, this.feed.poolQuery),
       );
+      batch.forEach((w, i) => w.resolve(results[i]));
+    } catch (err) {
+      batch.forEach((w) => w.reject(err));
+    } finally {
+      this.reading = false;
+      void this.flush();
+    }
   }
 }
 
@@ -177,14 +257,17 @@ export class VaultFeedReaders implements OnModuleDestroy {
   private readonly logger = new Logger('ChangeFeedReader');
   private readonly readers = new Map<string, VaultFeedReader>();
   private readonly reads: FeedReads;
+  /** The readers' own connection to PostgreSQL. */
+  readonly connection: FeedReadConnection;
   private unsubscribe?: () => void;
 
   constructor(
-    private readonly feed: ChangeFeedRepository,
+    feed: ChangeFeedRepository,
     private readonly env: ChangeFeedEnv,
     private readonly signal: FeedSignal,
   ) {
-    this.reads = new FeedReads(feed);
+    this.connection = new FeedReadConnection(env.DATABASE_URL);
+    this.reads = new FeedReads(feed, this.connection);
   }
 
   /** Adds a stream to its vault's reader, which reads at once from the stream's position. */
@@ -213,10 +296,11 @@ export class VaultFeedReaders implements OnModuleDestroy {
     return this.readers.get(vaultId)?.signalled ?? 0;
   }
 
-  onModuleDestroy(): void {
+  async onModuleDestroy(): Promise<void> {
     this.unsubscribe?.();
     for (const r of this.readers.values()) r.stop();
     this.readers.clear();
+    await this.connection.close();
   }
 
   private woken(vaultIds: readonly string[] | undefined): void {

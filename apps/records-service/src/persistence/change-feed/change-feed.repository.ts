@@ -57,10 +57,16 @@ const VAULTS_PER_NOTIFY = 150;
 /** Serialises the feed's writers so that `seq` order is also commit order (no reader skips a row). */
 const FEED_WRITE_LOCK = 1_763_800_001_200;
 
+/** Runs one statement and answers its rows (a connection of its own, instead of the pool). */
+export type FeedQuery = (sql: string, params: unknown[]) => Promise<unknown[]>;
+
 /** The vault change feeds (docs/change-feed.md): inserts in stream order, pages, pruning. */
 @Injectable()
 export class ChangeFeedRepository {
   constructor(private readonly tx: Transactions) {}
+
+  /** One statement through the pool (outside a transaction). */
+  readonly poolQuery: FeedQuery = (sql, params) => this.tx.none.query(sql, params);
 
   /**
    * Inserts the rows in their order in one statement; a row of an event already in the
@@ -129,15 +135,17 @@ export class ChangeFeedRepository {
    * sees of that vault now: its vault role, or without one the live records of the vault on
    * which it holds a role (the visibility of vault routes). A caller of another tenant is
    * left out. The views are read only when the read has events or `always`. Answers one
-   * result per read, in the order of `reads`.
+   * result per read, in the order of `reads`. Through `via` when given (else the pool).
    */
   async eventsAndViewsOf(
     reads: { vaultId: string; afterSeq: string; callers: FeedCaller[]; always: boolean }[],
     limit: number,
+    via?: FeedQuery,
   ): Promise<{ events: FeedEntry[]; views: FeedView[] }[]> {
     if (reads.length === 0) return [];
     const callers = reads.flatMap((r, k) => r.callers.map((c) => ({ k: k + 1, ...c })));
-    const rows: { events: (FeedEntry & { k: number })[]; views: (FeedView & { k: number })[] }[] = await this.tx.none.query(
+    const query = via ?? this.poolQuery;
+    const rows = (await query(
       `WITH r AS (
          SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::boolean[]) WITH ORDINALITY AS r(vault_id, after_seq, always, k)),
        events AS (
@@ -170,7 +178,7 @@ export class ChangeFeedRepository {
         callers.map((c) => c.openId),
         limit,
       ],
-    );
+    )) as { events: (FeedEntry & { k: number })[]; views: (FeedView & { k: number })[] }[];
     const out = reads.map(() => ({ events: [] as FeedEntry[], views: [] as FeedView[] }));
     for (const { k, ...e } of rows[0].events) out[k - 1].events.push(e);
     for (const { k, ...v } of rows[0].views) out[k - 1].views.push(v);
