@@ -14,6 +14,8 @@ module.exports = {
   // processes and timers, and each has its own databases, event namespaces and ports; with
   // three the 2-core CI machine was already CPU-bound (no shorter, more contention).
   maxWorkers: 2,
+  // The long spec files first, also on a fresh clone (test/slow-first.sequencer.cjs).
+  testSequencer: '<rootDir>/test/slow-first.sequencer.cjs',
   // One migrated database per run, copied for each test database (test/records-database.ts),
   // and a SoftHSM2 token directory of the run's own (SOFTHSM2_CONF).
   globalSetup: '<rootDir>/test/global-setup.ts',
