@@ -249,7 +249,7 @@ describe('webhook secrets at rest', () => {
         ),
       );
       const log = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/deliveries`).expect(200);
-      expect(log.body.items[0]).toMatchObject({ status: 'failed', lastStatusCode: null, lastError: d.last_error });
+      expect(log.body.data[0]).toMatchObject({ status: 'failed', lastStatusCode: null, lastError: d.last_error });
       await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
       await t.get(owner, hooks(vaultId)).expect(200);
       await t.put(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`, { url: receiver.url, events: ['record.created'] }).expect(200);

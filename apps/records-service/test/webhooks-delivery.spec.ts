@@ -143,12 +143,14 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
 
     // The delivery log tells the story.
     const log = await t.get(owner, `${hooks(vaultA)}/webhook-id/${subA.id}/deliveries`).expect(200);
-    expect(log.body.items).toHaveLength(4);
-    for (const d of log.body.items) {
+    expect(log.body.data).toHaveLength(4);
+    // `items` (deprecated) repeats `data` until its Sunset date
+    expect(log.body.items).toEqual(log.body.data);
+    for (const d of log.body.data) {
       expect(d).toMatchObject({ status: 'delivered', lastStatusCode: 200, lastError: null, nextAttemptAt: null });
       expect(d.deliveredAt).not.toBeNull();
     }
-    const first = log.body.items.find((d: { eventId: string }) => d.eventId === expectedA[0]);
+    const first = log.body.data.find((d: { eventId: string }) => d.eventId === expectedA[0]);
     expect(first.attempts).toBeGreaterThanOrEqual(3);
     // Response bodies are kept only as a short excerpt.
     const failed = (await deliveries(subA.id)).concat(await deliveries(subB.id));
@@ -381,7 +383,7 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
     // Redelivering the given-up one sends it again with the same webhook-id.
     const before = receiver.requests.length;
     const log = await t.get(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/deliveries`).expect(200);
-    const gaveUp = log.body.items.find((x: { status: string }) => x.status === 'failed');
+    const gaveUp = log.body.data.find((x: { status: string }) => x.status === 'failed');
     await t.post(owner, `${hooks(vaultId)}/webhook-id/${sub.id}/deliveries/delivery-id/${gaveUp.id}/redeliver`).expect(202);
     await settled(sub.id, 2);
     expect(receiver.requests.slice(before).map((r) => r.id)).toEqual([gaveUp.eventId]);
