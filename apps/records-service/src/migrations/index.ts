@@ -23,6 +23,7 @@ import { SearchIndex1764200000000 } from './1764200000000-search-index';
 import { VaultKeys1764300000000 } from './1764300000000-vault-keys';
 import { BlobEnvelopes1764300000001 } from './1764300000001-blob-envelopes';
 import { SearchWords1764450000000 } from './1764450000000-search-words';
+import { SearchVectorsInline1764500000000 } from './1764500000000-search-vectors-inline';
 
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -52,4 +53,5 @@ export const MIGRATIONS: Function[] = [
   VaultKeys1764300000000,
   BlobEnvelopes1764300000001,
   SearchWords1764450000000,
+  SearchVectorsInline1764500000000,
 ];

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
 import { LIVE_SQL, VERSION_ID_SQL } from './live-state';
@@ -46,6 +47,11 @@ export interface FileTextRow {
   indexing: boolean;
 }
 
+/** What a named statement uses of the pg client under TypeORM's postgres query runner. */
+interface PgClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: SearchRow[] }>;
+}
+
 /** Markers around matched words in snippets (escaped and turned into <mark> by the service). */
 export const MARK_START = '\u0001';
 export const MARK_END = '\u0002';
@@ -57,19 +63,28 @@ export class SearchRepository {
 
   /**
    * One statement: candidate pages from the GIN indexes (full text, one condition per
-   * language so that each is an index scan; word parts through the trigram index), then
+   * language so that each is an index scan; word parts through the tenant's word list), then
    * only those whose vault, record and file are live, whose bytes are the file's current
    * ones, whose vault indexes content and that the caller may read through a vault role or
    * a role on the record; best first.
+   *
+   * The statement is a named prepared statement with a generic plan: its text depends only
+   * on the shape of the search (word parts or not, excluded words or not, which filters), so
+   * each connection plans each shape once. Planned per query it cost about as much CPU as
+   * running it (the five languages' conditions; measured in docs/benchmarks.md).
    */
   async search(s: SearchParams): Promise<SearchRow[]> {
     const { sql, params } = searchSql(s);
+    const name = `search_${createHash('sha256').update(sql).digest('base64url').slice(0, 20)}`;
     return this.tx.run(async (tx) => {
       // A page's text and vector live out of line (TOAST): a sequential scan reads and
       // decompresses every page, which the planner does not count (measured: 600 ms against
-      // 2 ms through the GIN index for 20,000 pages). The indexes are always the way here.
-      await tx.query('SET LOCAL enable_seqscan = off');
-      return tx.query(sql, params);
+      // 2 ms through the GIN index for 20,000 pages). The indexes are always the way here;
+      // the generic plan is made under these settings, the first time a connection runs it.
+      await tx.query('SET LOCAL enable_seqscan = off; SET LOCAL plan_cache_mode = force_generic_plan');
+      const client = (await tx.queryRunner?.connect()) as PgClient | undefined;
+      if (!client?.query) return tx.query(sql, params);
+      return (await client.query({ name, text: sql, values: params })).rows;
     });
   }
 
@@ -125,15 +140,19 @@ export const PART_WORDS = 1000;
 /**
  * The search statement and its parameters (see SearchRepository.search).
  *
+ * - `terms`: the query of each language, parsed once per statement (under a generic plan an
+ *   expression of $1 in the select list would be parsed again for every row ranked), and the
+ *   query's own words as that language's lexemes (for the highlighting below).
  * - `readable`: the caller's vaults (a vault role) and records (a record role), computed once
  *   and applied as a semi-join, before any page is ranked.
  * - Word parts: each is looked for in the tenant's word list (`search_words`, trigram index on
  *   the word, at most PART_WORDS words), and the words found join the query of each language
  *   as alternatives: (words with part 1) & (words with part 2) & !excluded. A part that is in
  *   no word matches nothing, so its query stays the plain one.
- * - `found`: the pages that match, one constant GIN condition per language, joined to their
- *   live file, record and vault, ranked, and only the page of answers kept (LIMIT in the same
- *   query).
+ * - `hits`: the pages that match, one GIN condition per language, ranked as they are read
+ *   (the vector is in the row: carried on, it would be copied into the CTE's store); `found`:
+ *   those joined to their live file, record and vault, and only the page of answers kept
+ *   (LIMIT in the same query).
  * - The headline is computed for the returned rows only. Folding makes "Buero" find "Büro",
  *   but ts_headline compares the page's own words, unfolded, with the folded query: the
  *   page's words that fold to a query word, or contain a word part, are added to the query
@@ -143,14 +162,14 @@ function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
   const params: unknown[] = [s.query, s.tenantId, s.openId, s.vaultRoles, s.recordRoles];
   const arg = (v: unknown) => `$${params.push(v)}`;
   const languages = s.languages.filter((l) => LANGUAGE.test(l));
-  const query = (l: string, p: string) => `websearch_to_tsquery('${l}'::regconfig, search_fold(${p}))`;
   const parts = s.parts.length ? arg(s.parts) : null;
-  const excluded = s.excluded ? ` && !! websearch_to_tsquery(l.cfg, search_fold(${arg(s.excluded)}))` : '';
-  const withParts = (l: string) => (parts ? ` || (SELECT q FROM part_query WHERE cfg = '${l}'::regconfig)` : '');
+  const excluded = s.excluded ? ` && !! websearch_to_tsquery(t.cfg, search_fold(${arg(s.excluded)}))` : '';
   const match = languages
-    .map((l) => `(p.language = '${l}'::regconfig AND p.tsv @@ (${query(l, '$1')}${withParts(l)}))`)
+    .map((l) => `(p.language = '${l}'::regconfig AND p.tsv @@ (SELECT m FROM queries WHERE cfg = '${l}'::regconfig))`)
     .join(' OR ');
-  const fullText = `CASE p.language ${languages.map((l) => `WHEN '${l}'::regconfig THEN ts_rank_cd(p.tsv, ${query(l, '$1')}, 32)`).join(' ')} END`;
+  const fullText = `CASE p.language ${languages
+    .map((l) => `WHEN '${l}'::regconfig THEN ts_rank_cd(p.tsv, (SELECT q FROM queries WHERE cfg = '${l}'::regconfig), 32)`)
+    .join(' ')} END`;
   // a page found by word parts only ranks 0.01
   const rank = parts ? `GREATEST(${fullText}, 0.01)` : fullText;
   const partCtes = parts
@@ -160,13 +179,15 @@ function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
         WHERE sw.tenant_id = $2 AND sw.word LIKE '%' || search_fold(x.part) || '%'
         ORDER BY sw.pages DESC, sw.word LIMIT ${PART_WORDS}) w),
     part_query AS MATERIALIZED (
-      SELECT l.cfg, CASE WHEN count(g.i) = ${s.parts.length} AND numnode(search_tsquery_and(g.q)) > 0
+      SELECT t.cfg, CASE WHEN count(g.i) = ${s.parts.length} AND numnode(search_tsquery_and(g.q)) > 0
         THEN search_tsquery_and(g.q)${excluded} ELSE ''::tsquery END AS q
-      FROM unnest(ARRAY[${languages.map((l) => `'${l}'`).join(', ')}]::regconfig[]) AS l(cfg)
-      LEFT JOIN LATERAL (SELECT pw.i, search_tsquery_or(plainto_tsquery(l.cfg, pw.word)) AS q
+      FROM terms t
+      LEFT JOIN LATERAL (SELECT pw.i, search_tsquery_or(plainto_tsquery(t.cfg, pw.word)) AS q
         FROM part_words pw GROUP BY pw.i) g ON true
-      GROUP BY l.cfg),`
-    : '';
+      GROUP BY t.cfg),
+    queries AS MATERIALIZED (
+      SELECT t.cfg, t.q, t.words, t.q || pq.q AS m FROM terms t JOIN part_query pq ON pq.cfg = t.cfg),`
+    : `queries AS MATERIALIZED (SELECT t.cfg, t.q, t.words, t.q AS m FROM terms t),`;
   const filters = [
     s.vaultId ? `v.id = ${arg(s.vaultId)}` : '',
     s.recordType ? `r.record_type_id IN (SELECT id FROM record_types WHERE name = ${arg(s.recordType)})` : '',
@@ -176,18 +197,22 @@ function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
   const partWord = parts
     ? `OR search_fold(t.token) LIKE ANY (ARRAY(SELECT '%' || search_fold(w) || '%' FROM unnest(${parts}::text[]) w))`
     : '';
-  const partHighlight = parts ? ` || (SELECT q FROM part_query WHERE cfg = p.language)` : '';
-  const sql = `WITH ${partCtes} readable AS MATERIALIZED (
+  const sql = `WITH terms AS MATERIALIZED (
+      SELECT l.cfg, websearch_to_tsquery(l.cfg, search_fold($1)) AS q,
+        tsvector_to_array(to_tsvector(l.cfg, search_fold($1))) AS words
+      FROM unnest(ARRAY[${languages.map((l) => `'${l}'`).join(', ')}]::regconfig[]) AS l(cfg)),
+    ${partCtes}
+    readable AS MATERIALIZED (
       SELECT vm.vault_id, NULL::uuid AS record_id FROM vault_memberships vm
       WHERE vm.tenant_id = $2 AND vm.open_id = $3 AND vm.role = ANY($4::text[])
       UNION ALL
       SELECT r.vault_id, r.id FROM record_memberships rm JOIN records r ON r.id = rm.record_id
       WHERE rm.tenant_id = $2 AND rm.open_id = $3 AND rm.role = ANY($5::text[])),
     hits AS MATERIALIZED (
-      SELECT p.file_text_id, p.page, p.language, p.tsv FROM file_text_pages p WHERE p.tenant_id = $2 AND (${match})),
+      SELECT p.file_text_id, p.page, ${rank} AS rank FROM file_text_pages p WHERE p.tenant_id = $2 AND (${match})),
     found AS (
       SELECT v.id AS "vaultId", r.id AS "recordId", r.name AS "recordName", rf.file_name AS "fileName",
-        rf.id AS file_id, ft.id AS text_id, p.page, ${rank} AS rank
+        rf.id AS file_id, ft.id AS text_id, p.page, p.rank
       FROM hits p
       JOIN file_texts ft ON ft.id = p.file_text_id AND ft.status = 'extracted'
       JOIN record_files rf ON rf.id = ft.record_file_id AND rf.sha256 = ft.sha256
@@ -202,17 +227,16 @@ function searchSql(s: SearchParams): { sql: string; params: unknown[] } {
     SELECT f."vaultId", f."recordId", f."recordName", f."fileName",
       COALESCE((SELECT fv.id FROM file_versions fv WHERE fv.file_id = f.file_id AND fv.current), f.text_id) AS "versionId",
       f.page, f.rank::float8 AS score,
-      ts_headline(p.language, p.body,
-        websearch_to_tsquery(p.language, search_fold($1))${partHighlight} || COALESCE(hl.q, ''::tsquery),
+      ts_headline(p.language, p.body, qs.m || COALESCE(hl.q, ''::tsquery),
         'StartSel=${MARK_START}, StopSel=${MARK_END}, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "')
         AS snippet
     FROM found f JOIN file_text_pages p ON p.file_text_id = f.text_id AND p.page = f.page
+    JOIN queries qs ON qs.cfg = p.language
     LEFT JOIN LATERAL (
       SELECT websearch_to_tsquery(p.language, string_agg(DISTINCT t.token, ' or ')) AS q
       FROM ts_parse('default', p.body) t
       WHERE p.body ~ '[^[:ascii:]]' AND t.tokid IN (${WORD_TOKENS}) AND t.token ~ '[^[:ascii:]]' AND (
-        tsvector_to_array(to_tsvector(p.language, search_fold(t.token)))
-          && tsvector_to_array(to_tsvector(p.language, search_fold($1)))
+        tsvector_to_array(to_tsvector(p.language, search_fold(t.token))) && qs.words
         ${partWord})) hl ON true
     ORDER BY f.rank DESC, f.text_id, f.page`;
   return { sql, params };
