@@ -10,6 +10,7 @@ import { encryptionProblem } from '../encryption/encryption.problems';
 import { OpenStream, sealedSize } from '../encryption/age-stream';
 import { ChunkSealer, openTail, SealedUpload, sealedOffset, sealTail, tailStart } from '../encryption/sealed-append';
 import { Transactions } from '@vault/platform/persistence';
+import { PeriodicTask } from '@vault/platform/runtime';
 import { AppendState, ByteRange, FileStorage } from './file-storage';
 import { Metered, MeteredStream } from './metered-stream';
 import { FilesEnv } from './storage.env';
@@ -73,7 +74,8 @@ export type ChunkAlgorithm = 'sha1' | 'sha256';
 @Injectable()
 export class FileBytesService implements OnModuleInit, OnModuleDestroy {
   private readonly log = new Logger(FileBytesService.name);
-  private timer?: NodeJS.Timeout;
+  /** The purge of due removals, every FILE_PURGE_INTERVAL_MS. */
+  private readonly purging: PeriodicTask;
   private running?: Promise<void>;
 
   constructor(
@@ -83,15 +85,16 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
     private readonly env: FilesEnv,
     private readonly cipher: BlobCipherService,
     private readonly seals: BlobEnvelopeRepository,
-  ) {}
+  ) {
+    this.purging = new PeriodicTask('file purge', env.FILE_PURGE_INTERVAL_MS, () => this.purgeDue(), this.log);
+  }
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.purgeDue(), this.env.FILE_PURGE_INTERVAL_MS);
-    this.timer.unref();
+    this.purging.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
+    this.purging.stop();
     await this.running;
   }
 
