@@ -753,10 +753,18 @@ async function startProbe(probe) {
       const end = samples.at(-1)[0];
       const SLOT = 500;
       const slots = [];
+      // CPU ms at time t, interpolated between the samples around it (a busy machine delays the timer)
+      const cpuAt = (t) => {
+        const i = samples.findIndex(([at]) => at >= t);
+        if (i <= 0) return samples[Math.max(i, 0)][1];
+        const [a, ca] = samples[i - 1];
+        const [b, cb] = samples[i];
+        return ca + ((cb - ca) * (t - a)) / Math.max(b - a, 1e-9);
+      };
       for (let t = start; t < end; t += SLOT) {
-        const inSlot = samples.filter(([at]) => at >= t && at <= t + SLOT);
-        const cpu = inSlot.length > 1 ? inSlot.at(-1)[1] - inSlot[0][1] : NaN;
-        const wall = inSlot.length > 1 ? inSlot.at(-1)[0] - inSlot[0][0] : NaN;
+        const until = Math.min(t + SLOT, end);
+        const cpu = cpuAt(until) - cpuAt(t);
+        const wall = until - t;
         const lat = dueLatencies.filter(([due]) => due >= t && due < t + SLOT).map(([, l]) => l);
         slots.push({
           at: r2((t - start) / 1000),
