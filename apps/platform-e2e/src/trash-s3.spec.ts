@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { OtlpReceiver, ReceivedSpan } from '@vault/platform/testing';
 import { LOOPBACK_S3_BUCKET, LoopbackS3 } from '@vault/platform/testing/s3';
 import { Client } from 'pg';
 import { call, tokenFor } from '../support/client';
@@ -15,6 +16,10 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../../..');
 /** Debian's awscli (.ci/run installs it): a client of the loopback S3 we did not write. */
 const AWS = process.env['AWS_CLI_BIN'] ?? '/usr/bin/aws';
+const SPAN_KIND_SERVER = 2;
+const SPAN_KIND_PRODUCER = 4;
+const SPAN_KIND_CONSUMER = 5;
+const EVENTS_SCOPE = '@vault/platform/events';
 
 /**
  * The trash and file-version suites through the gateway with records-service on an S3 store
@@ -24,16 +29,30 @@ const AWS = process.env['AWS_CLI_BIN'] ?? '/usr/bin/aws';
  * holds, listed by awscli: a purge and the thinning of versions remove their objects, and
  * `storage-audit` (the built main.js, as `npm run storage:audit` runs it) finds nothing
  * orphaned either way.
+ *
+ * The same platform has tracing on (OTLP/HTTP to an in-test receiver), for the last suite:
+ * one trace from the edge to the last consumer. One platform start serves both (a second
+ * one for the traces alone took as long as their test); tracing changes nothing the other
+ * suites see.
  */
-describe('trash and file versions on the S3 store', () => {
+describe('trash and file versions on the S3 store, traces through the whole platform', () => {
   let s3: LoopbackS3;
+  let otlp: OtlpReceiver;
   let p: E2ePlatform;
   let pg: Client;
   let recordsUrl: string;
 
   beforeAll(async () => {
-    s3 = await LoopbackS3.start();
-    p = await startE2ePlatform({ ...s3.env(), TRASH_PURGE_INTERVAL_MS: '200' });
+    [s3, otlp] = await Promise.all([LoopbackS3.start(), OtlpReceiver.start()]);
+    p = await startE2ePlatform({
+      ...s3.env(),
+      TRASH_PURGE_INTERVAL_MS: '200',
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      // each app names its spans after itself
+      OTEL_SERVICE_NAME: '',
+    });
     Object.assign(process.env, {
       E2E_GATEWAY_PORT: String(p.launched.ports.https),
       E2E_HTTP_PORT: String(p.launched.ports.http),
@@ -50,6 +69,7 @@ describe('trash and file versions on the S3 store', () => {
     await pg?.end();
     if (p) await stopE2ePlatform(p);
     await s3?.stop();
+    await otlp?.stop();
   });
 
   describeTrash('S3 store');
@@ -149,6 +169,49 @@ describe('trash and file versions on the S3 store', () => {
       );
       for (const r of refs) expect([r.k, r.ref_count]).toEqual([r.k, Number(r.n)]);
       expect(await audit()).toEqual({ orphanObjects: [], missingObjects: [], storedKeys: listed.length, blobs: listed.length });
+    });
+  });
+
+  /**
+   * The gateway's span of a request, the records-service request it forwarded (W3C
+   * traceparent), the relay's publish of the change's outbox row (traceparent NATS header)
+   * and the activity-log writer's handler.
+   */
+  describe('traces through the whole platform', () => {
+    it('joins the gateway, records-service, the relay and the activity-log writer in one trace', async () => {
+      const port = p.launched.ports.https;
+      const auth = await call('developer', 'POST', '/tenant/tenant-id/alpha/applications/client-id/alpha-prod/auth', {
+        port,
+        body: { clientSecret: 'alpha-prod-secret', username: 'bob@alpha.example', password: 'bob-password-1' },
+      });
+      expect(auth.status).toBe(200);
+      // spans of the suites above are not this request's
+      const earlier = new Set(otlp.spans);
+      const created = await call('records', 'POST', '/vault', { port, token: auth.body.access_token, body: { name: 'Traced' } });
+      expect(created.status).toBe(201);
+
+      // the service's server span is named after the method and route
+      const isVaultPost = (s: ReceivedSpan) => s.kind === SPAN_KIND_SERVER && s.name === 'POST /api/v1/vault';
+      const service = await otlp.waitFor(
+        (s) => !earlier.has(s) && s.service.startsWith('records-service') && isVaultPost(s),
+        30_000,
+      );
+      const inTrace = (pred: (s: ReceivedSpan) => boolean) =>
+        otlp.waitFor((s) => s.traceId === service.traceId && pred(s), 30_000);
+      // the gateway's span of the same request: the trace started at the edge
+      const edge = await inTrace((s) => s.service.startsWith('gateway') && s.kind === SPAN_KIND_SERVER);
+      expect(edge.parentSpanId).toBe('');
+      const publish = await inTrace((s) => s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_PRODUCER);
+      const consume = await inTrace(
+        (s) => s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_CONSUMER && s.name === 'activity_log_writer process',
+      );
+      expect([edge.service, service.service].map((s) => s.split('-')[0])).toEqual(['gateway', 'records']);
+      // the publish descends from the service's request, the writer's handler from a publish
+      expect(publish.service).toMatch(/^records-service/);
+      const publishIds = otlp.spans
+        .filter((s) => s.traceId === service.traceId && s.scope === EVENTS_SCOPE && s.kind === SPAN_KIND_PRODUCER)
+        .map((s) => s.spanId);
+      expect(publishIds).toContain(consume.parentSpanId);
     });
   });
 });
