@@ -66,9 +66,8 @@ export function observeRequest(
       tenant: details.tenant?.(),
     });
   };
-  // (`on`, not `once`: `record` runs its body once anyway, and `once` wraps each listener per request)
-  res.on('finish', record);
-  res.on('close', record);
+  res.once('finish', record);
+  res.once('close', record);
 }
 
 /**
