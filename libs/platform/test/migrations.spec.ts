@@ -1,6 +1,6 @@
 import { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../src/testing/database';
-import { dataSourceOptions, migrateWithLock } from '../src/persistence/database.module';
+import { dataSourceOptions, migrateWithLock, POOL_IDLE_MS } from '../src/persistence/database.module';
 
 class SlowTable1700000000000 implements MigrationInterface {
   name = 'SlowTable1700000000000';
@@ -37,5 +37,15 @@ describe('migrations under an advisory lock', () => {
     expect(applied.map((a) => a.length).sort()).toEqual([0, 0, 1]);
     const rows = await replicas[0].query('SELECT name FROM migrations');
     expect(rows).toEqual([{ name: 'SlowTable1700000000000' }]);
+  });
+
+  it("keeps the pool's idle connections through a quiet spell (not pg-pool's 10 s)", async () => {
+    const ds = await new DataSource(dataSourceOptions(db.url, { entities: [], migrations: [] }, false)).initialize();
+    sources.push(ds);
+    await Promise.all([1, 2, 3].map(() => ds.query('SELECT pg_sleep(0.05)')));
+    const pool = (ds.driver as unknown as { master: { options: { idleTimeoutMillis: number }; idleCount: number } }).master;
+    expect(pool.idleCount).toBe(3);
+    expect(pool.options.idleTimeoutMillis).toBe(POOL_IDLE_MS);
+    expect(POOL_IDLE_MS).toBeGreaterThanOrEqual(60_000);
   });
 });

@@ -13,6 +13,15 @@ export interface DatabaseOptions {
   migrations: MixedList<Function>;
 }
 
+/**
+ * How long an idle pool connection is kept (pg-pool's default is 10 s). A burst after a quiet
+ * spell otherwise found the pool empty: up to 20 new backends opened at once, each cold, each
+ * preparing the named statements again; requests waited seconds and creates ran into the
+ * 5 s connection timeout (bench:api's open loop, docs/benchmarks.md). Five minutes keeps the
+ * pool through ordinary lulls and still gives connections back when a service is idle.
+ */
+export const POOL_IDLE_MS = 300_000;
+
 /** Builds the TypeORM options of a service: its own database, migrations only, never synchronize. */
 export function dataSourceOptions(url: string, opts: DatabaseOptions, migrationsRun: boolean) {
   return {
@@ -23,7 +32,7 @@ export function dataSourceOptions(url: string, opts: DatabaseOptions, migrations
     migrationsRun,
     migrationsTransactionMode: 'each' as const,
     synchronize: false,
-    extra: { max: 20, connectionTimeoutMillis: 5000 },
+    extra: { max: 20, connectionTimeoutMillis: 5000, idleTimeoutMillis: POOL_IDLE_MS },
   };
 }
 
