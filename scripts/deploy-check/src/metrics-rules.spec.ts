@@ -75,8 +75,13 @@ describe('metrics', () => {
   });
 
   it('needs the scrape policy under the default deny, and lets it reach the metrics port only', () => {
+    // one finding per Deployment: the four modules and records-service's event pipeline
+    const deployments = PROD.filter((o) => o.kind === 'Deployment').map((o) => o.metadata?.name);
+    expect(deployments).toHaveLength(5);
+    expect(deployments).toContain('records-service-events');
+    const perDeployment = deployments.map(() => 'metrics');
     const without = PROD.filter((o) => o.metadata?.name !== 'vault-platform-allow-metrics-scrape');
-    expect(checkMetrics(without, 'prod').map((v) => v.rule)).toEqual(['metrics', 'metrics', 'metrics', 'metrics']);
+    expect(checkMetrics(without, 'prod').map((v) => v.rule)).toEqual(perDeployment);
     // the same namespace admitted to the API port is refused by the network-policy rule
     const wider = edit(PROD, 'NetworkPolicy', 'vault-platform-allow-metrics-scrape', (p) =>
       p.spec.ingress[0].ports.push({ port: 'http', protocol: 'TCP' }),
@@ -84,6 +89,6 @@ describe('metrics', () => {
     expect(checkNetworkPolicies(wider, 'prod').map((v) => v.message)).toContain(
       'admits another namespace to records-service; only gateway may call it',
     );
-    expect(checkMetrics(wider, 'prod').map((v) => v.rule)).toEqual(['metrics', 'metrics', 'metrics', 'metrics']);
+    expect(checkMetrics(wider, 'prod').map((v) => v.rule)).toEqual(perDeployment);
   });
 });
