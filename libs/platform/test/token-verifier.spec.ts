@@ -275,10 +275,11 @@ describe('TokenVerifier with JwksKeyStore', () => {
       expect(await outcome(v, token)).toBe('401: The access token has been revoked.');
       revoked.delete(jti);
 
-      // a token that expires while remembered is refused after its exp
-      const short = await idp.token({ expiresIn: 1 });
+      // a token that expires while remembered is refused after its exp (2 s: exp is in whole
+      // seconds, so a 1 s token signed late in a second could expire before its first check)
+      const short = await idp.token({ expiresIn: 2 });
       expect(await outcome(v, short)).toMatch(/^vault\|/);
-      await sleep(1100);
+      await sleep(2100);
       expect(await outcome(v, short)).toBe('401: The access token has expired.');
 
       // its key leaves the JWKS: the next refresh forgets it, the token is refused
