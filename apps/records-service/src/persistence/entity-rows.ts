@@ -66,25 +66,30 @@ export function entityRows<T extends ObjectLiteral>(ds: DataSource, entity: Enti
   };
 }
 
-/** What a prepared read uses of the pg Pool under TypeORM's postgres driver. */
-interface PgPool {
+/** What a named statement uses of the pg Pool, or of the pg client of a query runner, under TypeORM's postgres driver. */
+interface PgQueryable {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
 }
 
 /**
- * A read outside any transaction (`manager` is the data source's own) as a named prepared
- * statement on a connection of TypeORM's pool: each connection parses and plans it once,
- * later requests only bind and execute it. `T` is the row as the statement's select list
- * names its columns (unchecked, as any raw query's). Inside a transaction (or without a pg pool)
- * through the manager, as any statement.
+ * A statement (a read, or a write with its answer) as a named prepared statement: each
+ * connection parses and plans it once, later requests only bind and execute it. Outside any transaction (`manager` is the data
+ * source's own) on a connection of TypeORM's pool; inside one (`manager` of a query runner)
+ * on the transaction's own connection. `T` is the row as the statement's select list names
+ * its columns (unchecked, as any raw query's). Without a pg pool or client, through the
+ * manager, as any statement.
  */
-export async function preparedRead<T extends object = Row>(
+export async function preparedQuery<T extends object = Row>(
   manager: EntityManager,
   name: string,
   text: string,
   values: unknown[],
 ): Promise<T[]> {
-  const pool = (manager.connection.driver as unknown as { master?: PgPool }).master;
-  if (manager.queryRunner || manager !== manager.connection.manager || !pool?.query) return manager.query(text, values);
-  return (await pool.query({ name, text, values })).rows as T[];
+  const target = manager.queryRunner
+    ? ((await manager.queryRunner.connect()) as PgQueryable | undefined)
+    : manager === manager.connection.manager
+      ? (manager.connection.driver as unknown as { master?: PgQueryable }).master
+      : undefined;
+  if (!target?.query) return manager.query(text, values);
+  return (await target.query({ name, text, values })).rows as T[];
 }

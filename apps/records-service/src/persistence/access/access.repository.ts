@@ -3,7 +3,7 @@ import { RECORD_ROLES, type RecordRole, type VaultRole } from '@vault/contracts'
 import { RecordEntity } from '../records/record.entity';
 import { Transactions } from '@vault/platform/persistence';
 import { VaultEntity } from '../vaults/vault.entity';
-import { preparedRead, Row } from '../entity-rows';
+import { preparedQuery, Row } from '../entity-rows';
 
 /** A vault (and record) of a request with the caller's roles on them. */
 export interface ResolvedTarget {
@@ -59,9 +59,9 @@ export class AccessRepository {
     return found;
   }
 
-  /** The access read as a named prepared statement (preparedRead): planned once per connection, not per request. */
+  /** The access read as a named prepared statement (preparedQuery): planned once per connection, not per request. */
   private preparedQuery(name: string, text: string, values: unknown[]): Promise<Row[]> {
-    return preparedRead(this.tx.none, name, text, values);
+    return preparedQuery(this.tx.none, name, text, values);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ActivityLogEntryEntity } from './activity-log-entry.entity';
 import { Transactions } from '@vault/platform/persistence';
-import { preparedRead } from '../entity-rows';
+import { preparedQuery } from '../entity-rows';
 
 /** Columns of one log row, locale-neutral. */
 export interface ActivityLogRow {
@@ -110,7 +110,7 @@ type PageRow = ActivityLogView & { o_us: string; l_us: string };
 
 /**
  * The activity log: batch inserts of the writer, pages for the endpoint. A page's reads
- * are plain SQL as named prepared statements (preparedRead): parsed and planned once per
+ * are plain SQL as named prepared statements (preparedQuery): parsed and planned once per
  * connection, not per request.
  */
 @Injectable()
@@ -182,7 +182,7 @@ export class ActivityLogRepository {
   }
 
   private read<T extends object>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    return preparedRead<T>(this.tx.none, name, text, values);
+    return preparedQuery<T>(this.tx.none, name, text, values);
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LicenseEntity } from './license.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { preparedRead } from '../entity-rows';
+import { preparedQuery } from '../entity-rows';
 
 /** Licence rows of vaults. */
 @Injectable()
@@ -15,7 +15,7 @@ export class LicenseRepository {
 
   /** The plan id of the newest licence of a vault (undefined without one): plain SQL, read by every create. */
   async currentPlanId(vaultId: string, tx: Tx = this.tx.none): Promise<string | undefined> {
-    const rows = await preparedRead(
+    const rows = await preparedQuery(
       tx,
       'vault_current_plan',
       'SELECT plan_id FROM vault_licenses WHERE vault_id = $1 ORDER BY created_at DESC, id DESC LIMIT 1',

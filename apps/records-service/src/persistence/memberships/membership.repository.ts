@@ -3,7 +3,7 @@ import type { RecordRole, VaultRole } from '@vault/contracts';
 import { In, Not } from 'typeorm';
 import { RecordMembershipEntity, VaultMembershipEntity } from './membership.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { preparedRead } from '../entity-rows';
+import { preparedQuery } from '../entity-rows';
 
 /** A member of a record as search items list it. */
 export interface Contributor {
@@ -27,7 +27,7 @@ export class MembershipRepository {
     const out = new Map<string, Contributor[]>();
     if (recordIds.length === 0) return out;
     // a named prepared statement: parsed and planned once per connection, not per search
-    const rows = await preparedRead<Contributor & { recordId: string }>(
+    const rows = await preparedQuery<Contributor & { recordId: string }>(
       this.tx.none,
       'record_contributors',
       `SELECT m.record_id AS "recordId", m.open_id AS "openId", m.role,

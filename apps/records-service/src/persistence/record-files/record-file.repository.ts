@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In, IsNull } from 'typeorm';
 import { RecordFileEntity } from './record-file.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, preparedRead } from '../entity-rows';
+import { EntityRows, entityRows, preparedQuery } from '../entity-rows';
 
 /** Queries and locks of record file metadata. */
 @Injectable()
@@ -22,7 +22,7 @@ export class RecordFileRepository {
   async list(recordId: string, newestFirst = false): Promise<RecordFileEntity[]> {
     this.rows ??= entityRows(this.tx.none.connection, RecordFileEntity);
     const order = newestFirst ? 'DESC' : 'ASC';
-    const rows = await preparedRead(
+    const rows = await preparedQuery(
       this.tx.none,
       `record_files_of_record_${order}`,
       `SELECT ${this.rows.select} FROM record_files WHERE record_id = $1 AND deleted_at IS NULL ORDER BY created_at ${order}, id ${order}`,

@@ -3,7 +3,7 @@ import type { RecordRole, RecordStatus } from '@vault/contracts';
 import { In } from 'typeorm';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, preparedRead, Row } from '../entity-rows';
+import { EntityRows, entityRows, preparedQuery, Row } from '../entity-rows';
 
 /** Filters of a record search; every given filter must hold. */
 export interface RecordSearchFilter {
@@ -136,7 +136,7 @@ export class RecordRepository {
   }
 
   private read<T extends object>(name: string, text: string, values: unknown[]): Promise<T[]> {
-    return preparedRead<T>(this.tx.none, name, text, values);
+    return preparedQuery<T>(this.tx.none, name, text, values);
   }
 
   /** Live records of the vault the account holds a role on, counted by record type id. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
 import { LIVE_SQL, VERSION_ID_SQL } from './live-state';
+import { preparedQuery } from '../entity-rows';
 
 /** A search as the repository runs it: the caller, the roles that may read file content, the query. */
 export interface SearchParams {
@@ -47,11 +48,6 @@ export interface FileTextRow {
   indexing: boolean;
 }
 
-/** What a named statement uses of the pg client under TypeORM's postgres query runner. */
-interface PgClient {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: SearchRow[] }>;
-}
-
 /** Markers around matched words in snippets (escaped and turned into <mark> by the service). */
 export const MARK_START = '\u0001';
 export const MARK_END = '\u0002';
@@ -77,14 +73,13 @@ export class SearchRepository {
     const { sql, params } = searchSql(s);
     const name = `search_${createHash('sha256').update(sql).digest('base64url').slice(0, 20)}`;
     return this.tx.run(async (tx) => {
-      // A page's text and vector live out of line (TOAST): a sequential scan reads and
-      // decompresses every page, which the planner does not count (measured: 600 ms against
-      // 2 ms through the GIN index for 20,000 pages). The indexes are always the way here;
-      // the generic plan is made under these settings, the first time a connection runs it.
+      // A page's text lives out of line (TOAST): a sequential scan reads and decompresses
+      // every page, which the planner does not count (measured: 600 ms against 2 ms through
+      // the GIN index for 20,000 pages). The indexes are always the way here; the generic
+      // plan is made under these settings, the first time a connection runs it (and again
+      // after an ANALYZE invalidates it, hence each time).
       await tx.query('SET LOCAL enable_seqscan = off; SET LOCAL plan_cache_mode = force_generic_plan');
-      const client = (await tx.queryRunner?.connect()) as PgClient | undefined;
-      if (!client?.query) return tx.query(sql, params);
-      return (await client.query({ name, text: sql, values: params })).rows;
+      return preparedQuery<SearchRow>(tx, name, sql, params);
     });
   }
 
