@@ -20,7 +20,8 @@
  * Variables: BENCH_FILES (60), BENCH_UPLOAD_RATE (10), BENCH_LAG_SECONDS (30), BENCH_PAGES
  * (100000), BENCH_QUERY_RATE (50), BENCH_QUERY_SECONDS (20), BENCH_QUERY_ROUNDS (2), BENCH_EXTRACTORS (the service's default:
  * cores - 1, 1 to 4; pdftotext runs with as many processes at a time),
- * BENCH_PHASES (throughput,lag,queries: the phases to run), BENCH_SKIP_BUILD=1. Writes
+ * BENCH_PHASES (throughput,lag,queries: the phases to run), BENCH_SKIP_BUILD=1, BENCH_CPU_PROF=<dir>
+ * (records-service and its extractor processes with --cpu-prof, profiles written at exit). Writes
  * .data/bench/search.json.
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -51,6 +52,7 @@ const PDF = path.join(ROOT, 'apps/records-service/test/search/fixtures/report.pd
 const PDF_PAGES = 3;
 const VOCABULARY = 20_000;
 const PHASES = (process.env.BENCH_PHASES ?? 'throughput,lag,queries').split(',');
+const CPU_PROF = process.env.BENCH_CPU_PROF;
 
 const log = (msg) => console.log(`[bench:search] ${msg}`);
 const cleanups = [];
@@ -97,24 +99,20 @@ async function waitExtracted(db, n, timeoutMs) {
 
 /**
  * Phase 1: pages/s of the pipeline against pdftotext on the same file. The files are uploaded
- * first (uploads are not what is measured), then all queued again at once, as a reindex does;
- * the time runs from that commit to the last file indexed.
+ * first (uploads are not what is measured), then all queued again at once, twice: first with
+ * their pages deleted (every page read and written anew, as a first extraction does), then
+ * with their pages in place (a reindex whose extractor reads the same text: the pages are
+ * kept). Each rate runs from the first file indexed to the last (`rate`).
  */
 async function throughput(db, upload) {
-  log(`throughput: ${FILES} uploads of a ${PDF_PAGES}-page PDF, then all read again`);
+  log(`throughput: ${FILES} uploads of a ${PDF_PAGES}-page PDF, then all read again, twice`);
   for (let i = 0; i < FILES; i += 10) {
     await Promise.all(Array.from({ length: Math.min(10, FILES - i) }, (_, k) => upload(`t${i + k}.pdf`)));
   }
   await waitExtracted(db, FILES, 600_000);
-  const { rows: queued } = await db.query(
-    `UPDATE file_texts SET status = 'pending', attempts = 0, lease_until = NULL RETURNING clock_timestamp() AS at`,
-  );
-  await waitExtracted(db, FILES, 600_000);
-  const { rows } = await db.query(
-    `SELECT extract(epoch FROM max(extracted_at) - $1::timestamptz) AS s, sum(pages)::int AS pages FROM file_texts`,
-    [queued[0].at],
-  );
-  const oursPagesPerSecond = rows[0].pages / Number(rows[0].s);
+  await db.query(`DELETE FROM file_text_pages`);
+  const written = await rate(db);
+  const kept = await rate(db);
   // pdftotext with the same parallelism: as many processes at a time as there are extractors
   const run = promisify(execFile);
   let next = 0;
@@ -128,11 +126,38 @@ async function throughput(db, upload) {
   return {
     files: FILES,
     parallelism: Number(EXTRACTORS),
-    pages: rows[0].pages,
-    oursPagesPerSecond,
+    pages: written.pages,
+    oursPagesPerSecond: written.pagesPerSecond,
+    keptPagesPerSecond: kept.pagesPerSecond,
     popplerPagesPerSecond,
-    ratio: oursPagesPerSecond / popplerPagesPerSecond,
+    ratio: written.pagesPerSecond / popplerPagesPerSecond,
+    keptRatio: kept.pagesPerSecond / popplerPagesPerSecond,
   };
+}
+
+/**
+ * Every file queued again at once; pages/s from the first file indexed to the last: the
+ * files after the first over that time. From the queueing it would also count the wait
+ * until the idle lanes next poll the queue (SEARCH_POLL_MS), which is a latency (the lag
+ * phase's), not a rate.
+ */
+async function rate(db) {
+  const { rows: queued } = await db.query(
+    `UPDATE file_texts SET status = 'pending', attempts = 0, lease_until = NULL RETURNING clock_timestamp() AS at`,
+  );
+  await waitExtracted(db, FILES, 600_000);
+  const { rows } = await db.query(
+    `SELECT extract(epoch FROM max(extracted_at) - min(extracted_at)) AS s,
+       (sum(pages) - (array_agg(pages ORDER BY extracted_at))[1])::int AS pages,
+       extract(epoch FROM min(extracted_at) - $1::timestamptz) AS "firstAfter"
+     FROM file_texts`,
+    [queued[0].at],
+  );
+  const pagesPerSecond = rows[0].pages / Number(rows[0].s);
+  log(
+    `throughput: ${round(pagesPerSecond)} pages/s, the first file indexed ${(Number(rows[0].firstAfter) * 1000).toFixed(0)} ms after the queueing`,
+  );
+  return { pages: rows[0].pages, pagesPerSecond };
 }
 
 /** Phase 2: index lag at a steady upload rate, with RSS samples. */
@@ -286,7 +311,10 @@ async function main() {
       EVENTS_NAMESPACE: `bench_search_${process.pid}`,
       SEARCH_EXTRACTORS: EXTRACTORS,
       SEARCH_POLL_MS: '500',
+      // the extractor processes profiled too (they take their execArgv from this variable)
+      ...(CPU_PROF ? { SEARCH_EXTRACTOR_EXEC_ARGV: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}` } : {}),
     },
+    ...(CPU_PROF ? { nodeArgs: { 'records-service': ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] } } : {}),
     cleanups,
     log,
   });
@@ -323,9 +351,10 @@ async function main() {
   const rows = [
     ...(t
       ? [
-          `| Extraction, pages/s (records-service, ${EXTRACTORS} extractor processes) | ${round(t.oursPagesPerSecond)} | |`,
+          `| Extraction, pages/s (records-service, ${EXTRACTORS} extractor processes), every page written | ${round(t.oursPagesPerSecond)} | |`,
+          `| Extraction, pages/s, a reindex reading the same text (pages kept) | ${round(t.keptPagesPerSecond)} | |`,
           `| pdftotext, pages/s (same file, ${EXTRACTORS} processes at a time) | ${round(t.popplerPagesPerSecond)} | |`,
-          `| Ratio | ${round(t.ratio, 2)} | at least 0.5 |`,
+          `| Ratio, every page written / pages kept | ${round(t.ratio, 2)} / ${round(t.keptRatio, 2)} | at least 0.5 |`,
         ]
       : []),
     ...(l

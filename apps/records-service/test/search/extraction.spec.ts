@@ -48,6 +48,7 @@ const pool = (o: Partial<ConstructorParameters<typeof ExtractorPool>[0]> = {}) =
     maxRssMb: 1024,
     timeoutMs: 60_000,
     recycleAfter: 100,
+    recycleAboveRssMb: 1024,
     ...o,
   });
 const text = (r: ExtractionResult) => (r.ok ? r.pages.map((p) => p.text).join('\n') : `failed: ${r.reason}`);
@@ -109,7 +110,8 @@ describe('text extraction against tools we did not write (poppler-utils, tessera
   });
 
   it('kills an extractor past its time or memory and reads the next file with a fresh one', async () => {
-    const slow = pool({ timeoutMs: 1500 });
+    // OCR of the scanned page takes about 1.2 s on a quiet 2-vCPU machine (longer under load)
+    const slow = pool({ timeoutMs: 500 });
     // an extractor that has read a text file, plus 24 MiB: too little for OCR (its engine and language data)
     const idle = extractors.rss();
     expect(idle).toBeGreaterThan(20);
@@ -123,6 +125,27 @@ describe('text extraction against tools we did not write (poppler-utils, tessera
     } finally {
       await slow.close();
       await small.close();
+    }
+  });
+
+  it('keeps an extractor for the next file, and replaces one whose memory grew past the bound or that read its share', async () => {
+    const kept = pool({ recycleAfter: 1000, recycleAboveRssMb: 1024 });
+    const grown = pool({ recycleAfter: 1000, recycleAboveRssMb: 1 });
+    const counted = pool({ recycleAfter: 2, recycleAboveRssMb: 1024 });
+    const pidsOver = async (p: ExtractorPool, files: number) => {
+      const pids: number[] = [];
+      for (let i = 0; i < files; i++) {
+        expect(text(await p.run(fixture('policy.txt'), 'eng', LIMITS))).toContain('flood');
+        pids.push(...p.pids());
+      }
+      return pids;
+    };
+    try {
+      expect(new Set(await pidsOver(kept, 3)).size).toBe(1);
+      expect(new Set(await pidsOver(grown, 3)).size).toBe(3);
+      expect(new Set(await pidsOver(counted, 4)).size).toBe(2);
+    } finally {
+      await Promise.all([kept.close(), grown.close(), counted.close()]);
     }
   });
 

@@ -115,6 +115,36 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
     await s.t.sql(`UPDATE file_texts SET extractor_version = 0`);
     await s.t.sql(`DELETE FROM file_texts WHERE record_file_id IN (SELECT id FROM record_files WHERE file_name = 'note.txt')`);
     expect(await s.names(owner, 'nothing else')).toEqual([]);
+    // one page as an older extractor read it: replaced; the pages read as before are kept as
+    // they are (pages of the files' current bytes: a replaced version's text is dropped)
+    const CURRENT = `SELECT p.file_text_id, p.page FROM file_text_pages p JOIN file_texts ft ON ft.id = p.file_text_id
+       JOIN record_files rf ON rf.id = ft.record_file_id AND rf.sha256 = ft.sha256`;
+    const pagesNow = () =>
+      s.t.sql<{ file_text_id: string; page: number; body: string; row: string }>(
+        `SELECT file_text_id, page, body, xmin::text AS row FROM file_text_pages
+         WHERE (file_text_id, page) IN (${CURRENT}) ORDER BY file_text_id, page`,
+      );
+    // (deleted and written again, so that the word list counts its words as it would have)
+    const [older] = await s.t.sql<{
+      file_text_id: string;
+      page: number;
+      tenant_id: string;
+      body: string;
+      ocr: boolean;
+      language: string;
+      tsv: string;
+    }>(
+      `DELETE FROM file_text_pages
+       WHERE (file_text_id, page) = (${CURRENT} ORDER BY 1, 2 LIMIT 1)
+       RETURNING file_text_id, page, tenant_id, body, ocr, language, tsv::text`,
+    );
+    await s.t.sql(
+      `INSERT INTO file_text_pages (file_text_id, page, tenant_id, body, ocr, language, tsv)
+       VALUES ($1, $2, $3, 'olderextractorword ' || $4, $5, $6, $7::tsvector)`,
+      [older.file_text_id, older.page, older.tenant_id, older.body, older.ocr, older.language, older.tsv],
+    );
+    const before = await pagesNow();
+    const isOlder = (p: { file_text_id: string; page: number }) => p.file_text_id === older.file_text_id && p.page === older.page;
     const reindex = s.t.app.get(SearchReindex);
     await reindex.queue();
     const end = Date.now() + 120_000;
@@ -129,6 +159,22 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
     ]);
     expect(await s.names(owner, '"nothing else"')).toEqual(['note.txt']);
     expect(await s.names(owner, 'hausratversicherung')).toEqual(POLICY_FILES);
+
+    const after = new Map((await pagesNow()).map((p) => [`${p.file_text_id}/${p.page}`, p]));
+    const kept = before.filter((p) => !isOlder(p) && after.get(`${p.file_text_id}/${p.page}`)?.row === p.row);
+    expect(kept.length).toBe(before.filter((p) => !isOlder(p)).length);
+    const replaced = after.get(`${older.file_text_id}/${older.page}`);
+    expect(replaced?.body).toBe(older.body);
+    expect(replaced?.row).not.toBe(before.find(isOlder)?.row);
+    // the word list counts what the pages hold: the older word left with its page
+    expect(await s.t.sql(`SELECT word FROM search_words WHERE word = 'olderextractorword'`)).toEqual([]);
+    const recount = await s.t.sql<{ n: string }>(
+      `SELECT count(*) AS n FROM (
+         SELECT p.tenant_id, w.word, count(*)::int AS pages FROM file_text_pages p CROSS JOIN LATERAL search_words_of(p.body) AS w(word)
+         GROUP BY 1, 2) counted FULL JOIN search_words s USING (tenant_id, word)
+       WHERE counted.pages IS DISTINCT FROM s.pages`,
+    );
+    expect(recount).toEqual([{ n: '0' }]);
   });
 
   it('shows the extracted text per page', async () => {

@@ -24,6 +24,12 @@ export interface ExtractorPoolOptions {
   timeoutMs: number;
   /** Files an extractor reads before it is replaced by a fresh one. */
   recycleAfter: number;
+  /**
+   * Resident memory, after a file, above which the extractor is replaced by a fresh one
+   * before the next file (what a large file left behind is not carried on). Below it, an
+   * extractor is kept for `recycleAfter` files: a start costs about a second of CPU.
+   */
+  recycleAboveRssMb: number;
 }
 
 interface Slot {
@@ -93,6 +99,11 @@ export class ExtractorPool {
     return this.slots.reduce((sum, s) => sum + (s.child ? rssMb(s.child.pid) : 0), 0);
   }
 
+  /** Process ids of the running extractor processes. */
+  pids(): number[] {
+    return this.slots.flatMap((s) => (s.child?.pid ? [s.child.pid] : []));
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.slots.map((s) => this.stop(s)));
@@ -127,7 +138,7 @@ export class ExtractorPool {
       detail,
     });
     if (this.closed) return crashed('closing');
-    if (!slot.child || slot.jobs >= this.options.recycleAfter) {
+    if (!slot.child || slot.jobs >= this.options.recycleAfter || rssMb(slot.child.pid) > this.options.recycleAboveRssMb) {
       void this.stop(slot);
       slot.child = this.spawn();
       slot.ready = started(slot.child);

@@ -61,7 +61,8 @@ export class TextExtractionRunner implements OnApplicationBootstrap, OnApplicati
       heapMb: e.SEARCH_EXTRACTOR_HEAP_MB,
       maxRssMb: e.SEARCH_EXTRACTOR_MAX_RSS_MB,
       timeoutMs: e.SEARCH_EXTRACT_TIMEOUT_MS,
-      recycleAfter: 200,
+      recycleAfter: 2000,
+      recycleAboveRssMb: Math.floor(e.SEARCH_EXTRACTOR_MAX_RSS_MB / 2),
     });
     this.metrics.extractorRss(() => this.pool?.rss() ?? 0);
     this.running = true;

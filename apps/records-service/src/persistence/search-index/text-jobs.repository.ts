@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Transactions, type Tx } from '@vault/platform/persistence';
 import { pageTsvSql, returned, VAULT_LANGUAGE_SQL } from './page-tsv';
 import { LIVE_SQL, VERSION_ID_SQL } from './live-state';
+import { preparedQuery } from '../entity-rows';
 
 /** A claimed extraction: one file version with what its event and its index rows need. */
 export interface TextJob {
@@ -83,45 +84,62 @@ export class TextJobRepository {
    * given up after a few).
    */
   async claim(limit: number, leaseSeconds: number): Promise<TextJob[]> {
-    const claimed = returned<{ id: string }>(
-      await this.tx.none.query(
-        `WITH due AS (
+    return preparedQuery<TextJob>(
+      this.tx.none,
+      'text_jobs_claim',
+      `WITH due AS (
          SELECT id FROM file_texts WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < now())
-         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-       UPDATE file_texts ft SET attempts = ft.attempts + 1, lease_until = now() + make_interval(secs => $2)
-       FROM due WHERE ft.id = due.id RETURNING ft.id`,
-        [limit, leaseSeconds],
-      ),
-    );
-    if (claimed.length === 0) return [];
-    return this.tx.none.query(
-      `SELECT ft.id, ft.attempts, ft.tenant_id AS "tenantId", v.id AS "vaultId", v.name AS "vaultName",
+         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+       ft AS (
+         UPDATE file_texts ft SET attempts = ft.attempts + 1, lease_until = now() + make_interval(secs => $2)
+         FROM due WHERE ft.id = due.id RETURNING ft.*)
+       SELECT ft.id, ft.attempts, ft.tenant_id AS "tenantId", v.id AS "vaultId", v.name AS "vaultName",
          r.id AS "recordId", r.name AS "recordName", rt.name AS "recordTypeName", rf.file_name AS "fileName",
          rf.correlation_id AS "correlationId", rf.file_type AS "fileType", rf.size::float8 AS size,
          rf.storage_key AS "storageKey", ${VERSION_ID_SQL} AS "versionId", rf.uploader,
          rf.uploader_open_id AS "uploaderOpenId", rf.sha256 = ft.sha256 AS current,
          COALESCE(ss.content_indexing, true) AS indexing, ${VAULT_LANGUAGE_SQL}::text AS language
-       FROM file_texts ft ${JOIN_FILE}
-       JOIN record_types rt ON rt.id = r.record_type_id
-       WHERE ft.id = ANY($1)`,
-      [claimed.map((c) => c.id)],
+       FROM ft ${JOIN_FILE}
+       JOIN record_types rt ON rt.id = r.record_type_id`,
+      [limit, leaseSeconds],
     );
   }
 
-  /** Stores what extraction made of job `id`: its pages replace any earlier ones. */
+  /**
+   * Stores what extraction made of job `id`: its pages replace any earlier ones. A stored page
+   * with the very same text (a reindex whose extractor reads it as before, a new version
+   * with the same words) is kept as it is: its vector is current (a rename or another
+   * language retokenizes the pages), so rewriting it would only churn the indexes and the
+   * word list.
+   */
   async complete(tx: Tx, id: string, versionId: string | null, o: TextOutcome): Promise<void> {
-    await tx.query(`DELETE FROM file_text_pages WHERE file_text_id = $1`, [id]);
+    // Derived data: a crash that loses this commit leaves the job pending, and its lease
+    // brings it back to be read again, so the commit need not wait for its WAL flush.
+    await tx.query('SET LOCAL synchronous_commit = off');
+    const pages = [id, o.pages.map((p) => p.page), o.pages.map((p) => p.text), o.pages.map((p) => p.ocr)];
+    await preparedQuery(
+      tx,
+      'text_pages_drop_changed',
+      `DELETE FROM file_text_pages p WHERE p.file_text_id = $1 AND NOT EXISTS (
+         SELECT 1 FROM unnest($2::int[], $3::text[], $4::bool[]) AS x(page, body, ocr)
+         WHERE x.page = p.page AND x.body = p.body AND x.ocr = p.ocr)`,
+      pages,
+    );
     if (o.pages.length > 0) {
-      await tx.query(
+      await preparedQuery(
+        tx,
+        'text_pages_add',
         `INSERT INTO file_text_pages (file_text_id, page, tenant_id, body, ocr, language, tsv)
          SELECT ft.id, x.page, ft.tenant_id, x.body, x.ocr, ${VAULT_LANGUAGE_SQL}, ${pageTsvSql('x.body', VAULT_LANGUAGE_SQL)}
          FROM unnest($2::int[], $3::text[], $4::bool[]) AS x(page, body, ocr)
          CROSS JOIN file_texts ft ${JOIN_FILE}
-         WHERE ft.id = $1`,
-        [id, o.pages.map((p) => p.page), o.pages.map((p) => p.text), o.pages.map((p) => p.ocr)],
+         WHERE ft.id = $1 AND NOT EXISTS (SELECT 1 FROM file_text_pages p WHERE p.file_text_id = $1 AND p.page = x.page)`,
+        pages,
       );
     }
-    await tx.query(
+    await preparedQuery(
+      tx,
+      'text_jobs_complete',
       `UPDATE file_texts SET status = $2, reason = $3, detected_type = $4, extractor_version = $5, pages = $6,
          version_id = COALESCE($7, version_id), lease_until = NULL, extracted_at = now()
        WHERE id = $1`,
