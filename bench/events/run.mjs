@@ -208,7 +208,23 @@ async function main() {
   );
   await reference.first;
   await reference.ask({ cmd: 'webhooks' });
-  const ctx = { api, db, pids, vaults, sseVaults, receiver, receiverPort, refReceiver, refReceiverPort, reference, p, token };
+  // the reference's SSE broadcaster (its ordered consumer reads from the stream's new messages on)
+  const { port: refSsePort } = await reference.ask({ cmd: 'sse' });
+  const ctx = {
+    api,
+    db,
+    pids,
+    vaults,
+    sseVaults,
+    receiver,
+    receiverPort,
+    refReceiver,
+    refReceiverPort,
+    reference,
+    refSsePort,
+    p,
+    token,
+  };
 
   const results = {};
   // A short warm-up (connections, caches), not measured.
@@ -439,19 +455,26 @@ async function breakdown(db, since) {
  * writer's change_feed_write_lag_seconds histogram, read from its /metrics before and after
  * the phase: bucket bounds) and the receipt.
  */
-async function openFeedClients({ p, token, vaults, writerPid }) {
+async function openFeedClients({ p, token, vaults, writerPid, refSsePort }) {
   const clients = helper('sse-clients.mjs');
+  const refClients = helper('sse-clients.mjs');
   const headers = { host: HOST, authorization: `Bearer ${token}` };
   const targets = vaults.map((v) => ({ url: `${p.gatewayUrl}/api/v1/vault/vault-id/${v.id}/events`, headers, servername: HOST }));
+  const refTargets = vaults.map((v) => ({ url: `http://127.0.0.1:${refSsePort}/vault/${v.id}/events`, headers: {} }));
   const connected = await clients.ask({ cmd: 'connect', targets });
   if (connected.connected !== vaults.length) throw new Error(`feed clients: ${JSON.stringify(connected)}`);
+  const refConnected = await refClients.ask({ cmd: 'connect', targets: refTargets });
+  if (refConnected.connected !== vaults.length) throw new Error(`reference feed clients: ${JSON.stringify(refConnected)}`);
   await sleep(500);
   await clients.ask({ cmd: 'take' });
+  await refClients.ask({ cmd: 'take' });
   const written0 = await feedWriteLagBuckets(writerPid);
   return {
     async lags(writes) {
       const taken = await clients.ask({ cmd: 'take' });
+      const refTaken = await refClients.ask({ cmd: 'take' });
       await clients.ask({ cmd: 'close' });
+      await refClients.ask({ cmd: 'close' });
       const fromAnswer = [];
       const fromEvent = [];
       const eventToAnswer = [];
@@ -464,10 +487,17 @@ async function openFeedClients({ p, token, vaults, writerPid }) {
           eventToAnswer.push(w.answeredAt - occurredAt);
         }
       }
+      const refFromAnswer = [];
+      for (const [marker, at] of refTaken.rows) {
+        const w = writes.get(marker);
+        if (w && w.answeredAt !== null) refFromAnswer.push(at - w.answeredAt);
+      }
       const written1 = await feedWriteLagBuckets(writerPid);
       return {
         fromAnswer: percentiles(fromAnswer),
         received: taken.rows.length,
+        // the floor of the hop: the reference's broadcaster, fed from the same stream
+        reference: { fromAnswer: percentiles(refFromAnswer), received: refTaken.rows.length },
         stages: {
           eventToAnswer: percentiles(eventToAnswer),
           eventToWritten: bucketPercentiles(written0, written1),
@@ -504,11 +534,17 @@ function bucketPercentiles(before, after) {
   return { count, p50: at(0.5), p90: at(0.9), p99: at(0.99), bucketBounds: true };
 }
 
-async function measureLatency({ api, db, vaults, receiver, refReceiver, pids, p, token }) {
+async function measureLatency({ api, db, vaults, receiver, refReceiver, refSsePort, pids, p, token }) {
   log(
     `latency: ${RATE} record updates/s over ${vaults.length} vaults for ${LATENCY_SECONDS} s (open loop), webhooks to both receivers, one change-feed stream per vault`,
   );
-  const feed = await openFeedClients({ p, token, vaults, writerPid: pids['records-events'] ?? pids['records-service'] });
+  const feed = await openFeedClients({
+    p,
+    token,
+    vaults,
+    refSsePort,
+    writerPid: pids['records-events'] ?? pids['records-service'],
+  });
   const l0 = load();
   const cpu0 = cpuSnapshot(pids);
   const since = new Date();
@@ -656,7 +692,7 @@ async function measureBacklog({ api, db, vaults, receiver, receiverPort, refRece
 }
 
 /** SSE fan-out through the gateway, then against the reference broadcaster. */
-async function measureSse({ api, sseVaults, p, token, reference, pids }) {
+async function measureSse({ api, sseVaults, p, token, reference, refSsePort, pids }) {
   const clients = Array.from({ length: SSE_PROCESSES }, () => helper('sse-clients.mjs'));
   const targetsFor = (urlOf, headers, servername) =>
     Array.from({ length: SSE_CLIENTS }, (_, i) => ({
@@ -723,10 +759,9 @@ async function measureSse({ api, sseVaults, p, token, reference, pids }) {
     targetsFor((id) => `${p.gatewayUrl}/api/v1/vault/vault-id/${id}/events`, headers, HOST),
     pids,
   );
-  const { port } = await reference.ask({ cmd: 'sse' });
   const referenceRun = await run(
     'reference',
-    targetsFor((id) => `http://127.0.0.1:${port}/vault/${id}/events`, {}),
+    targetsFor((id) => `http://127.0.0.1:${refSsePort}/vault/${id}/events`, {}),
     { reference: reference.child.pid },
   );
   return {
@@ -811,10 +846,11 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
       '',
       '',
     ]);
+    const cfRef = l.changeFeed.reference;
     rows.push([
-      `Change-feed lag p50 / p99 / max at ${l.rate}/s, one stream per vault (write answered → received)`,
+      `Change-feed lag p50 / p99 / max at ${l.rate}/s, one stream per vault (write answered → received; reference: its SSE broadcaster)`,
       `${l.changeFeed.fromAnswer.p50} / ${l.changeFeed.fromAnswer.p99} / ${l.changeFeed.fromAnswer.max} ms`,
-      '',
+      cfRef ? `${cfRef.fromAnswer.p50} / ${cfRef.fromAnswer.p99} / ${cfRef.fromAnswer.max} ms (${cfRef.received} received)` : '',
       `p99 <= 100 ms: ${met(l.changeFeed.fromAnswer.p99, 100)}`,
     ]);
     const st = l.changeFeed.stages;
