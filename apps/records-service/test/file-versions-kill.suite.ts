@@ -307,40 +307,45 @@ function versionsKill(store: 'fs' | 's3'): void {
   /** The commit's points: PostgreSQL alone decides what remains (see describeVersionsKill). */
   const commitPoints = store === 'fs';
 
+  /**
+   * Kills the service while `action` waits on the outbox lock inside its commit, with rows of
+   * each of `tables` written by it; after a restart the versions are as they were, whole.
+   * Resolves with what `action` answered.
+   */
+  const killedInsideCommit = async <T>(action: (old: Version[]) => Promise<T>, tables: string[]): Promise<T> => {
+    const old = await versions();
+    const answer = await killWhileBlocked(
+      OUTBOX_LOCK,
+      [],
+      OUTBOX_INSERT,
+      () => action(old),
+      async () => expect(await writtenByWaiting()).toEqual(expect.arrayContaining(tables)),
+    );
+    await restart();
+    expect(await versions()).toEqual(old);
+    await expectConsistent();
+    return answer;
+  };
+
   if (commitPoints)
     it('killed inside the commit (version, blob and file rows written, not committed): nothing of it remains', async () => {
-      const old = await versions();
-      const status = await killWhileBlocked(
-        OUTBOX_LOCK,
-        [],
-        OUTBOX_INSERT,
+      const status = await killedInsideCommit(
         () => sendUpload(p, owner, files, randomBytes(SIZE), false),
-        async () =>
-          expect(await writtenByWaiting()).toEqual(
-            expect.arrayContaining(['blobs', 'file_purges', 'file_versions', 'record_files']),
-          ),
+        ['blobs', 'file_purges', 'file_versions', 'record_files'],
       );
       expect(status).toBe(0);
-      await restart();
-      expect(await versions()).toEqual(old);
-      await expectConsistent();
     }, 120_000);
 
   if (commitPoints)
     it('a restore killed inside its commit leaves the versions as they were', async () => {
-      const old = await versions();
-      const first = old.find((v) => v.number === 1);
-      const answer = await killWhileBlocked(
-        OUTBOX_LOCK,
-        [],
-        OUTBOX_INSERT,
-        () => procs.call(p, owner, 'POST', `${files}/deed.pdf/versions/version-id/${first?.id}/restore`).catch(() => null),
-        async () => expect(await writtenByWaiting()).toEqual(expect.arrayContaining(['blobs', 'file_versions', 'record_files'])),
+      const answer = await killedInsideCommit(
+        (old) => {
+          const first = old.find((v) => v.number === 1);
+          return procs.call(p, owner, 'POST', `${files}/deed.pdf/versions/version-id/${first?.id}/restore`).catch(() => null);
+        },
+        ['blobs', 'file_versions', 'record_files'],
       );
       expect(answer).toBeNull();
-      await restart();
-      expect(await versions()).toEqual(old);
-      await expectConsistent();
     }, 120_000);
 
   if (commitPoints)
