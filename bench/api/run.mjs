@@ -31,7 +31,8 @@
  * temporary git worktree, this checkout's node_modules) and started beside this build on
  * the same database: it joins the direct rounds, the direct open loop and the SQL counts
  * as `baseline`, and the report gives this build against it. BENCH_CPU_PROF=<dir> starts
- * the measured records-service with --cpu-prof (profiles written to <dir> at its exit).
+ * the measured records-service with --cpu-prof (profiles written to <dir> at its exit), and
+ * every other records-service process of the run too, each in <dir>/<its name>.
  *
  * Self-contained: builds the four apps (nx cache), starts them with scripts/platform.cjs on
  * free ports with throw-away databases on the server of DATABASE_URL and NATS from NATS_URL
@@ -222,7 +223,11 @@ async function startRecordsService(name, main, recordsEnv, env) {
       ...env,
     },
     `http://127.0.0.1:${port}/health/ready`,
-    { cwd: path.resolve(path.dirname(main), '../../..') },
+    {
+      cwd: path.resolve(path.dirname(main), '../../..'),
+      // profiled beside the measured one, each profile in a folder of its own
+      ...(CPU_PROF ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, name)}`] } : {}),
+    },
   );
   log(`${name} ready (port ${port})`);
   return { url: `http://127.0.0.1:${port}`, pid: child.pid, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
