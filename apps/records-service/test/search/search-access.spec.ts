@@ -13,7 +13,8 @@ describe('content search: tenants, vaults and record roles (real NATS and Postgr
   const word = 'quillwort';
 
   beforeAll(async () => {
-    s = await SearchTestApp.start('access', { SEARCH_OCR: 'off' });
+    // tenant-c indexes nothing (the operator's list); tenants a and b index their vaults
+    s = await SearchTestApp.start('access', { SEARCH_OCR: 'off', SEARCH_TENANTS_WITHOUT_INDEXING: 'tenant-x, tenant-c' });
     owner = await s.t.caller('tenant-a');
     vault = await s.t.createVault(owner, { name: 'Family' });
     recordA = await s.t.createRecord(owner, vault, { name: 'Record A' });
@@ -96,6 +97,19 @@ describe('content search: tenants, vaults and record roles (real NATS and Postgr
       .http()
       .get(`/api/v1${path(recordA, 'a.txt')}`)
       .expect(401);
+  });
+
+  it('reads nothing of a tenant whose indexing is off, and finds nothing of it', async () => {
+    const c = await s.t.caller('tenant-c');
+    const v = await s.t.createVault(c);
+    const r = await s.t.createRecord(c, v);
+    const text = await s.uploadAndWait(c, v, r, 'c.txt', Buffer.from(`the ${word} of a tenant without indexing`));
+    expect(text).toMatchObject({ status: 'skipped', reason: 'indexing_off', pages: [] });
+    expect(await s.names(c, word)).toEqual([]);
+    expect(await s.t.sql(`SELECT 1 FROM file_text_pages WHERE tenant_id = 'tenant-c'`)).toEqual([]);
+    expect(await s.t.sql(`SELECT word FROM search_words WHERE tenant_id = 'tenant-c'`)).toEqual([]);
+    // the other tenants' files of the same service are indexed as before
+    expect(await s.names(owner, word)).toEqual(['a.txt', 'b.txt']);
   });
 
   it('turns a vault off (its text goes at once) and on again', async () => {
