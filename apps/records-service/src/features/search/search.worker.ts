@@ -54,7 +54,12 @@ async function runReindex(): Promise<void> {
   const reindex = app.get(SearchReindex);
   await reindex.queue();
   app.get(TextExtractionRunner).start();
-  const bar = new SingleBar({ format: 'reindex [{bar}] {value}/{total} files | {failed} unsearchable | {eta}s left' });
+  // outside a terminal (a Job's log, a redirect) a line every 5 s instead of a redrawn bar
+  const bar = new SingleBar({
+    format: 'reindex [{bar}] {value}/{total} files | {failed} unsearchable | {eta}s left',
+    noTTYOutput: true,
+    notTTYSchedule: 5000,
+  });
   let p = await reindex.progress();
   bar.start(p.total, p.done, { failed: p.failed });
   while (p.done < p.total) {
