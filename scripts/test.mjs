@@ -118,9 +118,10 @@ const tests = { passed: 0, failed: 0, skipped: 0, todo: 0 };
 let projects = 0;
 let failedSuites = 0;
 // Jest's failure headers ("● suite › test"), with the project's prefix: repeated in the
-// closing lines, since a long run's log is often read from its end.
+// closing lines, since a long run's log is often read from its end. Each once: jest prints
+// them again in its summary of failing tests.
 const FAILURE = /^(\S+:)?\s*● (?!Console)(.+)$/;
-const failures = [];
+const failures = new Set();
 
 function scan(stream, out) {
   let rest = '';
@@ -131,7 +132,7 @@ function scan(stream, out) {
     for (const line of lines) {
       const plain = stripVTControlCharacters(line);
       const failure = FAILURE.exec(plain);
-      if (failure && failures.length < 50) failures.push(`${failure[1] ?? ''} ${failure[2]}`.trim());
+      if (failure && failures.size < 50) failures.add(`${failure[1] ?? ''} ${failure[2]}`.trim());
       const match = SUMMARY.exec(plain);
       if (!match) continue;
       const counts = Object.fromEntries(match[2].split(', ').map((part) => part.split(' ').reverse()));
@@ -158,7 +159,7 @@ child.on('close', async (code, signal) => {
   const skipped = tests.skipped + tests.todo;
   const lines = [`Projects tested: ${projects}`];
   if (failedSuites) lines.push(`Test suites that failed to run or had failing tests: ${failedSuites}`);
-  if (failures.length) lines.push('Failed:', ...failures.map((f) => `  ${f}`));
+  if (failures.size) lines.push('Failed:', ...[...failures].map((f) => `  ${f}`));
   if (code !== 0) lines.push(`Nx ${signal ? `stopped by ${signal}` : `exited with ${code}`}: the run failed`);
   lines.push(`Tests: ${tests.passed} passed, ${tests.failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.stdout.write(`\n${lines.join('\n')}\n`);

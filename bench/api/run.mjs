@@ -87,6 +87,8 @@ const ONLY = process.env.BENCH_ROUTES?.split(',').map((s) => s.trim());
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'direct,open,sql').split(',').map((s) => s.trim()));
 const BASELINE = process.env.BENCH_BASELINE?.trim() || undefined;
 const CPU_PROF = process.env.BENCH_CPU_PROF?.trim() || undefined;
+/** Node options that profile a process into `dir` under BENCH_CPU_PROF (none without it). */
+const cpuProfArgs = (dir = '') => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, dir)}`] : []);
 const LOG_LARGE = 10_000;
 const LOG_SMALL = 12;
 const SEARCH_LARGE = 200;
@@ -226,7 +228,7 @@ async function startRecordsService(name, main, recordsEnv, env) {
     {
       cwd: path.resolve(path.dirname(main), '../../..'),
       // profiled beside the measured one, each profile in a folder of its own
-      ...(CPU_PROF ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, name)}`] } : {}),
+      nodeArgs: cpuProfArgs(name),
     },
   );
   log(`${name} ready (port ${port})`);
@@ -406,7 +408,7 @@ function startPlatform(work, plans) {
     log,
     // the API alone: no relay or log writer in the measured process
     env: { TOKEN_TTL_SECONDS: '3600', ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off' },
-    ...(CPU_PROF ? { nodeArgs: { 'records-service': ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] } } : {}),
+    ...(CPU_PROF ? { nodeArgs: { 'records-service': cpuProfArgs() } } : {}),
   });
 }
 

@@ -53,6 +53,8 @@ const PDF_PAGES = 3;
 const VOCABULARY = 20_000;
 const PHASES = (process.env.BENCH_PHASES ?? 'throughput,lag,queries').split(',');
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+/** Node options that profile a process under BENCH_CPU_PROF (none without it). */
+const CPU_PROF_ARGS = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] : [];
 
 const log = (msg) => console.log(`[bench:search] ${msg}`);
 const cleanups = [];
@@ -312,9 +314,9 @@ async function main() {
       SEARCH_EXTRACTORS: EXTRACTORS,
       SEARCH_POLL_MS: '500',
       // the extractor processes profiled too (they take their execArgv from this variable)
-      ...(CPU_PROF ? { SEARCH_EXTRACTOR_EXEC_ARGV: `--cpu-prof --cpu-prof-dir=${path.resolve(CPU_PROF)}` } : {}),
+      ...(CPU_PROF ? { SEARCH_EXTRACTOR_EXEC_ARGV: CPU_PROF_ARGS.join(' ') } : {}),
     },
-    ...(CPU_PROF ? { nodeArgs: { 'records-service': ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] } } : {}),
+    ...(CPU_PROF ? { nodeArgs: { 'records-service': CPU_PROF_ARGS } } : {}),
     cleanups,
     log,
   });

@@ -46,8 +46,8 @@ export class AccessRepository {
     this.statements ??= this.prepare();
     const { withRecord, vaultOnly, vault, record } = this.statements;
     const rows = recordId
-      ? await this.preparedQuery('access_with_record', withRecord, [vaultId, tenantId, openId, recordId])
-      : await this.preparedQuery('access_vault_only', vaultOnly, [vaultId, tenantId, openId]);
+      ? await this.read('access_with_record', withRecord, [vaultId, tenantId, openId, recordId])
+      : await this.read('access_vault_only', vaultOnly, [vaultId, tenantId, openId]);
     const row = rows[0];
     if (!row) return null;
     const found: ResolvedTarget = { vault: vault(row), vaultRole: (row['vm_role'] as VaultRole | null) ?? undefined };
@@ -60,7 +60,7 @@ export class AccessRepository {
   }
 
   /** The access read as a named prepared statement (preparedQuery): planned once per connection, not per request. */
-  private preparedQuery(name: string, text: string, values: unknown[]): Promise<Row[]> {
+  private read(name: string, text: string, values: unknown[]): Promise<Row[]> {
     return preparedQuery(this.tx.none, name, text, values);
   }
 
