@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,10 @@ export class SearchTestApp {
       FILE_STORAGE: 'fs',
       FILE_STORAGE_DIR: dir,
       SEARCH_POLL_MS: '200',
+      // a keyring of its own, not the working directory's development file: a process the
+      // suite starts (the reindex command) runs from the repository's root, where that file
+      // is another one when the suite runs from the app's folder (as `npm test` does)
+      ENCRYPTION_KEYRING: `search-1:${randomBytes(32).toString('base64')}`,
       ...EXTRACTOR_ENV,
       ...env,
     });

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { SUBJECTS } from '@vault/contracts';
+import { spawnAppEntry } from '@vault/platform/testing';
 import { Caller } from '../support';
 import { meta, upload } from '../files-support';
 import { EXTRACTOR_VERSION } from '../../src/capabilities/text-extraction/extraction.types';
@@ -145,14 +147,17 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
     );
     const before = await pagesNow();
     const isOlder = (p: { file_text_id: string; page: number }) => p.file_text_id === older.file_text_id && p.page === older.page;
-    const reindex = s.t.app.get(SearchReindex);
-    await reindex.queue();
-    const end = Date.now() + 120_000;
-    let p = await reindex.progress();
-    while (p.done < p.total && Date.now() < end) {
-      await new Promise((r) => setTimeout(r, 200));
-      p = await reindex.progress();
-    }
+    // the command (`node main.js search-reindex`) queues, reads with its progress bar and exits
+    const command = spawnAppEntry('records-service', ['search-reindex'], { DATABASE_URL: s.t.db.url });
+    // stopped if it has not ended in 150 s: its output shows in the failure below
+    const timer = setTimeout(() => command.child.kill('SIGKILL'), 150_000);
+    const [code] = await once(command.child, 'exit');
+    clearTimeout(timer);
+    expect({ code, output: command.output() }).toMatchObject({
+      code: 0,
+      output: expect.stringMatching(/reindex \[.*\] (\d+)\/\1 files/),
+    });
+    const p = await s.t.app.get(SearchReindex).progress();
     expect(p.done).toBe(p.total);
     expect(await s.t.sql(`SELECT DISTINCT extractor_version FROM file_texts`)).toEqual([
       { extractor_version: EXTRACTOR_VERSION },
