@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, INestApplication } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_STREAMS, type VaultEventBase } from '@vault/contracts';
 import {
   jetStreamConsumer,
   type JetStreamConsumerOptions,
+  JetStreamContext,
   type JetStreamConsumerSettings,
   type JetStreamEvent,
 } from '@vault/platform/events';
@@ -50,7 +51,8 @@ export function webhookConsumers(app: INestApplication): Record<string, JetStrea
  * destination vault's for a record transfer), with the CloudEvents body built once.
  * The transport acknowledges the events once the rows are stored; a redelivered event
  * adds none (the event id is unique per subscription). Events of no webhook type
- * (licences) are acknowledged without rows. Then, once they are acknowledged, the dispatcher is woken.
+ * (licences) are acknowledged without rows. Once JetStream has confirmed the acknowledgements,
+ * the dispatcher is woken.
  */
 @Controller()
 export class WebhookFanout {
@@ -62,16 +64,16 @@ export class WebhookFanout {
   ) {}
 
   @EventPattern('vault.>', jetStreamConsumer(WEBHOOK_CONSUMER))
-  async receive(@Payload() events: JetStreamEvent<VaultEventBase>[]): Promise<void> {
+  async receive(@Payload() events: JetStreamEvent<VaultEventBase>[], @Ctx() ctx: JetStreamContext): Promise<void> {
     const typed = events.flatMap((e) => {
       const type = WEBHOOK_EVENT_OF[e.subject];
       return type ? [{ id: e.id, subject: e.subject, sequence: e.sequence, type, payload: e.data }] : [];
     });
     await this.fanOut(typed);
-    // Woken once the transport has acknowledged the batch (right after this handler
-    // resolves): the horizon the dispatcher then reads from JetStream includes these events.
+    // Woken once JetStream has confirmed the transport's acknowledgement of the batch: the
+    // horizon the dispatcher then reads (the consumer's ack floor) includes these events.
     const storedUpTo = Math.max(0, ...events.map((e) => e.sequence));
-    setImmediate(() => this.dispatcher.wake(storedUpTo));
+    ctx.afterAck(() => this.dispatcher.wake(storedUpTo));
   }
 
   /**

@@ -129,6 +129,39 @@ describe('DurableConsumerRunner (real nats-server)', () => {
     expect(await series('jetstream_consumer_redelivered_total', { consumer: 'pending' })).toBeUndefined();
   });
 
+  it('runs what a commit returns once the server has confirmed the acks: the ack floor includes the batch', async () => {
+    const durable = 'confirmed';
+    const floors: { batchEnd: number; floor: Promise<number> }[] = [];
+    const r = new DurableConsumerRunner<number>({
+      js,
+      jsm,
+      consumer: { stream: 'EV', durable, filterSubject: 'ev.c', ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
+      deadLetter: {
+        stream: { name: 'EV_DLQ', subjects: ['dead.>'], replicas: 1, duplicateWindowMs: 60_000 },
+        subject: `dead.${durable}`,
+      },
+      batchSize: 3,
+      retryDelayMs: 50,
+      logger: quiet,
+      handler: {
+        decode: (m) => m.seq,
+        commit: async (seqs) => () => {
+          // read at once, as the webhook dispatcher reads its horizon when woken
+          const floor = jsm.consumers.info('EV', durable).then((i) => i.ack_floor.stream_seq);
+          floors.push({ batchEnd: Math.max(...seqs), floor });
+        },
+      },
+    });
+    await r.start();
+    let last = 0;
+    for (let i = 0; i < 12; i++) last = (await js.publish('ev.c', `c${i}`, { msgID: `m4-${i}` })).seq;
+    await until(() => floors.length > 0 && Math.max(...floors.map((f) => f.batchEnd)) === last, 'every batch stored');
+    await r.stop();
+    const seen = await Promise.all(floors.map(async (f) => ({ batchEnd: f.batchEnd, floor: await f.floor })));
+    expect(seen.filter((f) => f.floor < f.batchEnd)).toEqual([]);
+    expect(r.processed).toBe(12);
+  });
+
   it('dead-letters an undecodable message at once and survives a broker restart', async () => {
     const stored: string[] = [];
     const r = runner(stored, { durable: 'restart' });

@@ -32,9 +32,16 @@ export class InvalidMessageError extends Error {}
 export interface DurableBatchHandler<T> {
   /** Parses and validates one message; throw InvalidMessageError to dead-letter it. */
   decode(msg: JsMsg): T | Promise<T>;
-  /** Stores the batch in ONE transaction; a throw has the messages delivered again. */
-  commit(items: T[]): Promise<void>;
+  /**
+   * Stores the batch in ONE transaction; a throw has the messages delivered again. It may
+   * resolve to a function to run once the server has confirmed the batch's acks (for work
+   * that reads the consumer's ack floor, which a plain ack reaches later).
+   */
+  commit(items: T[]): Promise<void | AfterAck>;
 }
+
+/** Runs once the server has confirmed the acks of the batch it was returned for. */
+export type AfterAck = () => void;
 
 export interface DeadLetterSpec {
   /** Stream holding dead letters; its subjects must not overlap the source stream's. */
@@ -161,8 +168,10 @@ export class DurableConsumerRunner<T> {
     }
     if (good.length === 0) return;
     try {
-      await this.opts.handler.commit(good.map((g) => g.value));
-      this.ack(good.map((g) => g.msg));
+      this.ack(
+        good.map((g) => g.msg),
+        await this.opts.handler.commit(good.map((g) => g.value)),
+      );
       return;
     } catch (err) {
       if (good.length === 1) return this.failed(good[0].msg, err);
@@ -170,16 +179,22 @@ export class DurableConsumerRunner<T> {
     // One bad message must not hold back the others: store them one by one.
     for (const g of good) {
       try {
-        await this.opts.handler.commit([g.value]);
-        this.ack([g.msg]);
+        this.ack([g.msg], await this.opts.handler.commit([g.value]));
       } catch (err) {
         await this.failed(g.msg, err);
       }
     }
   }
 
-  private ack(msgs: JsMsg[]): void {
-    for (const m of msgs) m.ack();
+  /** Acknowledges the messages; with `then`, confirmed acks (ackAck), then `then` (not awaited). */
+  private ack(msgs: JsMsg[], then: void | AfterAck): void {
+    if (then) {
+      // an ack the server did not confirm (a timeout, a lost connection) still counts as
+      // sent: the message comes back after AckWait if it was lost, and `then` runs anyway
+      void Promise.all(msgs.map((m) => m.ackAck().catch(() => false))).then(then);
+    } else {
+      for (const m of msgs) m.ack();
+    }
     this.processed += msgs.length;
     consumerProcessed.inc({ consumer: this.opts.consumer.durable }, msgs.length);
   }

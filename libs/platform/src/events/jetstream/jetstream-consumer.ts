@@ -99,4 +99,21 @@ export class JetStreamContext extends BaseRpcContext<[JetStreamEvent[], JsMsg[],
   getDurable(): string {
     return this.args[2];
   }
+
+  private readonly acked: (() => void)[] = [];
+
+  /**
+   * Runs `fn` once the server has confirmed the acknowledgements of this call's events
+   * (the transport acknowledges them after the handler): for work that reads the
+   * consumer's ack floor, which a plain acknowledgement reaches a moment later.
+   */
+  afterAck(fn: () => void): void {
+    this.acked.push(fn);
+  }
+
+  /** What afterAck registered, as one function (undefined: nothing). */
+  afterAcks(): (() => void) | undefined {
+    const fns = this.acked;
+    return fns.length === 0 ? undefined : () => fns.forEach((fn) => fn());
+  }
 }

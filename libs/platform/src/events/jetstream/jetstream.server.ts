@@ -5,7 +5,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { lastValueFrom } from 'rxjs';
 import { consumeInTrace } from '../../observability/trace-context';
 import { Consumer, resolveOptions } from './consumer-options';
-import { DurableConsumerRunner } from './durable-consumer';
+import { AfterAck, DurableConsumerRunner } from './durable-consumer';
 import {
   JETSTREAM_CONSUMER,
   JETSTREAM_TRANSPORT,
@@ -188,7 +188,7 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
    * Calls the handler in the trace of the producer (traceparent header), when there is
    * one; resolves once its promise (or observable) completes, rejects with its error.
    */
-  private dispatch(c: Consumer, deliveries: Delivery[]): Promise<void> {
+  private dispatch(c: Consumer, deliveries: Delivery[]): Promise<AfterAck | undefined> {
     return consumeInTrace(
       c.options.durable,
       deliveries.map((d) => d.msg),
@@ -196,11 +196,13 @@ export class JetStreamServer extends Server implements CustomTransportStrategy {
     );
   }
 
-  private async handle(c: Consumer, deliveries: Delivery[]): Promise<void> {
+  /** Runs the handler; resolves to what it asked to run once the acks are confirmed (JetStreamContext.afterAck). */
+  private async handle(c: Consumer, deliveries: Delivery[]): Promise<AfterAck | undefined> {
     const events = deliveries.map((d) => d.event);
     const ctx = new JetStreamContext([events, deliveries.map((d) => d.msg), c.options.durable]);
     // A rejection carries the handler's own error (JetStreamHandlerErrorFilter): the dead letter names it.
     const result = await c.handler(c.options.batch ? events : events[0].data, ctx);
     await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+    return ctx.afterAcks();
   }
 }
