@@ -631,9 +631,16 @@ function cpuOf(pids) {
   return out;
 }
 
-/** PostgreSQL backends connected to the records database (both servers' pools). */
+/**
+ * PostgreSQL backends connected to the records database (both servers' pools): client
+ * backends only; an autovacuum worker on that database (after the write rounds) works for
+ * neither server and was charged to whichever one was measured at the time.
+ */
 async function backendPids(db, database) {
-  const { rows } = await db.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+  const { rows } = await db.query(
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    [database],
+  );
   return rows.map((r) => r.pid);
 }
 

@@ -68,20 +68,44 @@ export function entityRows<T extends ObjectLiteral>(ds: DataSource, entity: Enti
 
 /** What a named statement uses of the pg Pool, or of the pg client of a query runner, under TypeORM's postgres driver. */
 interface PgQueryable {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
 }
 
 /**
  * A statement (a read, or a write with its answer) as a named prepared statement: each
- * connection parses and plans it once, later requests only bind and execute it. Outside any transaction (`manager` is the data
- * source's own) on a connection of TypeORM's pool; inside one (`manager` of a query runner)
- * on the transaction's own connection. `T` is the row as the statement's select list names
- * its columns (unchecked, as any raw query's). Without a pg pool or client, through the
- * manager, as any statement.
+ * connection parses it once, later requests only bind and execute it (PostgreSQL keeps a
+ * generic plan once it is no dearer than the first custom ones). Outside any transaction
+ * (`manager` is the data source's own) on a connection of TypeORM's pool; inside one
+ * (`manager` of a query runner) on the transaction's own connection. `T` is the row as the
+ * statement's select list names its columns (unchecked, as any raw query's). Without a pg
+ * pool or client, through the manager, as any statement.
  */
 export async function preparedQuery<T extends object = Row>(
   manager: EntityManager,
   name: string,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
+  return pgQuery<T>(manager, name, text, values);
+}
+
+/**
+ * A statement planned anew at each execution, for its parameters and the tables as they
+ * are now, on the same connections as preparedQuery: for a lookup by a list of keys
+ * (`= ANY($1)`), whose generic plan, made while the table was small, scans the whole
+ * table however much it has grown since.
+ */
+export async function plannedQuery<T extends object = Row>(
+  manager: EntityManager,
+  text: string,
+  values: unknown[],
+): Promise<T[]> {
+  return pgQuery<T>(manager, undefined, text, values);
+}
+
+async function pgQuery<T extends object>(
+  manager: EntityManager,
+  name: string | undefined,
   text: string,
   values: unknown[],
 ): Promise<T[]> {
@@ -91,5 +115,5 @@ export async function preparedQuery<T extends object = Row>(
       ? (manager.connection.driver as unknown as { master?: PgQueryable }).master
       : undefined;
   if (!target?.query) return manager.query(text, values);
-  return (await target.query({ name, text, values })).rows as T[];
+  return (await target.query(name ? { name, text, values } : { text, values })).rows as T[];
 }
