@@ -162,6 +162,38 @@ describe('DurableConsumerRunner (real nats-server)', () => {
     expect(r.processed).toBe(12);
   });
 
+  it('logs a failing after-ack function and goes on consuming', async () => {
+    const durable = 'afterthrow';
+    const errors: string[] = [];
+    const r = new DurableConsumerRunner<string>({
+      js,
+      jsm,
+      consumer: { stream: 'EV', durable, filterSubject: 'ev.t', ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
+      deadLetter: {
+        stream: { name: 'EV_DLQ', subjects: ['dead.>'], replicas: 1, duplicateWindowMs: 60_000 },
+        subject: `dead.${durable}`,
+      },
+      batchSize: 1,
+      retryDelayMs: 50,
+      logger: { ...quiet, error: (m) => errors.push(m) },
+      handler: {
+        decode: (m) => m.string(),
+        commit: async () => () => {
+          throw new Error('boom');
+        },
+      },
+    });
+    await r.start();
+    for (const body of ['t1', 't2']) await js.publish('ev.t', body, { msgID: `m5-${body}` });
+    await until(() => errors.length === 2, 'both after-ack failures logged');
+    await r.stop();
+    expect(r.processed).toBe(2);
+    expect(errors).toEqual([
+      `consumer ${durable}: after the acks: Error: boom`,
+      `consumer ${durable}: after the acks: Error: boom`,
+    ]);
+  });
+
   it('dead-letters an undecodable message at once and survives a broker restart', async () => {
     const stored: string[] = [];
     const r = runner(stored, { durable: 'restart' });

@@ -191,7 +191,11 @@ export class DurableConsumerRunner<T> {
     if (then) {
       // an ack the server did not confirm (a timeout, a lost connection) still counts as
       // sent: the message comes back after AckWait if it was lost, and `then` runs anyway
-      void Promise.all(msgs.map((m) => m.ackAck().catch(() => false))).then(then);
+      void Promise.all(msgs.map((m) => m.ackAck().catch(() => false)))
+        .then(then)
+        .catch((err: unknown) =>
+          this.opts.logger.error(`consumer ${this.opts.consumer.durable}: after the acks: ${describeError(err)}`),
+        );
     } else {
       for (const m of msgs) m.ack();
     }
