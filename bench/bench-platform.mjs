@@ -22,6 +22,10 @@ export const CLIENT = 'bench-app';
 export const SECRET = 'bench-secret-0123456789';
 export const USER = { username: 'bench@vault.local', password: 'bench-password-0123' };
 export const APPS = ['gateway', 'developer-service', 'user-service', 'records-service'];
+/** Node options given in an environment variable, space-separated (BENCH_NODE_ARGS and its kin). */
+export const nodeArgsOf = (value) => (value ?? '').split(/\s+/).filter(Boolean);
+/** Node options that profile a process into `dir`/`sub` (BENCH_CPU_PROF); none when `dir` is unset. */
+export const cpuProfArgs = (dir, sub = '') => (dir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir, sub)}`] : []);
 export const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK']).stdout?.toString().trim()) || 100;
 
 /** Builds the four apps (nx cache) unless BENCH_SKIP_BUILD=1. */

@@ -63,6 +63,8 @@ import {
   benchPlans as shippedPlans,
   buildApps,
   cpuMsOf,
+  cpuProfArgs,
+  nodeArgsOf,
   PG_SERVER,
   platform,
   ROOT,
@@ -87,11 +89,11 @@ const ONLY = process.env.BENCH_ROUTES?.split(',').map((s) => s.trim());
 const PHASES = new Set((process.env.BENCH_PHASES ?? 'direct,open,sql').split(',').map((s) => s.trim()));
 const BASELINE = process.env.BENCH_BASELINE?.trim() || undefined;
 const CPU_PROF = process.env.BENCH_CPU_PROF?.trim() || undefined;
-const words = (v) => (v ?? '').split(' ').filter(Boolean);
 /** Node options of the measured records-service (BENCH_NODE_ARGS) and of the baseline (BENCH_BASELINE_NODE_ARGS). */
-const NODE_ARGS = { records: words(process.env.BENCH_NODE_ARGS), baseline: words(process.env.BENCH_BASELINE_NODE_ARGS) };
-/** Node options that profile a process into `dir` under BENCH_CPU_PROF (none without it). */
-const cpuProfArgs = (dir = '') => (CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF, dir)}`] : []);
+const NODE_ARGS = {
+  records: nodeArgsOf(process.env.BENCH_NODE_ARGS),
+  baseline: nodeArgsOf(process.env.BENCH_BASELINE_NODE_ARGS),
+};
 const LOG_LARGE = 10_000;
 const LOG_SMALL = 12;
 const SEARCH_LARGE = 200;
@@ -231,7 +233,7 @@ async function startRecordsService(name, main, recordsEnv, env) {
     {
       cwd: path.resolve(path.dirname(main), '../../..'),
       // profiled beside the measured one, each profile in a folder of its own
-      nodeArgs: [...(NODE_ARGS[name] ?? []), ...cpuProfArgs(name)],
+      nodeArgs: [...(NODE_ARGS[name] ?? []), ...cpuProfArgs(CPU_PROF, name)],
     },
   );
   log(`${name} ready (port ${port})`);
@@ -411,7 +413,7 @@ function startPlatform(work, plans) {
     log,
     // the API alone: no relay or log writer in the measured process
     env: { TOKEN_TTL_SECONDS: '3600', ACTIVITY_LOG_RELAY: 'off', ACTIVITY_LOG_WRITER: 'off' },
-    nodeArgs: { 'records-service': [...NODE_ARGS.records, ...cpuProfArgs()] },
+    nodeArgs: { 'records-service': [...NODE_ARGS.records, ...cpuProfArgs(CPU_PROF)] },
   });
 }
 

@@ -49,6 +49,7 @@ import {
   buildApps,
   cpuMsOf,
   NATS_URL,
+  nodeArgsOf,
   PG_SERVER,
   platform,
   ROOT,
@@ -160,9 +161,7 @@ async function main() {
       ...(EVENTS_INSTANCE ? Object.fromEntries(PIPELINE_ROLES.map((r) => [r, 'off'])) : {}),
     },
     // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile records-service
-    nodeArgs: process.env.BENCH_NODE_ARGS
-      ? { 'records-service': process.env.BENCH_NODE_ARGS.split(/\s+/).filter(Boolean) }
-      : undefined,
+    nodeArgs: process.env.BENCH_NODE_ARGS ? { 'records-service': nodeArgsOf(process.env.BENCH_NODE_ARGS) } : undefined,
     // another build of records-service (e.g. a worktree of the commit to compare with)
     mains: process.env.BENCH_RECORDS_MAIN ? { 'records-service': path.resolve(process.env.BENCH_RECORDS_MAIN) } : undefined,
   });

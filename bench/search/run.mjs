@@ -35,7 +35,7 @@ import { promisify } from 'node:util';
 import { FormData, request } from 'undici';
 import * as bench from '../bench-platform.mjs';
 
-const { benchPlans, buildApps, PG_SERVER, platform, ROOT, rssMiBOf, runBench, signIn, startBenchPlatform } = bench;
+const { benchPlans, buildApps, cpuProfArgs, PG_SERVER, platform, ROOT, rssMiBOf, runBench, signIn, startBenchPlatform } = bench;
 const require = createRequire(import.meta.url);
 const pg = require('pg');
 
@@ -54,7 +54,7 @@ const VOCABULARY = 20_000;
 const PHASES = (process.env.BENCH_PHASES ?? 'throughput,lag,queries').split(',');
 const CPU_PROF = process.env.BENCH_CPU_PROF;
 /** Node options that profile a process under BENCH_CPU_PROF (none without it). */
-const CPU_PROF_ARGS = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF)}`] : [];
+const CPU_PROF_ARGS = cpuProfArgs(CPU_PROF);
 
 const log = (msg) => console.log(`[bench:search] ${msg}`);
 const cleanups = [];

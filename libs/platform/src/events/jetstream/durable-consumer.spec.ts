@@ -3,7 +3,13 @@ import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { metricsRegistry } from '../../observability/metrics';
 import { TestNatsServer } from '../../testing/nats-server';
-import { DEAD_LETTER_HEADERS, DurableConsumerRunner, InvalidMessageError } from './durable-consumer';
+import {
+  DEAD_LETTER_HEADERS,
+  type DurableBatchHandler,
+  DurableConsumerRunner,
+  InvalidMessageError,
+  type RelayLogger,
+} from './durable-consumer';
 import { ensureStream } from './streams';
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
@@ -27,36 +33,38 @@ describe('DurableConsumerRunner (real nats-server)', () => {
     await server?.dispose();
   });
 
-  const runner = (stored: string[], opts: { failOn?: string; durable: string; gate?: Promise<void>; filterSubject?: string }) =>
-    new DurableConsumerRunner<string>({
+  /** A runner of stream EV for the durable `durable` on `filterSubject`, with `handler`. */
+  const runnerOf = <T>(
+    durable: string,
+    filterSubject: string,
+    handler: DurableBatchHandler<T>,
+    opts: { batchSize?: number; logger?: RelayLogger } = {},
+  ) =>
+    new DurableConsumerRunner<T>({
       js,
       jsm,
-      consumer: {
-        stream: 'EV',
-        durable: opts.durable,
-        filterSubject: opts.filterSubject ?? 'ev.>',
-        ackWaitMs: 2000,
-        maxDeliver: 3,
-        maxAckPending: 100,
-      },
+      consumer: { stream: 'EV', durable, filterSubject, ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
       deadLetter: {
         stream: { name: 'EV_DLQ', subjects: ['dead.>'], replicas: 1, duplicateWindowMs: 60_000 },
-        subject: `dead.${opts.durable}`,
+        subject: `dead.${durable}`,
       },
-      batchSize: 10,
+      batchSize: opts.batchSize ?? 10,
       retryDelayMs: 50,
-      logger: quiet,
-      handler: {
-        decode: (m) => {
-          const body = m.string();
-          if (body === 'garbage') throw new InvalidMessageError('not an event');
-          return body;
-        },
-        commit: async (items) => {
-          await opts.gate;
-          if (opts.failOn && items.includes(opts.failOn)) throw new Error('constraint violated');
-          stored.push(...items);
-        },
+      logger: opts.logger ?? quiet,
+      handler,
+    });
+
+  const runner = (stored: string[], opts: { failOn?: string; durable: string; gate?: Promise<void>; filterSubject?: string }) =>
+    runnerOf<string>(opts.durable, opts.filterSubject ?? 'ev.>', {
+      decode: (m) => {
+        const body = m.string();
+        if (body === 'garbage') throw new InvalidMessageError('not an event');
+        return body;
+      },
+      commit: async (items) => {
+        await opts.gate;
+        if (opts.failOn && items.includes(opts.failOn)) throw new Error('constraint violated');
+        stored.push(...items);
       },
     });
 
@@ -132,18 +140,10 @@ describe('DurableConsumerRunner (real nats-server)', () => {
   it('runs what a commit returns once the server has confirmed the acks: the ack floor includes the batch', async () => {
     const durable = 'confirmed';
     const floors: { batchEnd: number; floor: Promise<number> }[] = [];
-    const r = new DurableConsumerRunner<number>({
-      js,
-      jsm,
-      consumer: { stream: 'EV', durable, filterSubject: 'ev.c', ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
-      deadLetter: {
-        stream: { name: 'EV_DLQ', subjects: ['dead.>'], replicas: 1, duplicateWindowMs: 60_000 },
-        subject: `dead.${durable}`,
-      },
-      batchSize: 3,
-      retryDelayMs: 50,
-      logger: quiet,
-      handler: {
+    const r = runnerOf<number>(
+      durable,
+      'ev.c',
+      {
         decode: (m) => m.seq,
         commit: async (seqs) => () => {
           // read at once, as the webhook dispatcher reads its horizon when woken
@@ -151,7 +151,8 @@ describe('DurableConsumerRunner (real nats-server)', () => {
           floors.push({ batchEnd: Math.max(...seqs), floor });
         },
       },
-    });
+      { batchSize: 3 },
+    );
     await r.start();
     let last = 0;
     for (let i = 0; i < 12; i++) last = (await js.publish('ev.c', `c${i}`, { msgID: `m4-${i}` })).seq;
@@ -165,24 +166,17 @@ describe('DurableConsumerRunner (real nats-server)', () => {
   it('logs a failing after-ack function and goes on consuming', async () => {
     const durable = 'afterthrow';
     const errors: string[] = [];
-    const r = new DurableConsumerRunner<string>({
-      js,
-      jsm,
-      consumer: { stream: 'EV', durable, filterSubject: 'ev.t', ackWaitMs: 2000, maxDeliver: 3, maxAckPending: 100 },
-      deadLetter: {
-        stream: { name: 'EV_DLQ', subjects: ['dead.>'], replicas: 1, duplicateWindowMs: 60_000 },
-        subject: `dead.${durable}`,
-      },
-      batchSize: 1,
-      retryDelayMs: 50,
-      logger: { ...quiet, error: (m) => errors.push(m) },
-      handler: {
+    const r = runnerOf<string>(
+      durable,
+      'ev.t',
+      {
         decode: (m) => m.string(),
         commit: async () => () => {
           throw new Error('boom');
         },
       },
-    });
+      { batchSize: 1, logger: { ...quiet, error: (m) => errors.push(m) } },
+    );
     await r.start();
     for (const body of ['t1', 't2']) await js.publish('ev.t', body, { msgID: `m5-${body}` });
     await until(() => errors.length === 2, 'both after-ack failures logged');
