@@ -172,12 +172,13 @@ export async function readRequestBody(req: Request, res: Response): Promise<void
     throw unsupported('The charset of a JSON body must be UTF-8.');
   }
   await run(readText, req, res);
-  if (typeof req.body !== 'string' && (req.readableAborted || req.destroyed || req.socket.destroyed)) {
-    // the client went away before its body arrived (the parser skips a finished stream)
-    throw ProblemException.badRequest('The request body was cut off before it arrived whole.');
-  }
   if (typeof req.body !== 'string') {
-    throw new Error('The request body was read before the platform: boot services without Nest body parsing.');
+    if (req.readableEnded && !req.readableAborted) {
+      throw new Error('The request body was read before the platform: boot services without Nest body parsing.');
+    }
+    // The parser skips a request it takes for finished: the client went away, or closed its
+    // side of the connection (a half-close) before its body was read.
+    throw ProblemException.badRequest('The request body was cut off before it arrived whole.');
   }
   req.body = parseJsonBody(req.body);
 }
