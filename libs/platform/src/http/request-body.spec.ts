@@ -19,7 +19,7 @@ async function readAfter(consumeFirst: boolean): Promise<unknown> {
   let server: Server | undefined;
   try {
     return await new Promise<unknown>((resolve) => {
-      server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const listening = createServer((req: IncomingMessage, res: ServerResponse) => {
         const read = () =>
           readRequestBody(req as Request, res as unknown as Response).then(
             () => resolve({ body: (req as Request).body as unknown }),
@@ -31,8 +31,9 @@ async function readAfter(consumeFirst: boolean): Promise<unknown> {
         } else if (req.socket.readableEnded) read();
         else req.socket.once('end', read);
       });
-      server.listen(0, '127.0.0.1', () => {
-        const port = (server!.address() as AddressInfo).port;
+      server = listening;
+      listening.listen(0, '127.0.0.1', () => {
+        const port = (listening.address() as AddressInfo).port;
         const socket = connect(port, '127.0.0.1', () => (consumeFirst ? socket.write(REQUEST) : socket.end(REQUEST)));
         socket.on('error', () => undefined);
       });
