@@ -32,7 +32,8 @@
  * the same database: it joins the direct rounds, the direct open loop and the SQL counts
  * as `baseline`, and the report gives this build against it. BENCH_CPU_PROF=<dir> starts
  * the measured records-service with --cpu-prof (profiles written to <dir> at its exit), and
- * every other records-service process of the run too, each in <dir>/<its name>.
+ * every other records-service process of the run too, each in <dir>/<its name>, and the
+ * reference in <dir>/reference.
  *
  * Self-contained: builds the four apps (nx cache), starts them with scripts/platform.cjs on
  * free ports with throw-away databases on the server of DATABASE_URL and NATS from NATS_URL
@@ -41,6 +42,7 @@
  * through the API and the log entries with SQL, and drops everything at the end.
  *
  * Variables: BENCH_DURATION (s per round, 4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (10),
+ * BENCH_WARMUP (s of unmeasured load per route and server before the rounds, 5),
  * BENCH_RATE_SECONDS (10), BENCH_OPEN_ROUNDS (2), BENCH_READ_RATES (500; comma-separated),
  * BENCH_CREATE_RATES (200), BENCH_SQL_REQUESTS (50), BENCH_ROUTES (comma-separated route
  * names, all by default), BENCH_PHASES (direct,open,sql), BENCH_SKIP_BUILD=1, BENCH_BASELINE,
@@ -78,6 +80,7 @@ const pg = require('pg');
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 4);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
@@ -515,7 +518,7 @@ async function insertLogEntries(db, vaultId, n, owner) {
 
 async function startReference(databaseUrl, p, plans) {
   const port = await platform.freePort();
-  const child = spawn(process.execPath, [path.join(HERE, 'reference.mjs')], {
+  const child = spawn(process.execPath, [...cpuProfArgs(CPU_PROF, 'reference'), path.join(HERE, 'reference.mjs')], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -592,7 +595,7 @@ async function warmUp(routes, servers) {
   for (const route of routes) {
     for (const [name, { url: base }] of Object.entries(servers)) {
       if (name !== RECORDS && !route.compare) continue;
-      await saturate(base, route, 1);
+      await saturate(base, route, WARMUP_SECONDS);
     }
   }
 }
