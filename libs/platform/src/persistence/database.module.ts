@@ -5,6 +5,7 @@ import { ServiceEnv } from '../config/env';
 import { connectionFailure } from '../config/url-credentials';
 import { IdempotencyKeysJanitor } from '../idempotency/idempotency-janitor';
 import { joinRequestTransactions } from '../idempotency/request-transaction';
+import { refreshCachedPlans } from './plan-refresh';
 
 export interface DatabaseOptions {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -37,13 +38,16 @@ export function dataSourceOptions(url: string, opts: DatabaseOptions, migrations
 }
 
 /**
- * Connects a data source; when the database cannot be reached, the error names DATABASE_URL and
- * shows it without its password (connectionFailure).
+ * Connects a data source, whose connections' cached plans follow the tables (refreshCachedPlans);
+ * when the database cannot be reached, the error names DATABASE_URL and shows it without its
+ * password (connectionFailure).
  */
-export function connectDatabase(options: DataSourceOptions): Promise<DataSource> {
-  return new DataSource(options).initialize().catch((err: unknown) => {
+export async function connectDatabase(options: DataSourceOptions): Promise<DataSource> {
+  const ds = await new DataSource(options).initialize().catch((err: unknown) => {
     throw connectionFailure('the database', 'DATABASE_URL', (options as { url?: string }).url ?? '', err);
   });
+  refreshCachedPlans(ds);
+  return ds;
 }
 
 /** Key of the advisory lock that serialises migrations of one database across replicas. */
