@@ -155,8 +155,8 @@ async function main() {
   let openLoop = { read: [], create: [] };
   if (PHASES.has('open')) {
     const gateways = {
-      [RECORDS]: p.gatewayUrl,
-      [REFERENCE]: (await startGateway(environOf(p.children.get('gateway').pid), ref.url, work)).url,
+      [RECORDS]: { url: p.gatewayUrl, pid: p.children.get('gateway').pid },
+      [REFERENCE]: await startGateway(environOf(p.children.get('gateway').pid), ref.url, work),
     };
     openLoop = await measureOpenLoop(servers, gateways, seed, token);
   }
@@ -246,7 +246,7 @@ async function startRecordsService(name, main, recordsEnv, env) {
 /** A second gateway process of the same build, its records upstream at `recordsUrl`. */
 async function startGateway(gatewayEnv, recordsUrl, work) {
   const https = await platform.freePort();
-  await startProcess(
+  const child = await startProcess(
     'gateway (reference)',
     path.join(ROOT, 'dist/apps/gateway/main.js'),
     {
@@ -260,7 +260,7 @@ async function startGateway(gatewayEnv, recordsUrl, work) {
     `https://127.0.0.1:${https}/health/ready`,
   );
   log(`gateway of the reference ready (port ${https}, records upstream ${recordsUrl})`);
-  return { url: `https://127.0.0.1:${https}` };
+  return { url: `https://127.0.0.1:${https}`, pid: child.pid };
 }
 
 /**
@@ -702,7 +702,10 @@ async function openLoop(target, route, rate, seconds) {
   const start = performance.now() + 20;
   let sent = 0;
   let lateSends = 0;
+  let connectionsOpened = 0;
+  pool.on('connect', () => connectionsOpened++);
   const probe = await startProbe(target.probe);
+  const gatewayCpuBefore = target.gatewayPid ? cpuMsOf(target.gatewayPid) : undefined;
   const send = (due) => {
     const job = pool
       .request({
@@ -736,6 +739,10 @@ async function openLoop(target, route, rate, seconds) {
   }
   await Promise.race([Promise.all(inflight), sleep(30000)]);
   const stall = await probe.stop(start, dueLatencies);
+  const gatewayCpuShare =
+    gatewayCpuBefore === undefined
+      ? undefined
+      : r2((cpuMsOf(target.gatewayPid) - gatewayCpuBefore) / (performance.now() - start));
   await pool.close().catch(() => undefined);
   // a request that failed (non-2xx, error, no answer after 30 s) is a latency beyond every bound
   const failed = sent - latencies.length;
@@ -751,6 +758,10 @@ async function openLoop(target, route, rate, seconds) {
     lateSendsOver5ms: lateSends,
     loadAverage1m: r2(loadavg()[0]),
     stall,
+    // new connections (TCP, and TLS behind a gateway) the client opened in the round, and the
+    // share of a core the gateway in front used over it
+    connectionsOpened,
+    gatewayCpuShare,
   };
 }
 
@@ -880,7 +891,10 @@ async function measureOpenLoop(servers, gateways, { vaults, recordId }, token) {
   const paths = {
     direct: Object.fromEntries(Object.entries(servers).map(([n, s]) => [n, { url: s.url, probe: probeOf(s) }])),
     gateway: Object.fromEntries(
-      Object.entries(gateways).map(([n, url]) => [n, { url, host: 'records-api.localhost', probe: probeOf(servers[n]) }]),
+      Object.entries(gateways).map(([n, g]) => [
+        n,
+        { url: g.url, host: 'records-api.localhost', probe: probeOf(servers[n]), gatewayPid: g.pid },
+      ]),
     ),
   };
   // a short warm-up of every path's connections
@@ -899,6 +913,8 @@ async function measureOpenLoop(servers, gateways, { vaults, recordId }, token) {
             log(
               `open loop ${kind} ${rate}/s ${pathName.padEnd(7)} round ${round} ${name.padEnd(15)} p50 ${q.p50} ms  p99 ${q.p99} ms  ` +
                 `max ${q.max} ms  ${JSON.stringify(r.statuses)} errors ${r.errors} late ${r.lateSendsOver5ms} load ${r.loadAverage1m}` +
+                ` connections opened ${r.connectionsOpened}` +
+                (r.gatewayCpuShare === undefined ? '' : ` gateway cpu ${r.gatewayCpuShare} core`) +
                 stallLine(r.stall),
             );
           }
@@ -916,6 +932,8 @@ async function measureOpenLoop(servers, gateways, { vaults, recordId }, token) {
             failed,
             lateSendsOver5ms: rs.reduce((n, r) => n + r.lateSendsOver5ms, 0),
             loadAverages1m: rs.map((r) => r.loadAverage1m),
+            connectionsOpened: rs.map((r) => r.connectionsOpened),
+            gatewayCpuShares: rs.map((r) => r.gatewayCpuShare),
           };
         }
         const ref = result.servers[REFERENCE].p99;
