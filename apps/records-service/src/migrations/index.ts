@@ -24,6 +24,7 @@ import { VaultKeys1764300000000 } from './1764300000000-vault-keys';
 import { BlobEnvelopes1764300000001 } from './1764300000001-blob-envelopes';
 import { SearchWords1764450000000 } from './1764450000000-search-words';
 import { SearchVectorsInline1764500000000 } from './1764500000000-search-vectors-inline';
+import { ClaimRecordPlace1764600000000 } from './1764600000000-claim-record-place';
 
 /** Migrations of records-service in order, imported as classes (the app is bundled). */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
@@ -54,4 +55,5 @@ export const MIGRATIONS: Function[] = [
   BlobEnvelopes1764300000001,
   SearchWords1764450000000,
   SearchVectorsInline1764500000000,
+  ClaimRecordPlace1764600000000,
 ];

@@ -1,9 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { currentRequestTransaction } from '../idempotency/request-transaction';
 
 /** A database transaction, handed to repository methods that must run inside one. */
 export type Tx = EntityManager;
+
+/** What the work of Transactions.runCommittingWith ends with: its result and its last statement. */
+export interface EndedWith<T> {
+  result: T;
+  /**
+   * The transaction's last statement as SQL text with its values written in (escaped): it
+   * travels with the COMMIT in one simple-query message, which takes no parameters. It refuses
+   * by raising an error: the COMMIT after it then does not run and the transaction rolls back.
+   */
+  last: string;
+}
 
 /** Runs work in one database transaction (services hold no DataSource of their own). */
 @Injectable()
@@ -12,6 +24,40 @@ export class Transactions {
 
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return this.ds.transaction(work);
+  }
+
+  /**
+   * Runs work in one transaction as run() does, and sends the last statement it names and the
+   * COMMIT in one message: PostgreSQL runs both without waiting for this process in between.
+   * For a last statement that locks a row every writer of it needs (a counter): the row is held
+   * for the statement and the commit only, not also while its answer waits for the event loop
+   * and the COMMIT travels back (docs/architecture.md, "A counter's row is held for the
+   * commit only"). Inside an Idempotency-Key request, whose transaction commits later with
+   * the stored answer, the statement runs in that transaction like any other.
+   */
+  async runCommittingWith<T>(work: (tx: Tx) => Promise<EndedWith<T>>): Promise<T> {
+    if (currentRequestTransaction()?.joins(this.ds)) {
+      return this.ds.transaction(async (tx) => {
+        const { result, last } = await work(tx);
+        await tx.query(last);
+        return result;
+      });
+    }
+    const runner = this.ds.createQueryRunner();
+    try {
+      await runner.connect();
+      await runner.startTransaction();
+      const { result, last } = await work(runner.manager);
+      await runner.query(`${last};\nCOMMIT`);
+      // committed by that message: the runner must not COMMIT (nor ROLLBACK) it again
+      Object.assign(runner, { isTransactionActive: false, transactionDepth: 0 });
+      return result;
+    } catch (err) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw err;
+    } finally {
+      await runner.release();
+    }
   }
 
   /** Outside a transaction: statements run on their own (autocommit). */

@@ -19,7 +19,7 @@ const tx = {} as Tx;
 const plans = new PlansService(Object.assign(new RecordsEnv(), { VAULT_PLANS_FILE: undefined }));
 const principal = { tenantId: 't1', openId: 'u1' } as Principal;
 
-function quotaWith(state: { planOf: Record<string, string>; bytes?: number; owned?: string[]; live?: number }) {
+function quotaWith(state: { planOf: Record<string, string>; bytes?: number; owned?: string[] }) {
   const planOf = (id: string) => plans.plan(state.planOf[id] ?? 'free');
   const licenses = {
     planOf: async (id: string) => planOf(id),
@@ -30,10 +30,9 @@ function quotaWith(state: { planOf: Record<string, string>; bytes?: number; owne
     recordBytes: async () => 5 * MiB,
   } as unknown as UsageRepository;
   const memberships = { ownedVaultIds: async () => state.owned ?? [] } as unknown as MembershipRepository;
-  // the counter's conditional increment, as the repository's UPDATE … WHERE live_records < max does it
+  // the statement is the repository's own (the increment itself runs in PostgreSQL: test/quotas.spec.ts)
   const vaults = {
-    claimRecordPlace: async (_tx: Tx, _id: string, max: number) =>
-      (state.live ?? 0) < max && (state.live = (state.live ?? 0) + 1) > 0,
+    claimRecordPlaceStatement: (id: string, max: number) => `claim ${id} below ${max}`,
   } as unknown as VaultRepository;
   return new QuotaService(licenses, plans, usage, memberships, vaults);
 }
@@ -59,11 +58,16 @@ describe('QuotaService', () => {
     ).resolves.toBeUndefined();
   });
 
-  it('claims record places up to the plan limit, then refuses', async () => {
-    const q = quotaWith({ planOf: {}, live: 98 });
-    await expect(q.claimRecordPlace(tx, 'v1')).resolves.toBeUndefined();
-    await expect(q.claimRecordPlace(tx, 'v1')).resolves.toBeUndefined();
-    expect(await problemOf(q.claimRecordPlace(tx, 'v1'))).toEqual({ status: 409, code: RECORDS_ERROR_CODES.maxRecordsReached });
+  it('claims a record place below the plan limit, and explains its refusal as 409 max_records_reached', async () => {
+    const claim = await quotaWith({ planOf: { v1: 'premium' } }).recordPlaceClaim(tx, 'v1');
+    expect(claim.statement).toBe(`claim v1 below ${plans.limit(plans.plan('premium'), 'vault.maxVaultRecords')}`);
+    // the statement's refusal (SQLSTATE VR001, as node-postgres and TypeORM carry it)
+    const refused = claim.explain(
+      Object.assign(new Error('vault v1 holds as many live records as its plan allows'), { code: 'VR001' }),
+    );
+    expect(await problemOf(Promise.reject(refused))).toEqual({ status: 409, code: RECORDS_ERROR_CODES.maxRecordsReached });
+    const other = Object.assign(new Error('connection lost'), { code: '08006' });
+    expect(claim.explain(other)).toBe(other);
   });
 
   it('counts owned vaults against the most generous plan among them and the new one', async () => {

@@ -3,7 +3,7 @@ import type { Principal, VaultStorageUsageView } from '@vault/contracts';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
 import type { Tx } from '@vault/platform/persistence';
 import { UsageRepository } from '../../persistence/usage/usage.repository';
-import { VaultRepository } from '../../persistence/vaults/vault.repository';
+import { isRecordPlaceRefused, VaultRepository } from '../../persistence/vaults/vault.repository';
 import { LicensesService } from './licenses.service';
 import { Plan } from './plans-file';
 import { maxOwnedVaultsReached, maxRecordsReached, storageQuotaExceeded } from './plans.errors';
@@ -13,6 +13,12 @@ const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 /** Unpinned versions of a file kept when the plan does not set vault.fileVersions. */
 export const DEFAULT_FILE_VERSIONS = 10;
+
+/** QuotaService.recordPlaceClaim: the statement, and the error its refusal becomes (others pass as they are). */
+export interface RecordPlaceClaim {
+  statement: string;
+  explain(err: unknown): unknown;
+}
 
 /** Plan limits of an upload into a vault, in bytes. */
 export interface UploadLimits {
@@ -58,13 +64,17 @@ export class QuotaService {
   }
 
   /**
-   * Takes a place for one more live record in the vault, or refuses (409) when it holds
-   * its plan's vault.maxVaultRecords: an atomic conditional increment of the vault's
-   * counter, to be run last in the creating transaction.
+   * The claim of a place for one more live record in the vault: the statement (an atomic
+   * conditional increment of the vault's counter) that ends the creating transaction, sent
+   * with its COMMIT (Transactions.runCommittingWith), and what its refusal means: 409 when
+   * the vault holds its plan's vault.maxVaultRecords.
    */
-  async claimRecordPlace(tx: Tx, vaultId: string): Promise<void> {
+  async recordPlaceClaim(tx: Tx, vaultId: string): Promise<RecordPlaceClaim> {
     const max = this.plans.limit(await this.licenses.planOf(vaultId, tx), 'vault.maxVaultRecords');
-    if (!(await this.vaults.claimRecordPlace(tx, vaultId, max))) throw maxRecordsReached(max);
+    return {
+      statement: this.vaults.claimRecordPlaceStatement(vaultId, max),
+      explain: (err) => (isRecordPlaceRefused(err) ? maxRecordsReached(max) : err),
+    };
   }
 
   /** Whether a vault on `plan` with `liveRecords` records holds as many as the plan allows. */

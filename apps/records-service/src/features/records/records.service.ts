@@ -25,7 +25,7 @@ import { RecordRepository } from '../../persistence/records/record.repository';
 import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
-import { QuotaService } from '../../capabilities/plans/quota.service';
+import { QuotaService, RecordPlaceClaim } from '../../capabilities/plans/quota.service';
 import { Trasher } from '../../capabilities/retention/trasher';
 import { toLookupView } from './record.view';
 import { destinationRoleTooWeak, sameVault } from './records.errors';
@@ -50,8 +50,9 @@ export class RecordsService {
 
   async create({ vault }: VaultAccess, principal: Principal, dto: RecordDto): Promise<IdResponse> {
     const resolved = await this.catalogue.resolve(dto.recordTypeName, dto.recordSubtypeName);
+    let claim: RecordPlaceClaim | undefined;
     return this.tx
-      .run(async (tx) => {
+      .runCommittingWith(async (tx) => {
         const record = this.records.create({
           id: randomUUID(),
           tenantId: vault.tenantId,
@@ -63,9 +64,12 @@ export class RecordsService {
         this.assign(record, dto, resolved, principal);
         await this.records.insertWithRole(tx, record, principal.openId, 'rec_owner');
         await this.publish(tx, SUBJECTS.recordCreated, principal, vault, record, resolved.type.name);
-        // last: the claim locks the vault row only until the commit
-        await this.quota.claimRecordPlace(tx, vault.id);
-        return { id: record.id };
+        // last, sent with the COMMIT: the claim holds the vault row for the commit only
+        claim = await this.quota.recordPlaceClaim(tx, vault.id);
+        return { result: { id: record.id }, last: claim.statement };
+      })
+      .catch((err: unknown) => {
+        throw claim ? claim.explain(err) : err;
       })
       .catch(mapVaultGone);
   }

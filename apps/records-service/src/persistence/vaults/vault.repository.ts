@@ -1,10 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import type { RecordRole, VaultRole } from '@vault/contracts';
+import { escapeLiteral } from 'pg';
 import { In } from 'typeorm';
+import { sqlStateOf } from '@vault/platform/errors';
 import { guestRolesSql } from '../access/access.repository';
 import { VaultMembershipEntity } from '../memberships/membership.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from './vault.entity';
+
+/** SQLSTATE raised by vault_claim_record_place when the vault has no place left (its migration). */
+const RECORD_PLACE_REFUSED = 'VR001';
+
+/** Whether `err` is the refusal of claimRecordPlaceStatement's statement: the vault is full (or gone). */
+export function isRecordPlaceRefused(err: unknown): boolean {
+  return sqlStateOf(err) === RECORD_PLACE_REFUSED;
+}
 
 /** A vault an account sees with its roles there: a vault role, or else roles on some of its live records. */
 export interface VisibleVault {
@@ -114,17 +124,15 @@ export class VaultRepository {
   }
 
   /**
-   * Takes one more live-record place in the vault if it holds fewer than `max`: a
-   * conditional increment of its counter. It locks the vault row until the transaction
-   * ends, so callers make it their last statement. False: the vault is full (or gone).
+   * The statement that takes one more live-record place in the vault if it holds fewer than
+   * `max`: a conditional increment of its counter (vault_claim_record_place), which locks the
+   * vault row until the transaction ends, so it is the creating transaction's last statement,
+   * sent with the COMMIT (Transactions.runCommittingWith; values written in, escaped). When the
+   * vault is full (or gone) it raises an error that isRecordPlaceRefused recognises.
    */
-  async claimRecordPlace(tx: Tx, vaultId: string, max: number): Promise<boolean> {
-    const claimed: unknown[] = await tx.query(
-      'UPDATE vaults SET live_records = live_records + 1 WHERE id = $1 AND live_records < $2 RETURNING id',
-      [vaultId, max],
-    );
-    // PostgreSQL UPDATE answers [rows, count] through TypeORM
-    return Array.isArray(claimed[0]) && claimed[0].length === 1;
+  claimRecordPlaceStatement(vaultId: string, max: number): string {
+    if (!Number.isSafeInteger(max)) throw new RangeError(`a record limit must be an integer, got ${max}`);
+    return `SELECT vault_claim_record_place(${escapeLiteral(vaultId)}::uuid, ${max})`;
   }
 
   /** Whether another live vault (of any tenant: inbox names are global) uses the inbox name. */
