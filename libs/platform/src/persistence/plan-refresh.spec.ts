@@ -30,15 +30,17 @@ describe('refreshCachedPlans', () => {
       await pool.query(`ANALYZE ${table}`);
       const id = randomUUID();
       const lookup = () => pool.query({ name: 'lookup', text: `SELECT n FROM ${table} WHERE id = $1`, values: [id] });
+      const plan = async () =>
+        (await pool.query(`EXPLAIN EXECUTE lookup('${id}')`)).rows
+          .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
+          .join('\n');
       for (let i = 0; i < 8; i++) await lookup();
-      const before = await pool.query(`EXPLAIN EXECUTE lookup('${id}')`);
-      expect(before.rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n')).toMatch(/Seq Scan/);
+      expect(await plan()).toMatch(/Seq Scan/);
 
       await pool.query(`INSERT INTO ${table} SELECT gen_random_uuid(), i FROM generate_series(1, 20000) i`);
       clock += 1_000; // the plans are as old as allowed: the next hand-out drops them
       for (let i = 0; i < 8; i++) await lookup();
-      const after = await pool.query(`EXPLAIN EXECUTE lookup('${id}')`);
-      return after.rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
+      return await plan();
     } finally {
       await ds.destroy();
     }

@@ -45,7 +45,7 @@ export class AccessRepository {
    */
   async resolve(tenantId: string, openId: string, vaultId: string, recordId?: string): Promise<ResolvedTarget | null> {
     this.statements ??= this.prepare();
-    const { withRecord, vaultOnly, vault, record } = this.statements;
+    const { withRecord, vaultOnly, guestRoles, vault, record } = this.statements;
     const rows = recordId
       ? await this.read('access_with_record', withRecord, [vaultId, tenantId, openId, recordId])
       : await this.read('access_vault_only', vaultOnly, [vaultId, tenantId, openId]);
@@ -53,7 +53,7 @@ export class AccessRepository {
     if (!row) return null;
     const found: ResolvedTarget = { vault: vault(row), vaultRole: (row['vm_role'] as VaultRole | null) ?? undefined };
     if (!found.vaultRole && !recordId) {
-      const [guest] = await this.read('access_guest_roles', this.statements.guestRoles, [vaultId, tenantId, openId]);
+      const [guest] = await this.read('access_guest_roles', guestRoles, [vaultId, tenantId, openId]);
       found.guestRoles = (guest?.['guest_roles'] as RecordRole[] | undefined) ?? [];
     }
     if (row['r_id'] !== null && row['r_id'] !== undefined) {
