@@ -8,41 +8,88 @@ import { WebhooksEnv } from './webhooks.env';
 /** The durable consumer of the webhook fan-out. */
 export const WEBHOOK_DURABLE = 'webhook_dispatcher';
 
+/** Stored stretches above the floor kept at most (gaps beyond them are left to the ack floor). */
+const MAX_STRETCHES = 1024;
+
 /**
- * How far the fan-out has stored every event's deliveries: the stream sequence of the
- * `webhook_dispatcher` consumer's ack floor. The fan-out acknowledges an event only
- * after its deliveries committed, so every event up to the floor has its deliveries
- * stored; above it an earlier event may still be missing (handed to a process that died
- * before committing, to another instance still storing it, or handed back after a
- * failure), and a later event of the same vault must wait for it (docs/webhooks.md,
- * Order). While JetStream cannot be asked, the last floor read is used.
+ * How far the fan-out has stored every event's deliveries: every event up to this stream
+ * sequence has its deliveries stored. Above it an earlier event may still be missing (handed
+ * to a process that died before committing, to another instance still storing it, or handed
+ * back after a failure), and a later event of the same vault must wait for it (docs/webhooks.md,
+ * Order). Two sources raise it, and it only rises:
+ * - the `webhook_dispatcher` consumer's ack floor in JetStream (the fan-out acknowledges an
+ *   event only after its deliveries committed): read when asked (`current`);
+ * - the batches this process's fan-out stored (`stored`): a batch that follows on from the
+ *   floor without a gap raises it at once, with no question to JetStream and no wait for the
+ *   acknowledgements to land. Stretches stored above a gap (another instance holds the events
+ *   between) are kept and join the floor when it reaches them.
+ * While JetStream cannot be asked, the last floor is used.
  */
 @Injectable()
 export class FanoutHorizon {
   private readonly stream: string;
   private jsm?: JetStreamManager;
   private floor = 0;
+  /** Stored stretches above the floor, [first, last] stream sequences, in order, apart. */
+  private stretches: [number, number][] = [];
+  private askedAt = 0;
 
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    env: WebhooksEnv,
+    private readonly env: WebhooksEnv,
   ) {
     this.stream = new EventStreams(env).events.name;
   }
 
-  /** The ack floor's stream sequence last read (the floor only rises: events up to it are stored). */
+  /** The floor as known now (events up to it are stored). */
   get known(): number {
     return this.floor;
   }
 
-  /** The ack floor's stream sequence now (or the last one read). */
+  /** The fan-out of this process committed the deliveries of the events with these stream sequences. */
+  stored(sequences: number[]): void {
+    const seqs = [...new Set(sequences)].filter((s) => s > this.floor).sort((a, b) => a - b);
+    for (const s of seqs) {
+      const last = this.stretches.at(-1);
+      if (last && s >= last[0] && s <= last[1] + 1) last[1] = Math.max(last[1], s);
+      else this.stretches.push([s, s]);
+    }
+    this.settle();
+  }
+
+  /**
+   * The floor, for a dispatcher whose own fan-out stored up to `needed`: the floor known
+   * here when it reaches that far and JetStream was asked within WEBHOOK_POLL_MS (so events
+   * other instances stored are seen within that time), else the ack floor read now.
+   */
+  async upTo(needed: number): Promise<number> {
+    if (this.floor >= needed && Date.now() - this.askedAt < this.env.WEBHOOK_POLL_MS) return this.floor;
+    return this.current();
+  }
+
+  /** The ack floor's stream sequence now (or the floor last known), with what this process stored. */
   async current(): Promise<number> {
     try {
       this.jsm ??= await jetstreamManager(this.nc);
-      this.floor = (await this.jsm.consumers.info(this.stream, WEBHOOK_DURABLE)).ack_floor.stream_seq;
+      const acked = (await this.jsm.consumers.info(this.stream, WEBHOOK_DURABLE)).ack_floor.stream_seq;
+      this.askedAt = Date.now();
+      this.floor = Math.max(this.floor, acked);
+      this.settle();
     } catch {
       // NATS or the consumer is unreachable: deliveries up to the last known floor go on.
     }
     return this.floor;
+  }
+
+  /** Joins the stretches the floor reaches; keeps the others in order, merged, at most MAX_STRETCHES (the lowest). */
+  private settle(): void {
+    const kept: [number, number][] = [];
+    for (const [first, last] of this.stretches.sort((a, b) => a[0] - b[0])) {
+      const top = kept.at(-1);
+      if (!top && first <= this.floor + 1) this.floor = Math.max(this.floor, last);
+      else if (top && first <= top[1] + 1) top[1] = Math.max(top[1], last);
+      else if (last > this.floor) kept.push([first, last]);
+    }
+    this.stretches = kept.slice(0, MAX_STRETCHES);
   }
 }

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { WebhookEntity } from '../../persistence/webhooks/webhook.entity';
 import {
   AttemptOutcome,
   ClaimedDelivery,
+  DeliveryOwner,
   WebhookDeliveryRepository,
 } from '../../persistence/webhooks/webhook-delivery.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
@@ -32,7 +32,7 @@ type AttemptResult = PostResult & { notSigned?: true };
  * Sends due deliveries (docs/webhooks.md, Delivery): claims them from the delivery
  * table with a lease, in runs (each subscription's oldest pending events of a vault, up
  * to WEBHOOK_RUN_MAX, and only events up to the fan-out's horizon, so that no earlier
- * event can still appear; the horizon is read once per claim), signs and POSTs a run's
+ * event can still appear; the horizon is checked once per claim, FanoutHorizon.upTo), signs and POSTs a run's
  * events back to back, each after the previous got a 2xx, and stores the run's outcomes
  * in one statement: 2xx delivered; 410 Gone disables the
  * subscription; anything else (no answer, timeout, refused target, other status) is
@@ -119,19 +119,15 @@ export class WebhookDispatcher {
   private async tick(): Promise<void> {
     const room = this.env.WEBHOOK_CONCURRENCY - this.inFlight.size;
     if (room <= 0) return;
-    const horizon = await this.horizon.current();
+    const horizon = await this.horizon.upTo(this.stored);
     this.recheckUntil(horizon);
     const claimedAt = Date.now();
     const runs = await this.deliveries.claimRuns(
       { limit: room, runMax: this.env.WEBHOOK_RUN_MAX, attemptMs: this.attemptMs, slackMs: LEASE_SLACK_MS },
       horizon,
     );
-    if (runs.length === 0) return;
-    const owners = await this.webhooks.webhooksByIds([...new Set(runs.map((r) => r[0].webhookId))]);
-    for (const run of runs) {
-      const w = owners.get(run[0].webhookId);
-      if (!w) continue;
-      const p = this.send(w, run, claimedAt)
+    for (const { owner, deliveries: run } of runs) {
+      const p = this.send(owner, run, claimedAt)
         .catch((err) => this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`))
         .finally(() => {
           this.inFlight.delete(p);
@@ -157,7 +153,7 @@ export class WebhookDispatcher {
    * statement that stores the outcomes (recordAndContinue), until none is left: a vault
    * that keeps receiving events is not held up by the claims of the others.
    */
-  private async send(w: WebhookEntity, first: ClaimedDelivery[], firstClaimedAt: number): Promise<void> {
+  private async send(w: DeliveryOwner, first: ClaimedDelivery[], firstClaimedAt: number): Promise<void> {
     let run = first;
     let claimedAt = firstClaimedAt;
     for (;;) {
@@ -184,7 +180,7 @@ export class WebhookDispatcher {
         // Only a subscription that was failing when claimed has a streak to end (one query less per run).
         if (w.failingSince) {
           await this.webhooks.markHealthy(w.id);
-          w = Object.assign(new WebhookEntity(), w, { failingSince: null });
+          w = { ...w, failingSince: null };
         }
         if (next.length === 0) return;
         run = next;
@@ -200,7 +196,7 @@ export class WebhookDispatcher {
   }
 
   /** Attempts a run's events in order until one is not delivered (or the run is out of time). */
-  private async attemptRun(w: WebhookEntity, run: ClaimedDelivery[], claimedAt: number) {
+  private async attemptRun(w: DeliveryOwner, run: ClaimedDelivery[], claimedAt: number) {
     const attempted: { id: string; outcome: AttemptOutcome; at: number }[] = [];
     let last: { res: AttemptResult; d: ClaimedDelivery; now: Date } | undefined;
     for (const [n, d] of run.entries()) {
@@ -221,7 +217,7 @@ export class WebhookDispatcher {
 
   /** The subscription's state after a run that did not end with every event delivered. */
   private async afterRun(
-    w: WebhookEntity,
+    w: DeliveryOwner,
     attempts: number,
     last: { res: AttemptResult; d: ClaimedDelivery; now: Date },
   ): Promise<void> {
@@ -252,7 +248,7 @@ export class WebhookDispatcher {
    * log, the attempt fails with NOT_SIGNED and is retried along the schedule (a keyring put
    * right lets it through).
    */
-  private async attempt(w: WebhookEntity, d: ClaimedDelivery, now: Date): Promise<AttemptResult> {
+  private async attempt(w: DeliveryOwner, d: ClaimedDelivery, now: Date): Promise<AttemptResult> {
     let keys: string[];
     try {
       keys = this.secrets.signingKeys(w, now);

@@ -12,13 +12,15 @@ import {
 import { WebhookEntity } from '../../persistence/webhooks/webhook.entity';
 import { WebhookDeliveryRepository } from '../../persistence/webhooks/webhook-delivery.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
-import { WEBHOOK_DURABLE } from './fanout-horizon';
+import { FanoutHorizon, WEBHOOK_DURABLE } from './fanout-horizon';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { envelope, eventVaults, VaultEvent, WEBHOOK_EVENT_OF, WEBHOOK_PAYLOADS } from './webhook-envelope';
 import { WebhookResources } from './webhook-resources';
 import { WebhooksEnv } from './webhooks.env';
 
 const DURABLE = WEBHOOK_DURABLE;
+/** Vaults remembered as having had a subscriber for their last event, at most. */
+const SUBSCRIBED_VAULTS_MAX = 10_000;
 const STREAM = EVENT_STREAMS.vaultEvents.name;
 
 /** The dispatcher's durable consumer of the vault events (settings from WebhooksEnv, see webhookConsumers). */
@@ -51,16 +53,21 @@ export function webhookConsumers(app: INestApplication): Record<string, JetStrea
  * destination vault's for a record transfer), with the CloudEvents body built once.
  * The transport acknowledges the events once the rows are stored; a redelivered event
  * adds none (the event id is unique per subscription). Events of no webhook type
- * (licences) are acknowledged without rows. Once JetStream has confirmed the acknowledgements,
- * the dispatcher is woken.
+ * (licences) are acknowledged without rows. The dispatcher is woken as soon as the batch's
+ * deliveries may be sent (FanoutHorizon): at once when the batch follows on from the events
+ * stored before it, else once JetStream has confirmed the acknowledgements.
  */
 @Controller()
 export class WebhookFanout {
+  /** Vaults whose last event had a subscriber (insertion order: the least recent first). */
+  private readonly subscribed = new Set<string>();
+
   constructor(
     private readonly webhooks: WebhookRepository,
     private readonly deliveries: WebhookDeliveryRepository,
     private readonly resources: WebhookResources,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly horizon: FanoutHorizon,
   ) {}
 
   @EventPattern('vault.>', jetStreamConsumer(WEBHOOK_CONSUMER))
@@ -70,30 +77,43 @@ export class WebhookFanout {
       return type ? [{ id: e.id, subject: e.subject, sequence: e.sequence, type, payload: e.data }] : [];
     });
     await this.fanOut(typed);
-    // Woken once JetStream has confirmed the transport's acknowledgement of the batch: the
-    // horizon the dispatcher then reads (the consumer's ack floor) includes these events.
     const storedUpTo = Math.max(0, ...events.map((e) => e.sequence));
-    ctx.afterAck(() => this.dispatcher.wake(storedUpTo));
+    this.horizon.stored(events.map((e) => e.sequence));
+    // A batch that follows on from the horizon raised it: the dispatcher can send its deliveries
+    // now. Otherwise it is woken once JetStream has confirmed the transport's acknowledgement of
+    // the batch, when the consumer's ack floor it then reads includes these events.
+    if (this.horizon.known >= storedUpTo) this.dispatcher.wake(storedUpTo);
+    else ctx.afterAck(() => this.dispatcher.wake(storedUpTo));
   }
 
   /**
    * One delivery per matching subscription for the events of a batch: the subscriptions
    * read in one statement, the resources of the events that have any read together (one
    * statement per kind of resource, WebhookResources), every row inserted in one statement
-   * (existing ones are kept).
+   * (existing ones are kept). The resources of events in vaults whose last event had a
+   * subscriber are read while the subscriptions are (most vaults with a subscription keep it);
+   * those of the other events with subscribers after.
    */
   private async fanOut(events: VaultEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const matches = await this.webhooks.subscribersOf(
-      events.flatMap((e, i) => eventVaults(e).map((vaultId) => ({ i, vaultId, type: e.type, occurredAt: e.payload.occurredAt }))),
-    );
+    const likely = events.flatMap((e, i) => (eventVaults(e).some((v) => this.subscribed.has(v)) ? [i] : []));
+    const [matches, early] = await Promise.all([
+      this.webhooks.subscribersOf(
+        events.flatMap((e, i) =>
+          eventVaults(e).map((vaultId) => ({ i, vaultId, type: e.type, occurredAt: e.payload.occurredAt })),
+        ),
+      ),
+      this.resources.dataOf(likely.map((i) => events[i])),
+    ]);
     const to = new Map<number, Pick<WebhookEntity, 'id' | 'vaultId'>[]>();
     for (const { i, webhook } of matches) to.set(i, [...(to.get(i) ?? []), webhook]);
-    const sent = [...to];
-    const data = await this.resources.dataOf(sent.map(([i]) => events[i]));
-    const rows = sent.flatMap(([i, subscribers], k) => {
+    this.remember(events, to);
+    const data = new Map(likely.map((i, k) => [i, early[k]]));
+    const late = [...to.keys()].filter((i) => !data.has(i));
+    (await this.resources.dataOf(late.map((i) => events[i]))).forEach((d, k) => data.set(late[k], d));
+    const rows = [...to].flatMap(([i, subscribers]) => {
       const e = events[i];
-      const body = envelope(e, data[k]);
+      const body = envelope(e, data.get(i) as object);
       return subscribers.map((w) => ({
         id: randomUUID(),
         webhookId: w.id,
@@ -105,5 +125,19 @@ export class WebhookFanout {
       }));
     });
     await this.deliveries.insertDeliveries(rows);
+  }
+
+  /** Which vaults' events had a subscriber this time (the oldest remembered forgotten first). */
+  private remember(events: VaultEvent[], to: Map<number, unknown>): void {
+    events.forEach((e, i) => {
+      for (const v of eventVaults(e)) {
+        this.subscribed.delete(v);
+        if (to.has(i)) this.subscribed.add(v);
+      }
+    });
+    for (const v of this.subscribed) {
+      if (this.subscribed.size <= SUBSCRIBED_VAULTS_MAX) break;
+      this.subscribed.delete(v);
+    }
   }
 }

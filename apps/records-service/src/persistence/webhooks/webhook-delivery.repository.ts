@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
+import type { WebhookEntity } from './webhook.entity';
 
 /** A delivery to create for a matching subscription (fan-out of one event). */
 export type NewDelivery = Pick<
@@ -13,6 +14,18 @@ export type ClaimedDelivery = Pick<
   WebhookDeliveryEntity,
   'id' | 'webhookId' | 'vaultId' | 'eventId' | 'streamSeq' | 'body' | 'attempts'
 >;
+
+/** What sending needs of the subscription a run is claimed for (its target, secrets and state), read with the claim. */
+export type DeliveryOwner = Pick<
+  WebhookEntity,
+  'id' | 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince' | 'updatedAt'
+>;
+
+/** A claimed run: one subscription's and vault's due deliveries in stream order, with the subscription. */
+export interface ClaimedRun {
+  owner: DeliveryOwner;
+  deliveries: ClaimedDelivery[];
+}
 
 /** The outcome of one attempt, as stored on its delivery. */
 export interface AttemptOutcome {
@@ -147,14 +160,14 @@ export class WebhookDeliveryRepository {
    * whatever the backlog (a scan of the due rows with a check per row took over a second
    * at 120,000 pending deliveries). Heads are locked with SKIP LOCKED; a run's later events
    * are only ever leased with their head, so holding the head's lock keeps them to this claim.
-   * Answers each run in order.
+   * Answers each run in order, with its subscription as the claim saw it.
    */
   async claimRuns(
     o: { limit: number; runMax: number; attemptMs: number; slackMs: number },
     horizon: number,
-  ): Promise<ClaimedDelivery[][]> {
+  ): Promise<ClaimedRun[]> {
     // An UPDATE answers [rows, count].
-    const [rows]: [(ClaimedDelivery & { headId: string })[], number] = await this.m.query(
+    const [rows]: [(ClaimedDelivery & Omit<DeliveryOwner, 'id'> & { headId: string })[], number] = await this.m.query(
       `WITH RECURSIVE heads AS (
          (SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
            WHERE e.status = 'pending' ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1)
@@ -188,14 +201,22 @@ export class WebhookDeliveryRepository {
               WHERE n.due) t)
        UPDATE webhook_deliveries d
           ${claimSet('$2', '$5')}
-         FROM runs
-        WHERE d.id = runs.id AND d.status = 'pending'
-        RETURNING ${CLAIMED_COLUMNS}, runs.head_id AS "headId"`,
+         FROM runs, webhooks w
+        WHERE d.id = runs.id AND d.status = 'pending' AND w.id = d.webhook_id
+        RETURNING ${CLAIMED_COLUMNS}, runs.head_id AS "headId", w.url, w.secret, w.previous_secret AS "previousSecret",
+                  w.previous_secret_expires_at AS "previousSecretExpiresAt", w.failing_since AS "failingSince",
+                  w.updated_at AS "updatedAt"`,
       [o.limit, o.attemptMs, horizon, o.runMax, o.slackMs],
     );
-    const runs = new Map<string, ClaimedDelivery[]>();
-    for (const { headId, ...d } of rows) runs.set(headId, [...(runs.get(headId) ?? []), d]);
-    return [...runs.values()].map((run) => run.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq))));
+    const runs = new Map<string, ClaimedRun>();
+    for (const { headId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt, ...d } of rows) {
+      const owner = { id: d.webhookId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt };
+      const run = runs.get(headId) ?? { owner, deliveries: [] };
+      run.deliveries.push(d);
+      runs.set(headId, run);
+    }
+    for (const run of runs.values()) run.deliveries.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
+    return [...runs.values()];
   }
 
   /**

@@ -116,13 +116,6 @@ export class WebhookRepository {
     return rows.map(({ i, id, vaultId }) => ({ i, webhook: { id, vaultId } }));
   }
 
-  /** The subscriptions of claimed deliveries, by id. */
-  async webhooksByIds(ids: string[]): Promise<Map<string, WebhookEntity>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.m.createQueryBuilder(WebhookEntity, 'w').where('w.id IN (:...ids)', { ids }).getMany();
-    return new Map(rows.map((w) => [w.id, w]));
-  }
-
   /**
    * A success ends a failing streak. When one was running, the endpoint answers again:
    * the pending deliveries of every enabled subscription of the same tenant to the same
