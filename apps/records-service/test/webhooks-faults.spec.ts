@@ -206,7 +206,7 @@ describe('webhook delivery under faults (service processes, private NATS)', () =
       await h.createRecord(service, other, fanned, 'First');
       // pg_stat_activity is the whole server's: only this suite's database counts (other suites may run beside it)
       const inserting = `SELECT 1 FROM pg_stat_activity
-                          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO%webhook_deliveries%'`;
+                          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO webhook_deliveries%'`;
       await waitFor(async () => (await h.sql(inserting)).length > 0, 30_000, 'the fan-out storing the event');
       await h.stop(service, 'SIGKILL');
       // PostgreSQL would still run the dead process's waiting statements: end them as the crash would.

@@ -48,13 +48,12 @@ export class FanoutHorizon {
 
   /** The fan-out of this process committed the deliveries of the events with these stream sequences. */
   stored(sequences: number[]): void {
-    const seqs = [...new Set(sequences)].filter((s) => s > this.floor).sort((a, b) => a - b);
-    for (const s of seqs) {
-      const last = this.stretches.at(-1);
-      if (last && s >= last[0] && s <= last[1] + 1) last[1] = Math.max(last[1], s);
-      else this.stretches.push([s, s]);
-    }
-    this.settle();
+    ({ floor: this.floor, stretches: this.stretches } = settle(this.floor, [...this.stretches, ...stretchesOf(sequences)]));
+  }
+
+  /** The floor once the events with these stream sequences are stored too (the horizon is left as it is). */
+  reachedWith(sequences: number[]): number {
+    return settle(this.floor, [...this.stretches, ...stretchesOf(sequences)]).floor;
   }
 
   /**
@@ -73,23 +72,36 @@ export class FanoutHorizon {
       this.jsm ??= await jetstreamManager(this.nc);
       const acked = (await this.jsm.consumers.info(this.stream, WEBHOOK_DURABLE)).ack_floor.stream_seq;
       this.askedAt = Date.now();
-      this.floor = Math.max(this.floor, acked);
-      this.settle();
+      ({ floor: this.floor, stretches: this.stretches } = settle(Math.max(this.floor, acked), this.stretches));
     } catch {
       // NATS or the consumer is unreachable: deliveries up to the last known floor go on.
     }
     return this.floor;
   }
+}
 
-  /** Joins the stretches the floor reaches; keeps the others in order, merged, at most MAX_STRETCHES (the lowest). */
-  private settle(): void {
-    const kept: [number, number][] = [];
-    for (const [first, last] of this.stretches.sort((a, b) => a[0] - b[0])) {
-      const top = kept.at(-1);
-      if (!top && first <= this.floor + 1) this.floor = Math.max(this.floor, last);
-      else if (top && first <= top[1] + 1) top[1] = Math.max(top[1], last);
-      else if (last > this.floor) kept.push([first, last]);
-    }
-    this.stretches = kept.slice(0, MAX_STRETCHES);
+/** Stream sequences as stretches of consecutive ones. */
+function stretchesOf(sequences: number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const s of [...sequences].sort((a, b) => a - b)) {
+    const last = out.at(-1);
+    if (last && s <= last[1] + 1) last[1] = Math.max(last[1], s);
+    else out.push([s, s]);
   }
+  return out;
+}
+
+/**
+ * A floor with stored stretches above it: the stretches the floor reaches joined to it, the
+ * others in order, merged, at most MAX_STRETCHES (the lowest).
+ */
+function settle(floor: number, stretches: [number, number][]): { floor: number; stretches: [number, number][] } {
+  const kept: [number, number][] = [];
+  for (const [first, last] of [...stretches].sort((a, b) => a[0] - b[0])) {
+    const top = kept.at(-1);
+    if (!top && first <= floor + 1) floor = Math.max(floor, last);
+    else if (top && first <= top[1] + 1) top[1] = Math.max(top[1], last);
+    else if (last > floor) kept.push([first, last]);
+  }
+  return { floor, stretches: kept.slice(0, MAX_STRETCHES) };
 }

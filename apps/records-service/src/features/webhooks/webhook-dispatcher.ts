@@ -2,7 +2,10 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   AttemptOutcome,
   ClaimedDelivery,
+  ClaimedRun,
   DeliveryOwner,
+  LeaseTerms,
+  NewDelivery,
   WebhookDeliveryRepository,
 } from '../../persistence/webhooks/webhook-delivery.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
@@ -57,6 +60,12 @@ export class WebhookDispatcher {
   private recheckDelay = 0;
   private lastHorizon = 0;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Slots held by stores whose insert may claim runs (one per pair of its rows, taken until it answers). */
+  private reserved = 0;
+  /** Stores that left deliveries for a claim, since start. */
+  private leftStores = 0;
+  /** A claim found no free slot: the next run to end wakes the dispatcher. */
+  private starved = false;
   /** Attempts made since start (any outcome). */
   attempted = 0;
 
@@ -116,22 +125,66 @@ export class WebhookDispatcher {
     await this.http.close();
   }
 
+  /**
+   * Stores the fan-out's new deliveries and sends at once, on free slots, the runs their
+   * insert could claim: those of subscriptions and vaults with nothing pending before them,
+   * of events up to `upTo` (every event up to it is stored once the insert commits;
+   * WebhookDeliveryRepository.insertDeliveries). Answers how many deliveries were stored
+   * without being claimed: they wait for a claim (wake).
+   */
+  async store(rows: NewDelivery[], upTo: number): Promise<number> {
+    const pairs = new Set(rows.map((d) => `${d.webhookId} ${d.vaultId}`)).size;
+    const room = this.running ? Math.max(0, Math.min(this.room, pairs)) : 0;
+    this.reserved += room;
+    try {
+      const claimedAt = Date.now();
+      const { runs, left } = await this.deliveries.insertDeliveries(rows, { ...this.lease, upTo, room });
+      if (left > 0) this.leftStores++;
+      this.startRuns(runs, claimedAt);
+      return left;
+    } finally {
+      this.reserved -= room;
+    }
+  }
+
+  /** Slots free for new runs: WEBHOOK_CONCURRENCY less the runs in flight and the slots a store holds. */
+  private get room(): number {
+    return this.env.WEBHOOK_CONCURRENCY - this.inFlight.size - this.reserved;
+  }
+
+  /** How a run is leased (WebhookDeliveryRepository). */
+  private get lease(): LeaseTerms {
+    return { runMax: this.env.WEBHOOK_RUN_MAX, attemptMs: this.attemptMs, slackMs: LEASE_SLACK_MS };
+  }
+
   private async tick(): Promise<void> {
-    const room = this.env.WEBHOOK_CONCURRENCY - this.inFlight.size;
-    if (room <= 0) return;
+    const room = this.room;
+    if (room <= 0) {
+      this.starved = true;
+      return;
+    }
     const horizon = await this.horizon.upTo(this.stored);
     this.recheckUntil(horizon);
     const claimedAt = Date.now();
-    const runs = await this.deliveries.claimRuns(
-      { limit: room, runMax: this.env.WEBHOOK_RUN_MAX, attemptMs: this.attemptMs, slackMs: LEASE_SLACK_MS },
-      horizon,
-    );
+    this.startRuns(await this.deliveries.claimRuns({ limit: room, ...this.lease }, horizon), claimedAt);
+  }
+
+  /** Sends claimed runs, each on a slot of its own. */
+  private startRuns(runs: ClaimedRun[], claimedAt: number): void {
     for (const { owner, deliveries: run } of runs) {
+      const leftBefore = this.leftStores;
       const p = this.send(owner, run, claimedAt)
-        .catch((err) => this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`))
-        .finally(() => {
+        .catch((err) => {
+          this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`);
+          return 'ended' as const;
+        })
+        .then((end) => {
           this.inFlight.delete(p);
-          // The next events of the subscription may be due now.
+          // A run that went on until its pair had nothing due left needs no claim after it, unless
+          // a store left deliveries meanwhile (their insert may have seen this run's events still
+          // pending, and its statement the new ones not yet stored) or a claim found no free slot.
+          if (end === 'drained' && !this.starved && this.leftStores === leftBefore) return;
+          this.starved = false;
           this.wake();
         });
       this.inFlight.add(p);
@@ -153,16 +206,18 @@ export class WebhookDispatcher {
    * statement that stores the outcomes (recordAndContinue), until none is left: a vault
    * that keeps receiving events is not held up by the claims of the others.
    */
-  private async send(w: DeliveryOwner, first: ClaimedDelivery[], firstClaimedAt: number): Promise<void> {
+  private async send(w: DeliveryOwner, first: ClaimedDelivery[], firstClaimedAt: number): Promise<RunEnd> {
     let run = first;
     let claimedAt = firstClaimedAt;
     for (;;) {
       const { attempted, last } = await this.attemptRun(w, run, claimedAt);
-      if (!last)
-        return this.deliveries.recordRun(
+      if (!last) {
+        await this.deliveries.recordRun(
           [],
           run.map((d) => d.id),
         );
+        return 'ended';
+      }
       const stored = Date.now();
       const outcomes = attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } }));
       if (delivered(last.res) && attempted.length === run.length && this.running) {
@@ -173,16 +228,14 @@ export class WebhookDispatcher {
           afterSeq: last.d.streamSeq,
           horizon: this.horizon.known,
           webhookReadAt: w.updatedAt,
-          runMax: this.env.WEBHOOK_RUN_MAX,
-          attemptMs: this.attemptMs,
-          slackMs: LEASE_SLACK_MS,
+          ...this.lease,
         });
         // Only a subscription that was failing when claimed has a streak to end (one query less per run).
         if (w.failingSince) {
           await this.webhooks.markHealthy(w.id);
           w = { ...w, failingSince: null };
         }
-        if (next.length === 0) return;
+        if (next.length === 0) return 'drained';
         run = next;
         claimedAt = at;
         continue;
@@ -191,7 +244,8 @@ export class WebhookDispatcher {
         outcomes,
         run.slice(attempted.length).map((d) => d.id),
       );
-      return this.afterRun(w, attempted.length, last);
+      await this.afterRun(w, attempted.length, last);
+      return 'ended';
     }
   }
 
@@ -291,6 +345,9 @@ export class WebhookDispatcher {
     }, this.recheckDelay);
   }
 }
+
+/** How a run ended: `drained` when every event went and its pair had none due left, else `ended`. */
+type RunEnd = 'drained' | 'ended';
 
 const delivered = (res: PostResult) => res.status !== null && res.status >= 200 && res.status < 300;
 

@@ -10,7 +10,6 @@ import {
   type JetStreamEvent,
 } from '@vault/platform/events';
 import { WebhookEntity } from '../../persistence/webhooks/webhook.entity';
-import { WebhookDeliveryRepository } from '../../persistence/webhooks/webhook-delivery.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
 import { FanoutHorizon, WEBHOOK_DURABLE } from './fanout-horizon';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -53,9 +52,10 @@ export function webhookConsumers(app: INestApplication): Record<string, JetStrea
  * destination vault's for a record transfer), with the CloudEvents body built once.
  * The transport acknowledges the events once the rows are stored; a redelivered event
  * adds none (the event id is unique per subscription). Events of no webhook type
- * (licences) are acknowledged without rows. The dispatcher is woken as soon as the batch's
- * deliveries may be sent (FanoutHorizon): at once when the batch follows on from the events
- * stored before it, else once JetStream has confirmed the acknowledgements.
+ * (licences) are acknowledged without rows. A batch that follows on from the events stored
+ * before it (FanoutHorizon) has the runs it can start claimed by its own insert and sent at
+ * once (WebhookDispatcher.store); the dispatcher is woken for the rest, at once, or for a
+ * batch above a gap once JetStream has confirmed the acknowledgements.
  */
 @Controller()
 export class WebhookFanout {
@@ -64,7 +64,6 @@ export class WebhookFanout {
 
   constructor(
     private readonly webhooks: WebhookRepository,
-    private readonly deliveries: WebhookDeliveryRepository,
     private readonly resources: WebhookResources,
     private readonly dispatcher: WebhookDispatcher,
     private readonly horizon: FanoutHorizon,
@@ -76,26 +75,30 @@ export class WebhookFanout {
       const type = WEBHOOK_EVENT_OF[e.subject];
       return type ? [{ id: e.id, subject: e.subject, sequence: e.sequence, type, payload: e.data }] : [];
     });
-    await this.fanOut(typed);
-    const storedUpTo = Math.max(0, ...events.map((e) => e.sequence));
-    this.horizon.stored(events.map((e) => e.sequence));
-    // A batch that follows on from the horizon raised it: the dispatcher can send its deliveries
-    // now. Otherwise it is woken once JetStream has confirmed the transport's acknowledgement of
-    // the batch, when the consumer's ack floor it then reads includes these events.
-    if (this.horizon.known >= storedUpTo) this.dispatcher.wake(storedUpTo);
-    else ctx.afterAck(() => this.dispatcher.wake(storedUpTo));
+    const sequences = events.map((e) => e.sequence);
+    const storedUpTo = Math.max(0, ...sequences);
+    const left = await this.fanOut(typed, this.horizon.reachedWith(sequences));
+    this.horizon.stored(sequences);
+    // A batch that follows on from the horizon raised it: its deliveries not sent already (their
+    // vault's earlier ones still pending, no free slot) and those of batches stored above a gap it
+    // closed can be claimed now. Otherwise the dispatcher is woken once JetStream has confirmed the
+    // transport's acknowledgement of the batch, when the consumer's ack floor it then reads
+    // includes these events.
+    if (this.horizon.known < storedUpTo) ctx.afterAck(() => this.dispatcher.wake(storedUpTo));
+    else if (left > 0 || this.horizon.known > storedUpTo) this.dispatcher.wake(storedUpTo);
   }
 
   /**
    * One delivery per matching subscription for the events of a batch: the subscriptions
    * read in one statement, the resources of the events that have any read together (one
-   * statement per kind of resource, WebhookResources), every row inserted in one statement
-   * (existing ones are kept). The resources of events in vaults whose last event had a
-   * subscriber are read while the subscriptions are (most vaults with a subscription keep it);
-   * those of the other events with subscribers after.
+   * statement per kind of resource, WebhookResources), every row stored in one statement
+   * that also claims the runs that may be sent at once (events up to `upTo`), existing rows
+   * kept. The resources of events in vaults whose last event had a subscriber are read while
+   * the subscriptions are (most vaults with a subscription keep it); those of the other events
+   * with subscribers after. Answers how many rows were stored without being claimed.
    */
-  private async fanOut(events: VaultEvent[]): Promise<void> {
-    if (events.length === 0) return;
+  private async fanOut(events: VaultEvent[], upTo: number): Promise<number> {
+    if (events.length === 0) return 0;
     const likely = events.flatMap((e, i) => (eventVaults(e).some((v) => this.subscribed.has(v)) ? [i] : []));
     const [matches, early] = await Promise.all([
       this.webhooks.subscribersOf(
@@ -124,7 +127,7 @@ export class WebhookFanout {
         body,
       }));
     });
-    await this.deliveries.insertDeliveries(rows);
+    return this.dispatcher.store(rows, upTo);
   }
 
   /** Which vaults' events had a subscriber this time (the oldest remembered forgotten first). */

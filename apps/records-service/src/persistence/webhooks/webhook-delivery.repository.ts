@@ -61,8 +61,24 @@ const columns = <T>(rows: T[], fields: (keyof T)[]) => fields.map((f) => rows.ma
  */
 const claimSet = (attemptMs: string, slackMs: string) =>
   `SET attempts = d.attempts + 1,
-              next_attempt_at = now() + make_interval(secs => (${attemptMs}::double precision + ${slackMs}) / 1000),
-              leased_until = now() + make_interval(secs => (${attemptMs}::double precision + ${slackMs}) / 1000)`;
+              next_attempt_at = ${leaseEnd(attemptMs, slackMs)},
+              leased_until = ${leaseEnd(attemptMs, slackMs)}`;
+
+/** When a lease taken now ends: the attempt's time plus slack (the SQL parameters holding both, in ms). */
+const leaseEnd = (attemptMs: string, slackMs: string) =>
+  `now() + make_interval(secs => (${attemptMs}::double precision + ${slackMs}) / 1000)`;
+
+/** The subscription of each claimed delivery (`d`) of a claim's answer, joined as `w` (DeliveryOwner). */
+const OWNER_COLUMNS = `w.url, w.secret, w.previous_secret AS "previousSecret",
+                  w.previous_secret_expires_at AS "previousSecretExpiresAt", w.failing_since AS "failingSince",
+                  w.updated_at AS "updatedAt"`;
+
+/** How a claim's lease is taken: per run at most `runMax` events, `attemptMs` + `slackMs` long. */
+export interface LeaseTerms {
+  runMax: number;
+  attemptMs: number;
+  slackMs: number;
+}
 
 /** The columns of a claimed delivery (`ClaimedDelivery`), as a claim's RETURNING lists them. */
 const CLAIMED_COLUMNS = `d.id, d.webhook_id AS "webhookId", d.vault_id AS "vaultId", d.event_id AS "eventId",
@@ -81,17 +97,56 @@ export class WebhookDeliveryRepository {
     return this.tx.none;
   }
 
-  /** Inserts deliveries; one that exists already (a redelivered event) is left as it is. */
-  async insertDeliveries(rows: NewDelivery[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.m.query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, vault_id, event_id, event_type, stream_seq, body, status, next_attempt_at)
-       SELECT r.*, 'pending', now()
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
-              AS r(id, webhook_id, vault_id, event_id, event_type, stream_seq, body)
-       ON CONFLICT DO NOTHING`,
-      columns(rows, ['id', 'webhookId', 'vaultId', 'eventId', 'eventType', 'streamSeq', 'body']),
+  /**
+   * Inserts new deliveries (the fan-out's), and claims in the same statement the runs that may
+   * be sent at once: per subscription and vault, the new events up to stream sequence `upTo`
+   * (every event up to it is stored once this statement commits) when no delivery of the pair
+   * is pending (none is waiting or being sent before them), the oldest first and up to `runMax`,
+   * for at most `room` pairs; leased as a claim leases them. A delivery that exists already
+   * (a redelivered event) is left as it is. Answers the runs claimed, each in order, with its
+   * subscription, and how many stored deliveries were left for a claim.
+   */
+  async insertDeliveries(
+    rows: NewDelivery[],
+    claim: LeaseTerms & { upTo: number; room: number },
+  ): Promise<{ runs: ClaimedRun[]; left: number }> {
+    if (rows.length === 0) return { runs: [], left: 0 };
+    const stored: (ClaimedDelivery & Omit<DeliveryOwner, 'id'> & { claimed: boolean })[] = await this.m.query(
+      `WITH r AS (
+         SELECT r.*, row_number() OVER (PARTITION BY r.webhook_id, r.vault_id ORDER BY r.stream_seq) AS nth
+           FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
+                AS r(id, webhook_id, vault_id, event_id, event_type, stream_seq, body)),
+       free AS (
+         SELECT h.webhook_id, h.vault_id FROM r h
+          WHERE h.nth = 1 AND h.stream_seq <= $8
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                             WHERE e.webhook_id = h.webhook_id AND e.vault_id = h.vault_id AND e.status = 'pending')
+          ORDER BY h.stream_seq
+          LIMIT $9),
+       stored AS (
+         INSERT INTO webhook_deliveries AS d
+                (id, webhook_id, vault_id, event_id, event_type, stream_seq, body, status, attempts, next_attempt_at, leased_until)
+         SELECT r.id, r.webhook_id, r.vault_id, r.event_id, r.event_type, r.stream_seq, r.body, 'pending',
+                CASE WHEN r.run THEN 1 ELSE 0 END,
+                CASE WHEN r.run THEN ${leaseEnd('$11', '$12')} ELSE now() END,
+                CASE WHEN r.run THEN ${leaseEnd('$11', '$12')} END
+           FROM (SELECT r.*, f.webhook_id IS NOT NULL AND r.nth <= $10 AND r.stream_seq <= $8 AS run
+                   FROM r LEFT JOIN free f ON f.webhook_id = r.webhook_id AND f.vault_id = r.vault_id) r
+         ON CONFLICT DO NOTHING
+         RETURNING d.*)
+       SELECT ${CLAIMED_COLUMNS}, d.leased_until IS NOT NULL AS claimed, ${OWNER_COLUMNS}
+         FROM stored d JOIN webhooks w ON w.id = d.webhook_id`,
+      [
+        ...columns(rows, ['id', 'webhookId', 'vaultId', 'eventId', 'eventType', 'streamSeq', 'body']),
+        claim.upTo,
+        claim.room,
+        claim.runMax,
+        claim.attemptMs,
+        claim.slackMs,
+      ],
     );
+    const claimed = stored.filter((d) => d.claimed).map(({ claimed: _, ...d }) => d);
+    return { runs: runsOf(claimed), left: stored.length - claimed.length };
   }
 
   /**
@@ -162,12 +217,9 @@ export class WebhookDeliveryRepository {
    * are only ever leased with their head, so holding the head's lock keeps them to this claim.
    * Answers each run in order, with its subscription as the claim saw it.
    */
-  async claimRuns(
-    o: { limit: number; runMax: number; attemptMs: number; slackMs: number },
-    horizon: number,
-  ): Promise<ClaimedRun[]> {
+  async claimRuns(o: LeaseTerms & { limit: number }, horizon: number): Promise<ClaimedRun[]> {
     // An UPDATE answers [rows, count].
-    const [rows]: [(ClaimedDelivery & Omit<DeliveryOwner, 'id'> & { headId: string })[], number] = await this.m.query(
+    const [rows]: [(ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[], number] = await this.m.query(
       `WITH RECURSIVE heads AS (
          (SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
            WHERE e.status = 'pending' ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1)
@@ -203,20 +255,10 @@ export class WebhookDeliveryRepository {
           ${claimSet('$2', '$5')}
          FROM runs, webhooks w
         WHERE d.id = runs.id AND d.status = 'pending' AND w.id = d.webhook_id
-        RETURNING ${CLAIMED_COLUMNS}, runs.head_id AS "headId", w.url, w.secret, w.previous_secret AS "previousSecret",
-                  w.previous_secret_expires_at AS "previousSecretExpiresAt", w.failing_since AS "failingSince",
-                  w.updated_at AS "updatedAt"`,
+        RETURNING ${CLAIMED_COLUMNS}, runs.head_id AS "headId", ${OWNER_COLUMNS}`,
       [o.limit, o.attemptMs, horizon, o.runMax, o.slackMs],
     );
-    const runs = new Map<string, ClaimedRun>();
-    for (const { headId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt, ...d } of rows) {
-      const owner = { id: d.webhookId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt };
-      const run = runs.get(headId) ?? { owner, deliveries: [] };
-      run.deliveries.push(d);
-      runs.set(headId, run);
-    }
-    for (const run of runs.values()) run.deliveries.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
-    return [...runs.values()];
+    return runsOf(rows);
   }
 
   /**
@@ -239,10 +281,7 @@ export class WebhookDeliveryRepository {
       afterSeq: string;
       horizon: number;
       webhookReadAt: Date;
-      runMax: number;
-      attemptMs: number;
-      slackMs: number;
-    },
+    } & LeaseTerms,
   ): Promise<ClaimedDelivery[]> {
     const rows = delivered.map(({ id, outcome: o }) => ({ id, ...o }));
     const [claimed]: [ClaimedDelivery[], number] = await this.m.query(
@@ -320,4 +359,19 @@ export class WebhookDeliveryRepository {
       columns(rows, ['id', 'status', 'statusCode', 'error', 'excerpt', 'nextAttemptAt', 'agoMs']),
     );
   }
+}
+
+/** Claimed deliveries with their subscription's columns as runs: per subscription and vault, in stream order. */
+function runsOf(rows: (ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[]): ClaimedRun[] {
+  const runs = new Map<string, ClaimedRun>();
+  for (const { url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt, ...d } of rows) {
+    const { webhookId, vaultId } = d;
+    const key = `${webhookId} ${vaultId}`;
+    const owner = { id: webhookId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt };
+    const run = runs.get(key) ?? { owner, deliveries: [] };
+    run.deliveries.push(d);
+    runs.set(key, run);
+  }
+  for (const run of runs.values()) run.deliveries.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
+  return [...runs.values()];
 }

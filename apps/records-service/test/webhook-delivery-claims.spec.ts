@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { FanoutHorizon } from '../src/features/webhooks/fanout-horizon';
+import { WebhookDispatcher } from '../src/features/webhooks/webhook-dispatcher';
+import {
+  type LeaseTerms,
+  type NewDelivery,
+  WebhookDeliveryRepository,
+} from '../src/persistence/webhooks/webhook-delivery.repository';
+import { waitFor } from './activity-log.harness';
+import { Caller, RecordsTestApp } from './support';
+import { Receiver } from './webhook-receiver';
+
+/**
+ * The fan-out's insert and the runs it claims in the same statement (real PostgreSQL; no
+ * dispatcher runs in this app, so nothing else claims the rows).
+ */
+describe('webhook deliveries stored by the fan-out, and the runs their insert claims', () => {
+  jest.setTimeout(60_000);
+  let t: RecordsTestApp;
+  let deliveries: WebhookDeliveryRepository;
+  const lease: LeaseTerms = { runMax: 4, attemptMs: 3000, slackMs: 10_000 };
+
+  beforeAll(async () => {
+    // No claim by the clock during the suite: what is sent is sent because the dispatcher was woken.
+    t = await RecordsTestApp.start('records_webhook_claims', { WEBHOOK_ALLOWED_TARGETS: '127.0.0.1', WEBHOOK_POLL_MS: '600000' });
+    deliveries = t.app.get(WebhookDeliveryRepository);
+  });
+  afterAll(async () => {
+    await Receiver.closeAll();
+    await t?.stop();
+  });
+
+  /** A new owner's vault with a subscription; `row(seq)` makes a new delivery of one of its events. */
+  async function subscription(url = `http://127.0.0.1:9/${randomUUID()}`) {
+    const owner: Caller = await t.caller();
+    const vaultId = await t.createVault(owner, { name: `Hooks ${randomUUID().slice(0, 6)}` });
+    const res = await t.post(owner, `/vault/vault-id/${vaultId}/webhooks`, { url, events: ['*'] }).expect(201);
+    const webhookId = (res.body as { id: string }).id;
+    const row = (seq: number): NewDelivery => ({
+      id: randomUUID(),
+      webhookId,
+      vaultId,
+      eventId: randomUUID(),
+      eventType: 'record.updated',
+      streamSeq: String(seq),
+      body: JSON.stringify({ vaultid: vaultId, seq }),
+    });
+    return { vaultId, webhookId, url, row };
+  }
+
+  const stateOf = (webhookId: string) =>
+    t.sql<{ stream_seq: string; attempts: number; leased: boolean; due: boolean }>(
+      `SELECT stream_seq, attempts, leased_until IS NOT NULL AS leased, next_attempt_at <= now() AS due
+         FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' ORDER BY stream_seq`,
+      [webhookId],
+    );
+
+  it('claims the oldest new events of a pair with nothing pending as one run, up to runMax, leased with the attempt counted; the rest wait', async () => {
+    const s = await subscription();
+    const rows = [105, 101, 103, 102, 104, 106].map(s.row);
+    const { runs, left } = await deliveries.insertDeliveries(rows, { ...lease, upTo: 1000, room: 5 });
+    expect(runs).toHaveLength(1);
+    expect(runs[0].deliveries.map((d) => d.streamSeq)).toEqual(['101', '102', '103', '104']);
+    expect(runs[0].deliveries.map((d) => d.attempts)).toEqual([1, 1, 1, 1]);
+    expect(runs[0].deliveries.map((d) => JSON.parse(d.body).seq)).toEqual([101, 102, 103, 104]);
+    // the subscription as the claim read it: what sending needs
+    const [stored] = await t.sql<{ secret: string; updated_at: Date }>(`SELECT secret, updated_at FROM webhooks WHERE id = $1`, [
+      s.webhookId,
+    ]);
+    expect(runs[0].owner).toMatchObject({ id: s.webhookId, url: s.url, secret: stored.secret, failingSince: null });
+    expect(runs[0].owner.updatedAt).toEqual(stored.updated_at);
+    expect(left).toBe(2);
+    expect(await stateOf(s.webhookId)).toEqual([
+      ...['101', '102', '103', '104'].map((seq) => ({ stream_seq: seq, attempts: 1, leased: true, due: false })),
+      ...['105', '106'].map((seq) => ({ stream_seq: seq, attempts: 0, leased: false, due: true })),
+    ]);
+  });
+
+  it('claims nothing for a pair whose earlier event is still pending: the new events wait behind it', async () => {
+    const s = await subscription();
+    expect((await deliveries.insertDeliveries([s.row(201)], { ...lease, upTo: 1000, room: 0 })).left).toBe(1);
+    const { runs, left } = await deliveries.insertDeliveries([s.row(202), s.row(203)], { ...lease, upTo: 1000, room: 5 });
+    expect(runs).toEqual([]);
+    expect(left).toBe(2);
+    expect((await stateOf(s.webhookId)).every((d) => d.attempts === 0 && !d.leased)).toBe(true);
+  });
+
+  it('claims only events up to the horizon it is given (an earlier event may still be missing above it)', async () => {
+    const s = await subscription();
+    const { runs, left } = await deliveries.insertDeliveries([301, 302, 303].map(s.row), { ...lease, upTo: 302, room: 5 });
+    expect(runs.map((r) => r.deliveries.map((d) => d.streamSeq))).toEqual([['301', '302']]);
+    expect(left).toBe(1);
+    // no head at or below the horizon: nothing is claimed
+    const other = await subscription();
+    expect((await deliveries.insertDeliveries([other.row(305)], { ...lease, upTo: 302, room: 5 })).runs).toEqual([]);
+  });
+
+  it('claims runs for at most `room` pairs, the pairs of the oldest events first', async () => {
+    const [a, b, c] = [await subscription(), await subscription(), await subscription()];
+    const rows = [a.row(403), b.row(401), c.row(402), b.row(404)];
+    const { runs, left } = await deliveries.insertDeliveries(rows, { ...lease, upTo: 1000, room: 2 });
+    expect(runs.map((r) => [r.owner.id, r.deliveries.map((d) => d.streamSeq)])).toEqual(
+      expect.arrayContaining([
+        [b.webhookId, ['401', '404']],
+        [c.webhookId, ['402']],
+      ]),
+    );
+    expect(runs).toHaveLength(2);
+    expect(left).toBe(1);
+    expect(await stateOf(a.webhookId)).toEqual([{ stream_seq: '403', attempts: 0, leased: false, due: true }]);
+  });
+
+  it('stores a redelivered event once: the delivery that exists is left as it is and not claimed again', async () => {
+    const s = await subscription();
+    const first = s.row(501);
+    expect((await deliveries.insertDeliveries([first], { ...lease, upTo: 1000, room: 5 })).runs).toHaveLength(1);
+    await t.sql(`UPDATE webhook_deliveries SET status = 'delivered', leased_until = NULL WHERE id = $1`, [first.id]);
+    const again = { ...first, id: randomUUID() };
+    const { runs, left } = await deliveries.insertDeliveries([again, s.row(502)], { ...lease, upTo: 1000, room: 5 });
+    expect(runs.map((r) => r.deliveries.map((d) => d.streamSeq))).toEqual([['502']]);
+    expect(left).toBe(0);
+    const rows = await t.sql<{ id: string; status: string }>(
+      `SELECT id, status FROM webhook_deliveries WHERE webhook_id = $1 AND event_id = $2`,
+      [s.webhookId, first.eventId],
+    );
+    expect(rows).toEqual([{ id: first.id, status: 'delivered' }]);
+  });
+
+  it("sends events stored while their vault's run was being recorded once that run ends, without waiting for the clock", async () => {
+    const receiver = new Receiver('127.0.0.1');
+    let hold = true;
+    const held: (() => void)[] = [];
+    receiver.beforeAnswer = () => (hold ? new Promise<void>((r) => held.push(r)) : Promise.resolve());
+    await receiver.listen();
+    const s = await subscription(receiver.url);
+    const dispatcher = t.app.get(WebhookDispatcher);
+    const horizon = t.app.get(FanoutHorizon);
+    dispatcher.start();
+    // event 1 is claimed by its insert and sent; its answer is held
+    const first = s.row(1);
+    expect(await dispatcher.store([first], horizon.reachedWith([1]))).toBe(0);
+    horizon.stored([1]);
+    await waitFor(async () => held.length === 1, 10_000, 'the first event at the receiver');
+    // the statement storing its outcome waits for a lock on its row, its snapshot already taken
+    const locker = new Client({ connectionString: t.db.url });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [first.id]);
+      hold = false;
+      held[0]();
+      const recording = `SELECT 1 FROM pg_stat_activity
+                          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%WITH done AS%'`;
+      await waitFor(async () => (await t.sql(recording)).length > 0, 10_000, 'the outcome being stored');
+      // event 2 is stored meanwhile: event 1 is still pending, so its insert leaves it for a claim,
+      // and the claim the fan-out wakes finds event 1 still held
+      const second = s.row(2);
+      expect(await dispatcher.store([second], horizon.reachedWith([2]))).toBe(1);
+      horizon.stored([2]);
+      dispatcher.wake(2);
+      await new Promise((r) => setTimeout(r, 300));
+      await locker.query('COMMIT');
+    } finally {
+      await locker.end();
+    }
+    // the statement storing event 1's outcome did not see event 2: the run's end claims it
+    await waitFor(async () => receiver.accepted.size === 2, 10_000, 'the second event at the receiver');
+    expect([...receiver.accepted.values()].map((r) => r.event.seq)).toEqual([1, 2]);
+  });
+});
