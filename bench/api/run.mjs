@@ -19,7 +19,10 @@
  *    gateway process (the same build; the second gateway's RECORDS_SERVICE_URL names the
  *    reference). Requests go at fixed intervals whatever the answers (no coordinated
  *    omission: latency counts from each request's scheduled send time); p50/p90/p99/max
- *    of all rounds of a server and the ratio of the p99s records-service/reference.
+ *    of all rounds of a server, the ratio of those p99s records-service/reference, and the
+ *    goal's ratio: the median over the round pairs of records-service's round p99 over the
+ *    reference's in the same pair (a round of either server is now and then 3–10x slower
+ *    than its others on a shared machine: the p99 of all rounds says which server drew it).
  * 4. SQL per request: a second records-service and a second reference, each reaching
  *    PostgreSQL through its own counting TCP proxy (frontend messages: Parse, Bind,
  *    Execute, simple Query, Sync), answer BENCH_SQL_REQUESTS sequential requests of each
@@ -43,7 +46,7 @@
  *
  * Variables: BENCH_DURATION (s per round, 4), BENCH_ROUNDS (3), BENCH_CONNECTIONS (10),
  * BENCH_WARMUP (s of unmeasured load per route and server before the rounds, 5),
- * BENCH_RATE_SECONDS (10), BENCH_OPEN_ROUNDS (2), BENCH_READ_RATES (500; comma-separated),
+ * BENCH_RATE_SECONDS (10), BENCH_OPEN_ROUNDS (5), BENCH_READ_RATES (500; comma-separated),
  * BENCH_CREATE_RATES (200), BENCH_SQL_REQUESTS (50), BENCH_ROUTES (comma-separated route
  * names, all by default), BENCH_PHASES (direct,open,sql), BENCH_SKIP_BUILD=1, BENCH_BASELINE,
  * BENCH_BASELINE_MAIN (a main.js already built from BENCH_BASELINE), BENCH_CPU_PROF,
@@ -84,7 +87,7 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const RATE_SECONDS = Number(process.env.BENCH_RATE_SECONDS ?? 10);
-const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS ?? 2);
+const OPEN_ROUNDS = Number(process.env.BENCH_OPEN_ROUNDS ?? 5);
 const READ_RATES = (process.env.BENCH_READ_RATES ?? '500').split(',').map(Number).filter(Boolean);
 const CREATE_RATES = (process.env.BENCH_CREATE_RATES ?? '200').split(',').map(Number).filter(Boolean);
 const SQL_REQUESTS = Number(process.env.BENCH_SQL_REQUESTS ?? 50);
@@ -938,9 +941,17 @@ async function measureOpenLoop(servers, gateways, { vaults, recordId }, token) {
         }
         const ref = result.servers[REFERENCE].p99;
         result.p99Ratio = r2(result.servers[RECORDS].p99 / ref);
+        // the goal's ratio: per round pair (the same minutes), then the median of the pairs
+        const refRounds = result.servers[REFERENCE].roundP99s;
+        result.pairedP99Ratios = result.servers[RECORDS].roundP99s.map((p, i) => r2(p / refRounds[i]));
+        // a failed request makes a round's p99 Infinity: it counts (against the ratio), it is not left out
+        const pairs = [...result.pairedP99Ratios].sort((a, b) => a - b);
+        result.medianPairedP99Ratio =
+          pairs.length % 2 ? pairs[(pairs.length - 1) / 2] : r2((pairs[pairs.length / 2 - 1] + pairs[pairs.length / 2]) / 2);
         if (result.servers[BASE]) result.baselineP99Ratio = r2(result.servers[RECORDS].p99 / result.servers[BASE].p99);
         log(
           `open loop ${kind} ${rate}/s ${pathName}: p99 records-service ${result.servers[RECORDS].p99} ms vs reference ${ref} ms: ratio ${result.p99Ratio}` +
+            `; per round pair ${result.pairedP99Ratios.join(', ')}, median ${result.medianPairedP99Ratio}` +
             (result.servers[BASE] ? `, baseline ${result.servers[BASE].p99} ms` : ''),
         );
         out[kind].push(result);
@@ -1011,7 +1022,7 @@ function writeReport({ routes, directRuns, openLoop, sql, seed, commit, servers 
   };
   const compared = Object.entries(direct).filter(([, d]) => d.ratio !== undefined);
   const openGoal = (kind, rate) =>
-    Object.fromEntries(openLoop[kind].filter((r) => r.rate === rate).map((r) => [r.path, r.p99Ratio <= 1.5]));
+    Object.fromEntries(openLoop[kind].filter((r) => r.rate === rate).map((r) => [r.path, r.medianPairedP99Ratio <= 1.5]));
   const goals = {
     throughputAtLeast0_67OfReference: Object.fromEntries(compared.map(([n, d]) => [n, d.ratio >= 0.67])),
     cpuPerRequestAtMost1_5xReference: Object.fromEntries(compared.map(([n, d]) => [n, d.cpuPerRequestRatio <= 1.5])),
@@ -1088,7 +1099,8 @@ function writeReport({ routes, directRuns, openLoop, sql, seed, commit, servers 
         .map(([n, q]) => `${n} p50 ${q.p50} / p99 ${q.p99} ms (rounds ${q.roundP99s.join(', ')})`)
         .join('; ');
       console.log(
-        `open loop ${kind === 'read' ? 'GET record' : 'POST record'} ${r.rate}/s ${r.path}: ${srv}; p99 ratio ${r.p99Ratio} (goal at most 1.5)`,
+        `open loop ${kind === 'read' ? 'GET record' : 'POST record'} ${r.rate}/s ${r.path}: ${srv}; p99 of all rounds ratio ${r.p99Ratio}; ` +
+          `per round pair ${r.pairedP99Ratios.join(', ')}, median ${r.medianPairedP99Ratio} (goal at most 1.5)`,
       );
     }
   }
