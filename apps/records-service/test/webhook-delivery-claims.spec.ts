@@ -111,20 +111,29 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     expect(await stateOf(a.webhookId)).toEqual([{ stream_seq: '403', attempts: 0, leased: false, due: true }]);
   });
 
-  it('stores a redelivered event once: the delivery that exists is left as it is and not claimed again', async () => {
+  it('stores a redelivered event once and hands its pair back to a claim: another instance may be storing it', async () => {
     const s = await subscription();
     const first = s.row(501);
     expect((await deliveries.insertDeliveries([first], { ...lease, upTo: 1000, room: 5 })).runs).toHaveLength(1);
     await t.sql(`UPDATE webhook_deliveries SET status = 'delivered', leased_until = NULL WHERE id = $1`, [first.id]);
     const again = { ...first, id: randomUUID() };
     const { runs, left } = await deliveries.insertDeliveries([again, s.row(502)], { ...lease, upTo: 1000, room: 5 });
-    expect(runs.map((r) => r.deliveries.map((d) => d.streamSeq))).toEqual([['502']]);
-    expect(left).toBe(0);
+    expect(runs).toEqual([]);
+    expect(left).toBe(1);
+    expect(await stateOf(s.webhookId)).toEqual([{ stream_seq: '502', attempts: 0, leased: false, due: true }]);
     const rows = await t.sql<{ id: string; status: string }>(
       `SELECT id, status FROM webhook_deliveries WHERE webhook_id = $1 AND event_id = $2`,
       [s.webhookId, first.eventId],
     );
     expect(rows).toEqual([{ id: first.id, status: 'delivered' }]);
+  });
+
+  it('claims no run for a subscription disabled since the fan-out read it', async () => {
+    const s = await subscription();
+    await t.sql(`UPDATE webhooks SET enabled = false WHERE id = $1`, [s.webhookId]);
+    const { runs, left } = await deliveries.insertDeliveries([s.row(601)], { ...lease, upTo: 1000, room: 5 });
+    expect(runs).toEqual([]);
+    expect(left).toBe(1);
   });
 
   it("sends events stored while their vault's run was being recorded once that run ends, without waiting for the clock", async () => {
@@ -136,7 +145,9 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     const s = await subscription(receiver.url);
     const dispatcher = t.app.get(WebhookDispatcher);
     const horizon = t.app.get(FanoutHorizon);
-    dispatcher.start();
+    // the earlier cases' deliveries are not the dispatcher's to send here
+    await t.sql(`UPDATE webhook_deliveries SET status = 'failed', leased_until = NULL WHERE status = 'pending'`);
+    await dispatcher.start();
     // event 1 is claimed by its insert and sent; its answer is held
     const first = s.row(1);
     expect(await dispatcher.store([first], horizon.reachedWith([1]))).toBe(0);
@@ -167,5 +178,43 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     // the statement storing event 1's outcome did not see event 2: the run's end claims it
     await waitFor(async () => receiver.accepted.size === 2, 10_000, 'the second event at the receiver');
     expect([...receiver.accepted.values()].map((r) => r.event.seq)).toEqual([1, 2]);
+  });
+
+  // Last: it stops the suite's dispatcher.
+  it('stops only after a store in progress: the run its insert claimed is sent before the client closes', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    await receiver.listen();
+    const s = await subscription(receiver.url);
+    const dispatcher = t.app.get(WebhookDispatcher);
+    const horizon = t.app.get(FanoutHorizon);
+    await dispatcher.start();
+    const event = s.row(horizon.known + 1);
+    const locker = new Client({ connectionString: t.db.url });
+    await locker.connect();
+    let storing: Promise<number> | undefined;
+    let stopping: Promise<void> | undefined;
+    try {
+      // the insert waits for the table while the dispatcher is told to stop
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE webhook_deliveries IN EXCLUSIVE MODE');
+      storing = dispatcher.store([event], horizon.reachedWith([Number(event.streamSeq)]));
+      const inserting = `SELECT 1 FROM pg_stat_activity
+                          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO webhook_deliveries%'`;
+      await waitFor(async () => (await t.sql(inserting)).length > 0, 10_000, 'the insert waiting');
+      stopping = dispatcher.stop();
+      await locker.query('COMMIT');
+    } finally {
+      await locker.end();
+    }
+    expect(await storing).toBe(0);
+    await stopping;
+    expect(receiver.accepted.has(event.eventId)).toBe(true);
+    const [row] = await t.sql<{ status: string; last_error: string | null }>(
+      `SELECT status, last_error FROM webhook_deliveries WHERE id = $1`,
+      [event.id],
+    );
+    expect(row).toEqual({ status: 'delivered', last_error: null });
+    // a second stop (the app's shutdown) waits for the same one
+    await expect(dispatcher.stop()).resolves.toBeUndefined();
   });
 });

@@ -67,9 +67,10 @@ describe('FanoutHorizon (real nats-server)', () => {
     await ack(4);
     expect(await horizon.upTo(6)).toBe(6);
     expect(horizon.known).toBe(6);
-    // 7 stored here: 8 follows on
-    horizon.stored([7]);
+    // 7 stored here: 8 follows on, and the stretch stored before is reached
+    expect(horizon.stored([7])).toBe(true);
     expect(horizon.known).toBe(8);
+    expect(horizon.stored([9])).toBe(false);
   });
 
   it('asks JetStream when what was stored here is above the floor, or the last answer is older than WEBHOOK_POLL_MS', async () => {

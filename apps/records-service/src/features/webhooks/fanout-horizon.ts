@@ -46,9 +46,15 @@ export class FanoutHorizon {
     return this.floor;
   }
 
-  /** The fan-out of this process committed the deliveries of the events with these stream sequences. */
-  stored(sequences: number[]): void {
-    ({ floor: this.floor, stretches: this.stretches } = settle(this.floor, [...this.stretches, ...stretchesOf(sequences)]));
+  /**
+   * The fan-out of this process committed the deliveries of the events with these stream
+   * sequences. True when the floor reached stretches stored before them (their deliveries may
+   * be claimed now).
+   */
+  stored(sequences: number[]): boolean {
+    const before = this.stretches;
+    ({ floor: this.floor, stretches: this.stretches } = settle(this.floor, [...before, ...stretchesOf(sequences)]));
+    return before.some(([first]) => first <= this.floor);
   }
 
   /** The floor once the events with these stream sequences are stored too (the horizon is left as it is). */

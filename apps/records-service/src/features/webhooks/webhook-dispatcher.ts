@@ -60,12 +60,11 @@ export class WebhookDispatcher {
   private recheckDelay = 0;
   private lastHorizon = 0;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Slots held by stores whose insert may claim runs (one per pair of its rows, taken until it answers). */
+  /** Slots held by a claim or by stores whose insert may claim runs (one per pair of its rows) until they answer. */
   private reserved = 0;
-  /** Stores that left deliveries for a claim, since start. */
-  private leftStores = 0;
-  /** A claim found no free slot: the next run to end wakes the dispatcher. */
-  private starved = false;
+  private stopped?: Promise<void>;
+  /** Stores in progress (their insert, then the start of the runs it claimed). */
+  private readonly storing = new Set<Promise<unknown>>();
   /** Attempts made since start (any outcome). */
   attempted = 0;
 
@@ -86,11 +85,13 @@ export class WebhookDispatcher {
     this.schedule = retrySchedule(env);
   }
 
-  start(): void {
-    if (this.running) return;
+  /** Starts; resolves once the first look for due deliveries has ended. */
+  start(): Promise<void> {
+    if (this.running) return Promise.resolve();
     this.running = true;
     this.timer = setInterval(() => this.wake(), this.env.WEBHOOK_POLL_MS);
     this.wake();
+    return this.ticking ?? Promise.resolve();
   }
 
   /**
@@ -115,12 +116,17 @@ export class WebhookDispatcher {
       });
   }
 
-  /** Stops claiming and waits for the attempts in flight. */
-  async stop(): Promise<void> {
+  /** Stops claiming and waits for the attempts in flight (once: a second call waits for the first). */
+  stop(): Promise<void> {
+    return (this.stopped ??= this.halt());
+  }
+
+  private async halt(): Promise<void> {
     this.running = false;
     clearInterval(this.timer);
     clearTimeout(this.recheck);
     await this.ticking;
+    await Promise.allSettled(this.storing);
     await Promise.all(this.inFlight);
     await this.http.close();
   }
@@ -136,18 +142,22 @@ export class WebhookDispatcher {
     const pairs = new Set(rows.map((d) => `${d.webhookId} ${d.vaultId}`)).size;
     const room = this.running ? Math.max(0, Math.min(this.room, pairs)) : 0;
     this.reserved += room;
-    try {
-      const claimedAt = Date.now();
-      const { runs, left } = await this.deliveries.insertDeliveries(rows, { ...this.lease, upTo, room });
-      if (left > 0) this.leftStores++;
-      this.startRuns(runs, claimedAt);
-      return left;
-    } finally {
-      this.reserved -= room;
-    }
+    const storing = (async () => {
+      try {
+        const claimedAt = Date.now();
+        const { runs, left } = await this.deliveries.insertDeliveries(rows, { ...this.lease, upTo, room });
+        this.startRuns(runs, claimedAt);
+        return left;
+      } finally {
+        this.reserved -= room;
+      }
+    })();
+    // stop() waits for it: the runs its insert claimed are started, then waited for, before the client closes
+    this.storing.add(storing);
+    return storing.finally(() => this.storing.delete(storing));
   }
 
-  /** Slots free for new runs: WEBHOOK_CONCURRENCY less the runs in flight and the slots a store holds. */
+  /** Slots free for new runs: WEBHOOK_CONCURRENCY less the runs in flight and the slots held for claims. */
   private get room(): number {
     return this.env.WEBHOOK_CONCURRENCY - this.inFlight.size - this.reserved;
   }
@@ -159,32 +169,30 @@ export class WebhookDispatcher {
 
   private async tick(): Promise<void> {
     const room = this.room;
-    if (room <= 0) {
-      this.starved = true;
-      return;
-    }
+    if (room <= 0) return;
     const horizon = await this.horizon.upTo(this.stored);
     this.recheckUntil(horizon);
-    const claimedAt = Date.now();
-    this.startRuns(await this.deliveries.claimRuns({ limit: room, ...this.lease }, horizon), claimedAt);
+    // the slots are held while the claim's statement runs: a store beside it claims only on the
+    // others (what it leaves, the claim after this one takes)
+    const slots = Math.max(0, this.room);
+    if (slots === 0) return;
+    this.reserved += slots;
+    try {
+      const claimedAt = Date.now();
+      this.startRuns(await this.deliveries.claimRuns({ limit: slots, ...this.lease }, horizon), claimedAt);
+    } finally {
+      this.reserved -= slots;
+    }
   }
 
   /** Sends claimed runs, each on a slot of its own. */
   private startRuns(runs: ClaimedRun[], claimedAt: number): void {
     for (const { owner, deliveries: run } of runs) {
-      const leftBefore = this.leftStores;
       const p = this.send(owner, run, claimedAt)
-        .catch((err) => {
-          this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`);
-          return 'ended' as const;
-        })
-        .then((end) => {
+        .catch((err) => this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`))
+        .finally(() => {
           this.inFlight.delete(p);
-          // A run that went on until its pair had nothing due left needs no claim after it, unless
-          // a store left deliveries meanwhile (their insert may have seen this run's events still
-          // pending, and its statement the new ones not yet stored) or a claim found no free slot.
-          if (end === 'drained' && !this.starved && this.leftStores === leftBefore) return;
-          this.starved = false;
+          // The next events of the subscription may be due now (stored by any instance meanwhile).
           this.wake();
         });
       this.inFlight.add(p);
@@ -206,18 +214,16 @@ export class WebhookDispatcher {
    * statement that stores the outcomes (recordAndContinue), until none is left: a vault
    * that keeps receiving events is not held up by the claims of the others.
    */
-  private async send(w: DeliveryOwner, first: ClaimedDelivery[], firstClaimedAt: number): Promise<RunEnd> {
+  private async send(w: DeliveryOwner, first: ClaimedDelivery[], firstClaimedAt: number): Promise<void> {
     let run = first;
     let claimedAt = firstClaimedAt;
     for (;;) {
       const { attempted, last } = await this.attemptRun(w, run, claimedAt);
-      if (!last) {
-        await this.deliveries.recordRun(
+      if (!last)
+        return this.deliveries.recordRun(
           [],
           run.map((d) => d.id),
         );
-        return 'ended';
-      }
       const stored = Date.now();
       const outcomes = attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } }));
       if (delivered(last.res) && attempted.length === run.length && this.running) {
@@ -235,7 +241,7 @@ export class WebhookDispatcher {
           await this.webhooks.markHealthy(w.id);
           w = { ...w, failingSince: null };
         }
-        if (next.length === 0) return 'drained';
+        if (next.length === 0) return;
         run = next;
         claimedAt = at;
         continue;
@@ -244,8 +250,7 @@ export class WebhookDispatcher {
         outcomes,
         run.slice(attempted.length).map((d) => d.id),
       );
-      await this.afterRun(w, attempted.length, last);
-      return 'ended';
+      return this.afterRun(w, attempted.length, last);
     }
   }
 
@@ -345,9 +350,6 @@ export class WebhookDispatcher {
     }, this.recheckDelay);
   }
 }
-
-/** How a run ended: `drained` when every event went and its pair had none due left, else `ended`. */
-type RunEnd = 'drained' | 'ended';
 
 const delivered = (res: PostResult) => res.status !== null && res.status >= 200 && res.status < 300;
 

@@ -102,16 +102,18 @@ export class WebhookDeliveryRepository {
    * be sent at once: per subscription and vault, the new events up to stream sequence `upTo`
    * (every event up to it is stored once this statement commits) when no delivery of the pair
    * is pending (none is waiting or being sent before them), the oldest first and up to `runMax`,
-   * for at most `room` pairs; leased as a claim leases them. A delivery that exists already
-   * (a redelivered event) is left as it is. Answers the runs claimed, each in order, with its
-   * subscription, and how many stored deliveries were left for a claim.
+   * for at most `room` pairs of enabled subscriptions; leased as a claim leases them. A delivery
+   * that exists already (a redelivered event) is left as it is, and the run of its pair is handed
+   * back at once (its earlier event may have been stored by another instance's insert this one
+   * did not see, or waited for): the next claim takes it in order. Answers the runs claimed,
+   * each in order, with its subscription, and how many stored deliveries were left for a claim.
    */
   async insertDeliveries(
     rows: NewDelivery[],
     claim: LeaseTerms & { upTo: number; room: number },
   ): Promise<{ runs: ClaimedRun[]; left: number }> {
     if (rows.length === 0) return { runs: [], left: 0 };
-    const stored: (ClaimedDelivery & Omit<DeliveryOwner, 'id'> & { claimed: boolean })[] = await this.m.query(
+    const stored: (ClaimedDelivery & Omit<DeliveryOwner, 'id'> & { claimed: boolean; whole: boolean })[] = await this.m.query(
       `WITH r AS (
          SELECT r.*, row_number() OVER (PARTITION BY r.webhook_id, r.vault_id ORDER BY r.stream_seq) AS nth
            FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
@@ -119,6 +121,7 @@ export class WebhookDeliveryRepository {
        free AS (
          SELECT h.webhook_id, h.vault_id FROM r h
           WHERE h.nth = 1 AND h.stream_seq <= $8
+            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = h.webhook_id AND w.enabled)
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries e
                              WHERE e.webhook_id = h.webhook_id AND e.vault_id = h.vault_id AND e.status = 'pending')
           ORDER BY h.stream_seq
@@ -134,7 +137,9 @@ export class WebhookDeliveryRepository {
                    FROM r LEFT JOIN free f ON f.webhook_id = r.webhook_id AND f.vault_id = r.vault_id) r
          ON CONFLICT DO NOTHING
          RETURNING d.*)
-       SELECT ${CLAIMED_COLUMNS}, d.leased_until IS NOT NULL AS claimed, ${OWNER_COLUMNS}
+       SELECT ${CLAIMED_COLUMNS}, d.leased_until IS NOT NULL AS claimed, ${OWNER_COLUMNS},
+              NOT EXISTS (SELECT 1 FROM r WHERE r.webhook_id = d.webhook_id AND r.vault_id = d.vault_id
+                             AND r.stream_seq <= d.stream_seq AND NOT EXISTS (SELECT 1 FROM stored s WHERE s.id = r.id)) AS whole
          FROM stored d JOIN webhooks w ON w.id = d.webhook_id`,
       [
         ...columns(rows, ['id', 'webhookId', 'vaultId', 'eventId', 'eventType', 'streamSeq', 'body']),
@@ -145,8 +150,16 @@ export class WebhookDeliveryRepository {
         claim.slackMs,
       ],
     );
-    const claimed = stored.filter((d) => d.claimed).map(({ claimed: _, ...d }) => d);
-    return { runs: runsOf(claimed), left: stored.length - claimed.length };
+    // A pair with an event of the batch already stored (a redelivered event) may have it stored by
+    // another instance's insert this statement waited for or did not see: its run is handed back.
+    const doubtful = new Set(stored.filter((d) => !d.whole).map((d) => `${d.webhookId} ${d.vaultId}`));
+    const claimed = stored.filter((d) => d.claimed && !doubtful.has(`${d.webhookId} ${d.vaultId}`));
+    const handedBack = stored.filter((d) => d.claimed && doubtful.has(`${d.webhookId} ${d.vaultId}`));
+    await this.recordRun(
+      [],
+      handedBack.map((d) => d.id),
+    );
+    return { runs: runsOf(claimed.map(({ claimed: _, whole: __, ...d }) => d)), left: stored.length - claimed.length };
   }
 
   /**
