@@ -6,6 +6,7 @@ import {
   DeliveryOwner,
   LeaseTerms,
   NewDelivery,
+  pairOf,
   WebhookDeliveryRepository,
 } from '../../persistence/webhooks/webhook-delivery.repository';
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
@@ -139,7 +140,7 @@ export class WebhookDispatcher {
    * without being claimed: they wait for a claim (wake).
    */
   async store(rows: NewDelivery[], upTo: number): Promise<number> {
-    const pairs = new Set(rows.map((d) => `${d.webhookId} ${d.vaultId}`)).size;
+    const pairs = new Set(rows.map(pairOf)).size;
     const room = this.running ? Math.max(0, Math.min(this.room, pairs)) : 0;
     this.reserved += room;
     const storing = (async () => {
@@ -174,8 +175,8 @@ export class WebhookDispatcher {
     this.recheckUntil(horizon);
     // the slots are held while the claim's statement runs: a store beside it claims only on the
     // others (what it leaves, the claim after this one takes)
-    const slots = Math.max(0, this.room);
-    if (slots === 0) return;
+    const slots = this.room;
+    if (slots <= 0) return;
     this.reserved += slots;
     try {
       const claimedAt = Date.now();

@@ -81,9 +81,9 @@ export class WebhookFanout {
     const joined = this.horizon.stored(sequences);
     // A batch that follows on from the horizon raised it: its deliveries not sent already (their
     // vault's earlier ones still pending, no free slot, a redelivered event) and those of batches
-    // stored above a gap it closed can be claimed now. Otherwise the dispatcher is woken once JetStream has confirmed the
-    // transport's acknowledgement of the batch, when the consumer's ack floor it then reads
-    // includes these events.
+    // stored above a gap it closed can be claimed now. Otherwise the dispatcher is woken once
+    // JetStream has confirmed the transport's acknowledgement of the batch, when the consumer's
+    // ack floor it then reads includes these events.
     if (this.horizon.known < storedUpTo) ctx.afterAck(() => this.dispatcher.wake(storedUpTo));
     else if (left > 0 || joined) this.dispatcher.wake(storedUpTo);
   }

@@ -21,6 +21,9 @@ export type DeliveryOwner = Pick<
   'id' | 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince' | 'updatedAt'
 >;
 
+/** The subscription-and-vault pair a delivery belongs to (the unit of order and of runs), as a key. */
+export const pairOf = (d: Pick<WebhookDeliveryEntity, 'webhookId' | 'vaultId'>) => `${d.webhookId} ${d.vaultId}`;
+
 /** A claimed run: one subscription's and vault's due deliveries in stream order, with the subscription. */
 export interface ClaimedRun {
   owner: DeliveryOwner;
@@ -152,14 +155,15 @@ export class WebhookDeliveryRepository {
     );
     // A pair with an event of the batch already stored (a redelivered event) may have it stored by
     // another instance's insert this statement waited for or did not see: its run is handed back.
-    const doubtful = new Set(stored.filter((d) => !d.whole).map((d) => `${d.webhookId} ${d.vaultId}`));
-    const claimed = stored.filter((d) => d.claimed && !doubtful.has(`${d.webhookId} ${d.vaultId}`));
-    const handedBack = stored.filter((d) => d.claimed && doubtful.has(`${d.webhookId} ${d.vaultId}`));
-    await this.recordRun(
-      [],
-      handedBack.map((d) => d.id),
-    );
-    return { runs: runsOf(claimed.map(({ claimed: _, whole: __, ...d }) => d)), left: stored.length - claimed.length };
+    const doubtful = new Set(stored.filter((d) => !d.whole).map(pairOf));
+    const claimed: (ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[] = [];
+    const handedBack: string[] = [];
+    for (const { claimed: leased, whole: _, ...d } of stored) {
+      if (leased && doubtful.has(pairOf(d))) handedBack.push(d.id);
+      else if (leased) claimed.push(d);
+    }
+    await this.recordRun([], handedBack);
+    return { runs: runsOf(claimed), left: stored.length - claimed.length };
   }
 
   /**
@@ -252,9 +256,9 @@ export class WebhookDeliveryRepository {
           LIMIT $1
           FOR UPDATE OF c SKIP LOCKED),
        runs AS (
-         SELECT claimed.id AS head_id, claimed.id FROM claimed
+         SELECT claimed.id FROM claimed
          UNION ALL
-         SELECT claimed.id, t.id FROM claimed
+         SELECT t.id FROM claimed
            CROSS JOIN LATERAL (
              SELECT n.id FROM (
                SELECT e.id, bool_and(e.next_attempt_at <= now()) OVER w AS due
@@ -268,7 +272,7 @@ export class WebhookDeliveryRepository {
           ${claimSet('$2', '$5')}
          FROM runs, webhooks w
         WHERE d.id = runs.id AND d.status = 'pending' AND w.id = d.webhook_id
-        RETURNING ${CLAIMED_COLUMNS}, runs.head_id AS "headId", ${OWNER_COLUMNS}`,
+        RETURNING ${CLAIMED_COLUMNS}, ${OWNER_COLUMNS}`,
       [o.limit, o.attemptMs, horizon, o.runMax, o.slackMs],
     );
     return runsOf(rows);
@@ -378,12 +382,10 @@ export class WebhookDeliveryRepository {
 function runsOf(rows: (ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[]): ClaimedRun[] {
   const runs = new Map<string, ClaimedRun>();
   for (const { url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt, ...d } of rows) {
-    const { webhookId, vaultId } = d;
-    const key = `${webhookId} ${vaultId}`;
-    const owner = { id: webhookId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt };
-    const run = runs.get(key) ?? { owner, deliveries: [] };
+    const owner = { id: d.webhookId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt };
+    const run = runs.get(pairOf(d)) ?? { owner, deliveries: [] };
     run.deliveries.push(d);
-    runs.set(key, run);
+    runs.set(pairOf(d), run);
   }
   for (const run of runs.values()) run.deliveries.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
   return [...runs.values()];
