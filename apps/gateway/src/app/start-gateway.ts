@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { appLogger, hardenExpress, instrumentApp } from '@vault/platform/bootstrap';
+import { PlatformExpressAdapter } from '@vault/platform/http';
 import { loadEnv } from '@vault/platform/config';
 import type { Server } from 'node:https';
 import { AddressInfo } from 'node:net';
@@ -48,7 +49,7 @@ export async function startGateway(options: StartOptions = {}): Promise<RunningG
     domain: env.GATEWAY_DOMAIN,
     hosts: MODULE_HOSTS.map((m) => `${m}.${env.GATEWAY_DOMAIN}`),
   });
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new PlatformExpressAdapter(), {
     httpsOptions: { key: tls.key, cert: tls.cert },
     bodyParser: false,
     logger,

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { BaseEnv, EnvValidationError, loadEnv, ServiceEnv } from '../config/env';
 import { connectDatabase, DatabaseOptions, dataSourceOptions, migrateWithLock } from '../persistence/database.module';
+import { PlatformExpressAdapter } from '../http/express-adapter';
 import { useRequestIds } from '../http/request-id.middleware';
 import { instrumentApp } from './instrument-app';
 import { serviceName } from '../observability/tracing';
@@ -32,7 +33,7 @@ export async function runService(
   }
   const configure = options.configure;
   try {
-    const app = await NestFactory.create<NestExpressApplication>(module, {
+    const app = await NestFactory.create<NestExpressApplication>(module, new PlatformExpressAdapter(), {
       logger: startupLogger(),
       bufferLogs: false,
       forceCloseConnections: false,

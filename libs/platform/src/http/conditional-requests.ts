@@ -1,15 +1,11 @@
 import {
   applyDecorators,
-  ArgumentsHost,
   CallHandler,
-  Catch,
   createParamDecorator,
-  ExceptionFilter,
   ExecutionContext,
   Injectable,
   NestInterceptor,
   SetMetadata,
-  UseFilters,
   UseInterceptors,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
@@ -26,9 +22,10 @@ import { ProblemException } from '../errors/problem.exception';
  * - a resource's validator is a strong entity tag naming one stored version,
  *   `"<resource id>.<version>"` (versionETag); each service reads the version of its
  *   own rows, every change increments it;
- * - a handler returns `new ETagged(body, etag)`; the interceptor sends the ETag and, on
- *   GET/HEAD, answers 304 (no body) when If-None-Match matches (weak comparison, `*`,
- *   lists) or 412 when an If-Match does not;
+ * - a handler returns `new ETagged(body, etag)`; the answer carries the ETag (reads: the
+ *   platform's Express adapter, PlatformExpressAdapter; writes: the interceptor) and, on
+ *   GET/HEAD, is 304 (no body) when If-None-Match matches (weak comparison, `*`, lists)
+ *   or 412 when an If-Match does not;
  * - writes (PUT/DELETE) get the request's If-Match as an IfMatchCondition (@IfMatch())
  *   and check it in the write's own transaction, under the row lock, so a stale tag
  *   is 412 and nothing changes; with REQUIRE_IF_MATCH=true a write without If-Match is
@@ -136,9 +133,10 @@ export const IfMatch = createParamDecorator(
 );
 
 /**
- * A response body with the ETag of the version it shows; the interceptor sends both.
- * `vary` names the request headers the representation depends on beyond the URL
- * (`Authorization` for a body showing the caller's roles), sent as `Vary`.
+ * A response body with the ETag of the version it shows; the platform's Express adapter
+ * (reads) or the interceptor (writes) sends both. `vary` names the request headers the
+ * representation depends on beyond the URL (`Authorization` for a body showing the
+ * caller's roles), sent as `Vary`.
  */
 export class ETagged<T> {
   constructor(
@@ -146,17 +144,29 @@ export class ETagged<T> {
     readonly etag: string,
     readonly vary?: string,
   ) {}
+
+  /** Never sent as it is: an app that would (one without PlatformExpressAdapter) fails loudly instead. */
+  toJSON(): never {
+    throw new Error('an ETagged answer reached the JSON writer: the app must use PlatformExpressAdapter');
+  }
 }
 
-/** Raised for a GET whose If-None-Match matches: the filter answers 304. */
-class NotModified extends Error {}
+/** What answerTagged returns for a GET or HEAD whose If-None-Match matches: 304, no body. */
+export const NOT_MODIFIED = Symbol('not modified');
 
-/** 304 Not Modified: no body; the ETag set before stays. */
-@Catch(NotModified)
-class NotModifiedFilter implements ExceptionFilter {
-  catch(_: NotModified, host: ArgumentsHost): void {
-    host.switchToHttp().getResponse<Response>().status(304).end();
+/**
+ * Sends the ETag (and Vary) of a tagged answer and, for GET and HEAD, evaluates the
+ * request's preconditions: 412 (thrown) when If-Match names no current version,
+ * NOT_MODIFIED when If-None-Match matches; otherwise the body to send.
+ */
+export function answerTagged(req: Request, res: Response, tagged: ETagged<unknown>): unknown {
+  res.setHeader('ETag', tagged.etag);
+  if (tagged.vary) res.vary(tagged.vary);
+  if (req.method === 'GET' || req.method === 'HEAD') {
+    if (!ifMatchHolds(req.headers['if-match'], tagged.etag)) throw preconditionFailed();
+    if (ifNoneMatchMatches(req.headers['if-none-match'], tagged.etag)) return NOT_MODIFIED;
   }
+  return tagged.body;
 }
 
 const CONDITIONAL_KIND = 'vault:conditional';
@@ -175,7 +185,11 @@ function preconditionRequired(): ProblemException {
   );
 }
 
-/** Sends the ETag of ETagged results and evaluates If-Match/If-None-Match of reads. */
+/**
+ * Writes and creates: 428 before the handler when REQUIRE_IF_MATCH asks for If-Match, then
+ * the ETag of the ETagged answer. (Reads have no interceptor: the platform's Express adapter
+ * answers their ETagged results, see PlatformExpressAdapter.reply.)
+ */
 @Injectable()
 export class ConditionalRequestInterceptor implements NestInterceptor {
   constructor(
@@ -190,18 +204,7 @@ export class ConditionalRequestInterceptor implements NestInterceptor {
     if ((kind === 'write' || kind === 'delete') && this.env.REQUIRE_IF_MATCH && req.headers['if-match'] === undefined) {
       throw preconditionRequired();
     }
-    return next.handle().pipe(
-      map((result: unknown) => {
-        if (!(result instanceof ETagged)) return result;
-        res.setHeader('ETag', result.etag);
-        if (result.vary) res.vary(result.vary);
-        if (req.method === 'GET' || req.method === 'HEAD') {
-          if (!ifMatchHolds(req.headers['if-match'], result.etag)) throw preconditionFailed();
-          if (ifNoneMatchMatches(req.headers['if-none-match'], result.etag)) throw new NotModified();
-        }
-        return result.body;
-      }),
-    );
+    return next.handle().pipe(map((result: unknown) => (result instanceof ETagged ? answerTagged(req, res, result) : result)));
   }
 }
 
@@ -254,10 +257,11 @@ const IF_MATCH_DOC = {
 export function Conditional(kind: ConditionalKind): MethodDecorator {
   const common = [SetMetadata(CONDITIONAL_KIND, kind), UseInterceptors(ConditionalRequestInterceptor)];
   if (kind === 'read') {
+    // no interceptor (each one costs every request an rxjs chain and two AsyncResource
+    // bindings, see PlatformExpressAdapter): the adapter's reply answers ETagged results
     return applyDecorators(
       ETagOnSuccess(),
-      ...common,
-      UseFilters(NotModifiedFilter),
+      SetMetadata(CONDITIONAL_KIND, kind),
       ApiHeader({
         name: 'If-None-Match',
         required: false,

@@ -1,4 +1,5 @@
-/** HTTP plumbing of the services: request ids, request bodies, conditional requests, ranges. */
+/** HTTP plumbing of the services: the Express adapter, request ids, request bodies, conditional requests, ranges. */
+export * from './express-adapter';
 export * from './request-id.middleware';
 export * from './request-body';
 export * from './conditional-requests';

@@ -1,10 +1,12 @@
 import { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AppDescription, configureApp } from '../bootstrap/configure-app';
+import { PlatformExpressAdapter } from '../http/express-adapter';
 import { useRequestIds } from '../http/request-id.middleware';
 
 /**
- * Boots an app module the way main.ts does (runService: no Nest body parser, request ids
+ * Boots an app module the way main.ts does (runService: the platform's Express adapter, no
+ * Nest body parser, request ids
  * first, prefix, OpenAPI, pipes, filters),
  * with the given env variables applied first. Listens on an ephemeral port.
  */
@@ -15,7 +17,7 @@ export async function bootTestApp(
 ): Promise<INestApplication> {
   Object.assign(process.env, { NODE_ENV: 'test', LOG_LEVEL: 'error', ...env });
   const ref = await Test.createTestingModule({ imports: [module] }).compile();
-  const app = ref.createNestApplication({ logger: ['error'], bodyParser: false });
+  const app = ref.createNestApplication(new PlatformExpressAdapter(), { logger: ['error'], bodyParser: false });
   useRequestIds(app);
   configureApp(app, desc);
   app.enableShutdownHooks();
