@@ -341,4 +341,31 @@ describe('REQUIRE_IF_MATCH=true', () => {
     await t.put(owner, `/vault/vault-id/${vaultId}`, { name: 'x' }).set('If-Match', etag).expect(201);
     await t.delete(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`).set('If-Match', '*').expect(200);
   });
+
+  it('refuses by role first, then 428 before the body is read', async () => {
+    const vaultId = await t.createVault(owner);
+    const recordId = await t.createRecord(owner, vaultId);
+    const path = `/vault/vault-id/${vaultId}/records/record-id/${recordId}`;
+    // a caller without a role on the vault learns nothing about its preconditions
+    const stranger = await t.caller();
+    await t.put(stranger, path, recordBody()).expect(404);
+    // a body that is not JSON is never read without If-Match: 428, not 400
+    const unread = await t
+      .http()
+      .put(`/api/v1${path}`)
+      .set('Authorization', `Bearer ${owner.token}`)
+      .set('Content-Type', 'application/json')
+      .send('{"name":');
+    expect(unread.status).toBe(428);
+    expect(unread.body).toMatchObject({ code: 'precondition_required' });
+    // with If-Match the same body is read and refused
+    await t
+      .http()
+      .put(`/api/v1${path}`)
+      .set('Authorization', `Bearer ${owner.token}`)
+      .set('If-Match', '*')
+      .set('Content-Type', 'application/json')
+      .send('{"name":')
+      .expect(400);
+  });
 });

@@ -1,18 +1,15 @@
 import {
   applyDecorators,
-  CallHandler,
+  CanActivate,
   createParamDecorator,
   ExecutionContext,
   Injectable,
-  NestInterceptor,
   SetMetadata,
-  UseInterceptors,
+  UseGuards,
 } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { COMMON_ERRORS } from '@vault/contracts';
 import type { Request, Response } from 'express';
-import { map, Observable } from 'rxjs';
 import { ServiceEnv } from '../config/env';
 import { ProblemException } from '../errors/problem.exception';
 
@@ -22,8 +19,8 @@ import { ProblemException } from '../errors/problem.exception';
  * - a resource's validator is a strong entity tag naming one stored version,
  *   `"<resource id>.<version>"` (versionETag); each service reads the version of its
  *   own rows, every change increments it;
- * - a handler returns `new ETagged(body, etag)`; the answer carries the ETag (reads: the
- *   platform's Express adapter, PlatformExpressAdapter; writes: the interceptor) and, on
+ * - a handler returns `new ETagged(body, etag)`; the answer carries the ETag (the
+ *   platform's Express adapter, PlatformExpressAdapter, as it writes the answer) and, on
  *   GET/HEAD, is 304 (no body) when If-None-Match matches (weak comparison, `*`, lists)
  *   or 412 when an If-Match does not;
  * - writes (PUT/DELETE) get the request's If-Match as an IfMatchCondition (@IfMatch())
@@ -134,7 +131,7 @@ export const IfMatch = createParamDecorator(
 
 /**
  * A response body with the ETag of the version it shows; the platform's Express adapter
- * (reads) or the interceptor (writes) sends both. `vary` names the request headers the
+ * sends both (answerTagged). `vary` names the request headers the
  * representation depends on beyond the URL (`Authorization` for a body showing the
  * caller's roles), sent as `Vary`.
  */
@@ -186,25 +183,19 @@ function preconditionRequired(): ProblemException {
 }
 
 /**
- * Writes and creates: 428 before the handler when REQUIRE_IF_MATCH asks for If-Match, then
- * the ETag of the ETagged answer. (Reads have no interceptor: the platform's Express adapter
- * answers their ETagged results, see PlatformExpressAdapter.reply.)
+ * Writes (`@Conditional('write' | 'delete')`): 428 before the body is read and the handler
+ * runs when REQUIRE_IF_MATCH asks for If-Match (a guard: after the route's role guards, before
+ * the request body guard that PlatformModule appends last).
  */
 @Injectable()
-export class ConditionalRequestInterceptor implements NestInterceptor {
-  constructor(
-    private readonly env: ServiceEnv,
-    private readonly reflector: Reflector,
-  ) {}
+export class IfMatchRequiredGuard implements CanActivate {
+  constructor(private readonly env: ServiceEnv) {}
 
-  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const req = ctx.switchToHttp().getRequest<Request>();
-    const res = ctx.switchToHttp().getResponse<Response>();
-    const kind = this.reflector.get<ConditionalKind | undefined>(CONDITIONAL_KIND, ctx.getHandler());
-    if ((kind === 'write' || kind === 'delete') && this.env.REQUIRE_IF_MATCH && req.headers['if-match'] === undefined) {
+  canActivate(ctx: ExecutionContext): boolean {
+    if (this.env.REQUIRE_IF_MATCH && ctx.switchToHttp().getRequest<Request>().headers['if-match'] === undefined) {
       throw preconditionRequired();
     }
-    return next.handle().pipe(map((result: unknown) => (result instanceof ETagged ? answerTagged(req, res, result) : result)));
+    return true;
   }
 }
 
@@ -255,13 +246,14 @@ const IF_MATCH_DOC = {
  * adds the ETag header to them.
  */
 export function Conditional(kind: ConditionalKind): MethodDecorator {
-  const common = [SetMetadata(CONDITIONAL_KIND, kind), UseInterceptors(ConditionalRequestInterceptor)];
+  // No interceptor (each one costs every request an rxjs chain and two AsyncResource
+  // bindings, see PlatformExpressAdapter): the adapter's reply answers ETagged results, an
+  // Idempotency-Key stores them as sent (answerTagged), writes check If-Match in a guard.
+  const kindOf = SetMetadata(CONDITIONAL_KIND, kind);
   if (kind === 'read') {
-    // no interceptor (each one costs every request an rxjs chain and two AsyncResource
-    // bindings, see PlatformExpressAdapter): the adapter's reply answers ETagged results
     return applyDecorators(
       ETagOnSuccess(),
-      SetMetadata(CONDITIONAL_KIND, kind),
+      kindOf,
       ApiHeader({
         name: 'If-None-Match',
         required: false,
@@ -279,7 +271,8 @@ export function Conditional(kind: ConditionalKind): MethodDecorator {
   if (kind === 'write' || kind === 'delete') {
     return applyDecorators(
       ...(kind === 'write' ? [ETagOnSuccess()] : []),
-      ...common,
+      kindOf,
+      UseGuards(IfMatchRequiredGuard),
       ApiHeader(IF_MATCH_DOC),
       ApiResponse({
         status: 412,
@@ -288,5 +281,5 @@ export function Conditional(kind: ConditionalKind): MethodDecorator {
       ApiResponse({ status: 428, description: 'precondition_required: REQUIRE_IF_MATCH is on and the request has no If-Match.' }),
     );
   }
-  return applyDecorators(ETagOnSuccess(), ...common);
+  return applyDecorators(ETagOnSuccess(), kindOf);
 }

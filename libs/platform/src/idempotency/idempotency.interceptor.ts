@@ -41,6 +41,7 @@ import {
   renewClaim,
   StoredAnswer,
 } from './idempotency-store';
+import { answerTagged, ETagged } from '../http/conditional-requests';
 import { RequestTransaction, runInRequestTransaction } from './request-transaction';
 import { StoredAnswerCodec, StoredAnswerCodecToken, throughCodec } from './stored-answer-codec';
 
@@ -67,8 +68,9 @@ const IDEMPOTENT = 'vault:idempotent';
  */
 export const KILL_AFTER_IDEMPOTENT_COMMIT_ENV = 'VAULT_TEST_KILL_AFTER_IDEMPOTENT_COMMIT';
 
-/** The answer a handler produced, as it will be sent. */
-function answerOf(res: Response, value: unknown): StoredAnswer {
+/** The answer a handler produced, as it will be sent (an ETagged one with its ETag, as the adapter sends it). */
+function answerOf(req: Request, res: Response, handled: unknown): StoredAnswer {
+  const value = handled instanceof ETagged ? answerTagged(req, res, handled) : handled;
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
     const v = res.getHeader(name);
@@ -148,7 +150,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const stopLease = keepClaimAlive(this.ds, scope, token, this.log);
     try {
       const value = await runInRequestTransaction(tx, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
-      const answer = await throughCodec(codec, 'seal', answerOf(res, value), scope, req);
+      const answer = await throughCodec(codec, 'seal', answerOf(req, res, value), scope, req);
       await tx.commit(async (m) => {
         if (!(await completeKey(m, scope, token, state.fingerprint, answer))) throw idempotencyKeyInFlight();
       });
