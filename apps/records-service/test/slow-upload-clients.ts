@@ -82,9 +82,3 @@ export function slowPatch(app: INestApplication, c: Caller, path: string, o: Slo
     },
   };
 }
-
-/** The value below which `share` of the samples lie (nearest rank). */
-export function percentile(samples: number[], share: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)];
-}
