@@ -3,6 +3,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { ProblemException } from '@vault/platform/errors';
 import { createTestDatabase, TestDatabase } from '@vault/platform/testing';
 import { Client } from 'pg';
+import { LockSessions } from '../src/features/files/resumable/lock-sessions';
 import { PgUploadLocker } from '../src/features/files/resumable/pg-upload-locker';
 
 /**
@@ -275,6 +276,34 @@ describe('resumable upload locks shared by every instance', () => {
       await c.close();
       sockets.forEach((s) => s.destroy());
       await new Promise((r) => silent.close(r));
+    }
+  });
+
+  it('sends one statement at a time on a lock session, in the order asked, however many requests ask at once', async () => {
+    const sessions = new LockSessions({
+      databaseUrl: db.url,
+      sessions: 1,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 5000,
+      onLost: () => undefined,
+    });
+    const query = Client.prototype.query;
+    let running = 0;
+    let most = 0;
+    const spy = jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+      most = Math.max(most, ++running);
+      const done = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      return done.finally(() => running--);
+    } as typeof query);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => sessions.query(0, `SELECT ${i} AS n, pg_sleep(0.005)`)),
+      );
+      expect(answers.map(({ results }) => Number(results[0].rows[0].n))).toEqual(Array.from({ length: 20 }, (_, i) => i));
+      expect(most).toBe(1);
+    } finally {
+      spy.mockRestore();
+      await sessions.close();
     }
   });
 });

@@ -26,6 +26,8 @@ const SESSION_ENDING = new Set(['57014', '25P02']);
 interface Slot {
   client?: Promise<Client>;
   generation: number;
+  /** Settles when the session's last statement sent has ended: the next one waits for it. */
+  turn: Promise<unknown>;
 }
 
 /**
@@ -43,7 +45,7 @@ export class LockSessions {
   private closed = false;
 
   constructor(private readonly options: LockSessionsOptions) {
-    this.slots = Array.from({ length: options.sessions }, () => ({ generation: 0 }));
+    this.slots = Array.from({ length: options.sessions }, () => ({ generation: 0, turn: Promise.resolve() }));
   }
 
   /** The session an upload's lock lives on (the same for every request of the upload on this instance). */
@@ -59,7 +61,10 @@ export class LockSessions {
     const generation = slot.generation;
     const client = await this.connected(slot, index);
     try {
-      const result = (await client.query(text)) as unknown as QueryResult | QueryResult[];
+      // one statement at a time on a session (pg queues a second itself, but pg 9 will refuse it)
+      const running = slot.turn.then(() => client.query(text) as unknown as Promise<QueryResult | QueryResult[]>);
+      slot.turn = running.catch(() => undefined);
+      const result = await running;
       return { results: Array.isArray(result) ? result : [result], ref: { index, generation } };
     } catch (err) {
       // a statement that timed out or a broken connection: end the session rather than guess its state
