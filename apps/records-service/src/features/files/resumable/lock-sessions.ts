@@ -91,6 +91,8 @@ export class LockSessions {
     const client = slot.client;
     slot.client = undefined;
     slot.generation++;
+    // the next connection does not wait for the statements still queued on this one
+    slot.turn = Promise.resolve();
     void client.then((c) => c.end()).catch(() => undefined);
     this.options.onLost(index);
   }
