@@ -4,6 +4,7 @@
  * build output. Shared by `npm start` (scripts/start.mjs) and the platform e2e suite.
  */
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { Client } = require('pg');
@@ -31,17 +32,36 @@ function canConnect(host, port, timeoutMs = 1000) {
   });
 }
 
-/** Port 0 trick: asks the OS for a free loopback port. */
-function freePort() {
-  return new Promise((resolve, reject) => {
+/** True when nothing listens on `port` (any address) at this moment. */
+function portFree(port) {
+  return new Promise((resolve) => {
     const srv = net.createServer();
     srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, () => srv.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free port for a child to listen on, below the kernel's ephemeral range
+ * (ip_local_port_range). A port from `listen(0)` is an ephemeral one: between this check and
+ * the child's listen, any outgoing connection of the machine (the tests' own PostgreSQL and
+ * NATS clients) may take it, and the child then fails with EADDRINUSE. Below the range only
+ * another listener can. (libs/platform/src/testing picks its ports the same way.)
+ */
+async function freePort() {
+  let low = 32768;
+  try {
+    low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
+  } catch {
+    // not Linux: the default range
+  }
+  const [bottom, top] = low > 11000 ? [10000, low - 1] : [1024, 65535];
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = bottom + Math.floor(Math.random() * (top - bottom + 1));
+    if (await portFree(port)) return port;
+  }
+  throw new Error('no free port found');
 }
 
 /** True when a PostgreSQL server answers at `serverUrl`. */

@@ -1,23 +1,21 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? '/usr/sbin/nats-server';
 
-/** Asks the kernel for a free TCP port on the loopback interface. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
+// the platform launcher's port picker (plain CommonJS, for `npm start` and the benches)
+const launcher = require('../../../../scripts/platform.cjs') as { freePort: () => Promise<number> };
+
+/**
+ * A free TCP port for a child process to listen on, below the kernel's ephemeral range
+ * (scripts/platform.cjs, freePort): one from `listen(0)` is ephemeral, and any outgoing
+ * connection may take it before the child listens (EADDRINUSE).
+ */
+export function freePort(): Promise<number> {
+  return launcher.freePort();
 }
 
 function canConnect(port: number): Promise<boolean> {
