@@ -43,20 +43,29 @@ function portFree(port) {
 }
 
 /**
- * A free port for a child to listen on, below the kernel's ephemeral range
- * (ip_local_port_range). A port from `listen(0)` is an ephemeral one: between this check and
- * the child's listen, any outgoing connection of the machine (the tests' own PostgreSQL and
- * NATS clients) may take it, and the child then fails with EADDRINUSE. Below the range only
- * another listener can. (libs/platform/src/testing picks its ports the same way.)
+ * The ports picked for children: from 10000 up to the kernel's ephemeral range
+ * (ip_local_port_range, 32768 unless set otherwise), or any unprivileged port when that range
+ * starts too low to leave room below it.
  */
-async function freePort() {
+const CHILD_PORTS = (() => {
   let low = 32768;
   try {
     low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || low;
   } catch {
     // not Linux: the default range
   }
-  const [bottom, top] = low > 11000 ? [10000, low - 1] : [1024, 65535];
+  return low > 11000 ? { bottom: 10000, top: low - 1 } : { bottom: 1024, top: 65535 };
+})();
+
+/**
+ * A free port for a child to listen on, below the kernel's ephemeral range. A port from
+ * `listen(0)` is an ephemeral one: between this check and the child's listen, any outgoing
+ * connection of the machine (the tests' own PostgreSQL and NATS clients) may take it, and the
+ * child then fails with EADDRINUSE. Below the range only another listener can. The testing
+ * library's `freePort` (libs/platform/src/testing) is this one.
+ */
+async function freePort() {
+  const { bottom, top } = CHILD_PORTS;
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = bottom + Math.floor(Math.random() * (top - bottom + 1));
     if (await portFree(port)) return port;

@@ -1,10 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as http from 'node:http';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
-import { createTestDatabase, TestDatabase } from '../src/testing';
+import { createTestDatabase, freePort, TestDatabase } from '../src/testing';
 
 const REPO = path.join(__dirname, '../../..');
 const NATS_URL = process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222';
@@ -26,17 +25,6 @@ function get(port: number, urlPath: string): Promise<Reply> {
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('error', reject);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
   });
 }
 
