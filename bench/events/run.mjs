@@ -430,7 +430,8 @@ async function lags(db, writes, rows) {
 async function breakdown(db, since) {
   const { rows } = await db.query(
     `SELECT extract(epoch FROM (created_at - (body::jsonb->>'time')::timestamptz)) * 1000 AS stored,
-            extract(epoch FROM (delivered_at - created_at)) * 1000 AS sent
+            extract(epoch FROM (delivered_at - created_at)) * 1000 AS sent,
+            extract(epoch FROM (lag(delivered_at) OVER (PARTITION BY webhook_id, vault_id ORDER BY stream_seq) - created_at)) * 1000 AS behind
        FROM webhook_deliveries WHERE created_at >= $1 AND status = 'delivered'`,
     [since],
   );
@@ -443,6 +444,8 @@ async function breakdown(db, since) {
     eventToPublished: percentiles(relayed.map((r) => Number(r.relayed))),
     eventToStored: percentiles(rows.map((r) => Number(r.stored))),
     storedToDelivered: percentiles(rows.map((r) => Number(r.sent))),
+    storedToDeliveredFree: percentiles(rows.filter((r) => !(Number(r.behind) > 0)).map((r) => Number(r.sent))),
+    behindPrevious: percentiles(rows.filter((r) => Number(r.behind) > 0).map((r) => Number(r.behind))),
   };
 }
 

@@ -164,10 +164,10 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
       const recording = `SELECT 1 FROM pg_stat_activity
                           WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%WITH done AS%'`;
       await waitFor(async () => (await t.sql(recording)).length > 0, 10_000, 'the outcome being stored');
-      // event 2 is stored meanwhile: event 1 is still pending, so its insert leaves it for a claim,
-      // and the claim the fan-out wakes finds event 1 still held
+      // event 2 is stored meanwhile: event 1 is still pending, so its insert leaves it, to the
+      // run in flight (no pair is left for a claim), and a claim woken now finds event 1 still held
       const second = s.row(2);
-      expect(await dispatcher.store([second], horizon.reachedWith([2]))).toBe(1);
+      expect(await dispatcher.store([second], horizon.reachedWith([2]))).toBe(0);
       horizon.stored([2]);
       dispatcher.wake(2);
       await new Promise((r) => setTimeout(r, 300));
@@ -180,14 +180,69 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     expect([...receiver.accepted.values()].map((r) => r.event.seq)).toEqual([1, 2]);
   });
 
-  // Last: it stops the suite's dispatcher.
-  it('stops only after a store in progress: the run its insert claimed is sent before the client closes', async () => {
-    const receiver = new Receiver('127.0.0.1');
+  /** The suite's dispatcher, started, and a subscription to `receiver`, listening. */
+  async function dispatchingTo(receiver: Receiver) {
     await receiver.listen();
     const s = await subscription(receiver.url);
     const dispatcher = t.app.get(WebhookDispatcher);
+    await dispatcher.start();
+    return { s, dispatcher, horizon: t.app.get(FanoutHorizon) };
+  }
+
+  it("wakes no claim at a run's end when the statement storing its outcomes took or found nothing more of its pair", async () => {
+    const receiver = new Receiver('127.0.0.1');
+    const { s, dispatcher, horizon } = await dispatchingTo(receiver);
+    // a claim of its own first, so that none is owed from the cases before
+    dispatcher.wake();
+    await new Promise((r) => setTimeout(r, 200));
+    const claims = jest.spyOn(deliveries, 'claimRuns');
+    try {
+      for (let n = 1; n <= 3; n++) {
+        const seq = horizon.known + 1;
+        expect(await dispatcher.store([s.row(seq)], horizon.reachedWith([seq]))).toBe(0);
+        horizon.stored([seq]);
+        const delivered = `SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`;
+        await waitFor(async () => (await t.sql(delivered, [s.webhookId])).length === n, 10_000, `event ${n} delivered`);
+      }
+      // each event went out on its insert's claim and its run ended with nothing left of the pair
+      expect(receiver.accepted.size).toBe(3);
+      expect(claims).not.toHaveBeenCalled();
+    } finally {
+      claims.mockRestore();
+    }
+  });
+
+  it("wakes a claim at a run's end for events of its pair its statement could not take (the subscription changed)", async () => {
+    const before = new Receiver('127.0.0.1');
+    const after = new Receiver('127.0.0.1');
+    const held: (() => void)[] = [];
+    before.beforeAnswer = () => new Promise<void>((r) => held.push(r));
+    await Promise.all([before.listen(), after.listen()]);
+    const s = await subscription(before.url);
+    const dispatcher = t.app.get(WebhookDispatcher);
     const horizon = t.app.get(FanoutHorizon);
     await dispatcher.start();
+    const first = horizon.known + 1;
+    expect(await dispatcher.store([s.row(first)], horizon.reachedWith([first]))).toBe(0);
+    horizon.stored([first]);
+    await waitFor(async () => before.accepted.size === 1, 10_000, 'the first event at the receiver');
+    // while its answer is held: the next event is stored as another instance would (this process
+    // does not know of it) and the subscription gets a new URL
+    const second = s.row(first + 1);
+    expect((await deliveries.insertDeliveries([second], { ...lease, upTo: first + 1, room: 0 })).left).toBe(1);
+    horizon.stored([first + 1]);
+    await t.sql(`UPDATE webhooks SET url = $2, updated_at = now() WHERE id = $1`, [s.webhookId, after.url]);
+    held[0]();
+    // the run's statement does not take it (the subscription changed since the run's read); the
+    // claim woken at the run's end does, long before the clock's (WEBHOOK_POLL_MS: 10 minutes)
+    await waitFor(async () => after.accepted.has(second.eventId), 10_000, 'the second event at the new URL');
+    expect(before.accepted.has(second.eventId)).toBe(false);
+  });
+
+  // Last: it stops the suite's dispatcher.
+  it('stops only after a store in progress: the run its insert claimed is sent before the client closes', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    const { s, dispatcher, horizon } = await dispatchingTo(receiver);
     const event = s.row(horizon.known + 1);
     const locker = new Client({ connectionString: t.db.url });
     await locker.connect();

@@ -66,6 +66,14 @@ export class WebhookDispatcher {
   private stopped?: Promise<void>;
   /** Stores in progress (their insert, then the start of the runs it claimed). */
   private readonly storing = new Set<Promise<unknown>>();
+  /**
+   * The pairs with a run in flight here, each with how many stores of this process left
+   * deliveries of the pair for a claim since (a run's end looks whether that changed while
+   * it stored its outcomes).
+   */
+  private readonly runningPairs = new Map<string, number>();
+  /** A claim may find due deliveries no run here will take (no slot was free, or a claim was full). */
+  private owed = false;
   /** Attempts made since start (any outcome). */
   attempted = 0;
 
@@ -136,8 +144,9 @@ export class WebhookDispatcher {
    * Stores the fan-out's new deliveries and sends at once, on free slots, the runs their
    * insert could claim: those of subscriptions and vaults with nothing pending before them,
    * of events up to `upTo` (every event up to it is stored once the insert commits;
-   * WebhookDeliveryRepository.insertDeliveries). Answers how many deliveries were stored
-   * without being claimed: they wait for a claim (wake).
+   * WebhookDeliveryRepository.insertDeliveries). Answers for how many pairs deliveries were
+   * stored that wait for a claim (wake); those of pairs with a run in flight here are left to
+   * that run, which takes them in the statement storing its outcomes or wakes a claim at its end.
    */
   async store(rows: NewDelivery[], upTo: number): Promise<number> {
     const pairs = new Set(rows.map(pairOf)).size;
@@ -146,9 +155,16 @@ export class WebhookDispatcher {
     const storing = (async () => {
       try {
         const claimedAt = Date.now();
-        const { runs, left } = await this.deliveries.insertDeliveries(rows, { ...this.lease, upTo, room });
+        const { runs, leftPairs } = await this.deliveries.insertDeliveries(rows, { ...this.lease, upTo, room });
         this.startRuns(runs, claimedAt);
-        return left;
+        let forClaim = 0;
+        for (const pair of leftPairs) {
+          const stores = this.runningPairs.get(pair);
+          if (stores === undefined) forClaim++;
+          else this.runningPairs.set(pair, stores + 1);
+        }
+        if (forClaim > 0) this.owed = true;
+        return forClaim;
       } finally {
         this.reserved -= room;
       }
@@ -170,31 +186,55 @@ export class WebhookDispatcher {
 
   private async tick(): Promise<void> {
     const room = this.room;
-    if (room <= 0) return;
+    if (room <= 0) {
+      this.owed = true;
+      return;
+    }
     const horizon = await this.horizon.upTo(this.stored);
     this.recheckUntil(horizon);
     // the slots are held while the claim's statement runs: a store beside it claims only on the
     // others (what it leaves, the claim after this one takes)
     const slots = this.room;
-    if (slots <= 0) return;
+    if (slots <= 0) {
+      this.owed = true;
+      return;
+    }
     this.reserved += slots;
+    this.owed = false;
     try {
       const claimedAt = Date.now();
-      this.startRuns(await this.deliveries.claimRuns({ limit: slots, ...this.lease }, horizon), claimedAt);
+      const runs = await this.deliveries.claimRuns({ limit: slots, ...this.lease }, horizon);
+      // a full claim may have left due runs behind the last it took
+      if (runs.length >= slots) this.owed = true;
+      this.startRuns(runs, claimedAt);
+    } catch (err) {
+      this.owed = true;
+      throw err;
     } finally {
       this.reserved -= slots;
     }
   }
 
-  /** Sends claimed runs, each on a slot of its own. */
+  /**
+   * Sends claimed runs, each on a slot of its own. A run's end wakes a claim when one may find
+   * something: the run ended otherwise than with every event delivered, its last statement saw
+   * due events of its pair it could not take (WebhookDeliveryRepository.recordAndContinue), a
+   * store here left deliveries of its pair while that statement ran, or a claim is owed (a
+   * slot is free now).
+   */
   private startRuns(runs: ClaimedRun[], claimedAt: number): void {
     for (const { owner, deliveries: run } of runs) {
+      const pair = pairOf(run[0]);
+      this.runningPairs.set(pair, 0);
       const p = this.send(owner, run, claimedAt)
-        .catch((err) => this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`))
-        .finally(() => {
+        .catch((err) => {
+          this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`);
+          return true;
+        })
+        .then((more) => {
+          this.runningPairs.delete(pair);
           this.inFlight.delete(p);
-          // The next events of the subscription may be due now (stored by any instance meanwhile).
-          this.wake();
+          if (more || this.owed) this.wake();
         });
       this.inFlight.add(p);
     }
@@ -213,22 +253,27 @@ export class WebhookDispatcher {
    * (a failing streak ended or continued, 410, disabling) follows the last attempt. A run
    * whose every event was delivered goes on with the pair's next due events, claimed in the
    * statement that stores the outcomes (recordAndContinue), until none is left: a vault
-   * that keeps receiving events is not held up by the claims of the others.
+   * that keeps receiving events is not held up by the claims of the others. Answers whether
+   * a claim may find events of the pair now (see startRuns).
    */
-  private async send(w: DeliveryOwner, first: ClaimedDelivery[], firstClaimedAt: number): Promise<void> {
+  private async send(w: DeliveryOwner, first: ClaimedDelivery[], firstClaimedAt: number): Promise<boolean> {
     let run = first;
     let claimedAt = firstClaimedAt;
+    const pair = pairOf(first[0]);
     for (;;) {
       const { attempted, last } = await this.attemptRun(w, run, claimedAt);
-      if (!last)
-        return this.deliveries.recordRun(
+      if (!last) {
+        await this.deliveries.recordRun(
           [],
           run.map((d) => d.id),
         );
+        return true;
+      }
       const stored = Date.now();
       const outcomes = attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } }));
       if (delivered(last.res) && attempted.length === run.length && this.running) {
         const at = Date.now();
+        const storesBefore = this.runningPairs.get(pair);
         const next = await this.deliveries.recordAndContinue(outcomes, {
           webhookId: w.id,
           vaultId: last.d.vaultId,
@@ -242,8 +287,8 @@ export class WebhookDispatcher {
           await this.webhooks.markHealthy(w.id);
           w = { ...w, failingSince: null };
         }
-        if (next.length === 0) return;
-        run = next;
+        if (next.run.length === 0) return next.more || this.runningPairs.get(pair) !== storesBefore;
+        run = next.run;
         claimedAt = at;
         continue;
       }
@@ -251,7 +296,8 @@ export class WebhookDispatcher {
         outcomes,
         run.slice(attempted.length).map((d) => d.id),
       );
-      return this.afterRun(w, attempted.length, last);
+      await this.afterRun(w, attempted.length, last);
+      return true;
     }
   }
 

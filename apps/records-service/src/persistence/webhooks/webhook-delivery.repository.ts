@@ -109,13 +109,14 @@ export class WebhookDeliveryRepository {
    * that exists already (a redelivered event) is left as it is, and the run of its pair is handed
    * back at once (its earlier event may have been stored by another instance's insert this one
    * did not see, or waited for): the next claim takes it in order. Answers the runs claimed,
-   * each in order, with its subscription, and how many stored deliveries were left for a claim.
+   * each in order, with its subscription, how many stored deliveries were left for a claim and
+   * their pairs.
    */
   async insertDeliveries(
     rows: NewDelivery[],
     claim: LeaseTerms & { upTo: number; room: number },
-  ): Promise<{ runs: ClaimedRun[]; left: number }> {
-    if (rows.length === 0) return { runs: [], left: 0 };
+  ): Promise<{ runs: ClaimedRun[]; left: number; leftPairs: string[] }> {
+    if (rows.length === 0) return { runs: [], left: 0, leftPairs: [] };
     const stored: (ClaimedDelivery & Omit<DeliveryOwner, 'id'> & { claimed: boolean; whole: boolean })[] = await this.m.query(
       `WITH r AS (
          SELECT r.*, row_number() OVER (PARTITION BY r.webhook_id, r.vault_id ORDER BY r.stream_seq) AS nth
@@ -158,12 +159,14 @@ export class WebhookDeliveryRepository {
     const doubtful = new Set(stored.filter((d) => !d.whole).map(pairOf));
     const claimed: (ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[] = [];
     const handedBack: string[] = [];
+    const leftPairs = new Set<string>();
     for (const { claimed: leased, whole: _, ...d } of stored) {
+      if (leased && !doubtful.has(pairOf(d))) claimed.push(d);
+      else leftPairs.add(pairOf(d));
       if (leased && doubtful.has(pairOf(d))) handedBack.push(d.id);
-      else if (leased) claimed.push(d);
     }
     await this.recordRun([], handedBack);
-    return { runs: runsOf(claimed), left: stored.length - claimed.length };
+    return { runs: runsOf(claimed), left: stored.length - claimed.length, leftPairs: [...leftPairs] };
   }
 
   /**
@@ -288,7 +291,10 @@ export class WebhookDeliveryRepository {
    * claim leases them; no other claim can take them meanwhile, because until this statement
    * commits the pair's oldest pending event is the run's head, which is leased. So a vault
    * that keeps receiving events is sent them one run after the other at one statement per
-   * run, without waiting for the next claim. Answers the next run in order (empty: none).
+   * run, without waiting for the next claim. Answers the next run in order (empty: none) and,
+   * when there is none, whether the pair still has due events after the run (`more`: above the
+   * horizon, stored by another instance, or of a subscription changed since the run's read),
+   * which only a claim can take.
    */
   async recordAndContinue(
     delivered: { id: string; outcome: AttemptOutcome }[],
@@ -299,9 +305,9 @@ export class WebhookDeliveryRepository {
       horizon: number;
       webhookReadAt: Date;
     } & LeaseTerms,
-  ): Promise<ClaimedDelivery[]> {
+  ): Promise<{ run: ClaimedDelivery[]; more: boolean }> {
     const rows = delivered.map(({ id, outcome: o }) => ({ id, ...o }));
-    const [claimed]: [ClaimedDelivery[], number] = await this.m.query(
+    const answer: (ClaimedDelivery & { more: boolean })[] = await this.m.query(
       `WITH done AS (
          UPDATE webhook_deliveries d
             SET status = o.status, last_status_code = o.code, last_error = o.error, last_response_excerpt = o.excerpt,
@@ -319,12 +325,17 @@ export class WebhookDeliveryRepository {
                       AND e.stream_seq > $10 AND e.stream_seq <= $11
                     ORDER BY e.stream_seq LIMIT $12) e) n
            JOIN webhooks w ON w.id = $8 AND w.enabled AND w.updated_at < $13::timestamptz + interval '1 millisecond'
-          WHERE n.due)
-       UPDATE webhook_deliveries d
-          ${claimSet('$14', '$15')}
-         FROM next
-        WHERE d.id = next.id AND d.status = 'pending'
-        RETURNING ${CLAIMED_COLUMNS}`,
+          WHERE n.due),
+       claimed AS (
+         UPDATE webhook_deliveries d
+            ${claimSet('$14', '$15')}
+           FROM next
+          WHERE d.id = next.id AND d.status = 'pending'
+          RETURNING ${CLAIMED_COLUMNS})
+       SELECT c.*, EXISTS (SELECT 1 FROM webhook_deliveries e
+                            WHERE e.webhook_id = $8 AND e.vault_id = $9 AND e.status = 'pending'
+                              AND e.stream_seq > $10 AND e.next_attempt_at <= now()) AS more
+         FROM (SELECT 1) one LEFT JOIN claimed c ON true`,
       [
         ...columns(rows, ['id', 'status', 'statusCode', 'error', 'excerpt', 'nextAttemptAt', 'agoMs']),
         next.webhookId,
@@ -337,7 +348,11 @@ export class WebhookDeliveryRepository {
         next.slackMs,
       ],
     );
-    return claimed.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
+    const run = answer.flatMap(({ more: _, ...d }) => (d.id ? [d] : []));
+    return {
+      run: run.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq))),
+      more: run.length === 0 && answer[0].more,
+    };
   }
 
   /**
