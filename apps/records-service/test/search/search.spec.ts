@@ -1,10 +1,13 @@
 import { once } from 'node:events';
 import { SUBJECTS } from '@vault/contracts';
+import type { JetStreamEvent } from '@vault/platform/events';
 import { spawnAppEntry } from '@vault/platform/testing';
 import { Caller } from '../support';
 import { meta, upload } from '../files-support';
 import { EXTRACTOR_VERSION } from '../../src/capabilities/text-extraction/extraction.types';
 import { SearchReindex } from '../../src/features/search/search-reindex';
+import { TextExtractionConsumer } from '../../src/features/search/text-extraction.consumer';
+import { TextJobRepository } from '../../src/persistence/search-index/text-jobs.repository';
 import { fixture, SearchTestApp } from './search-support';
 
 describe('content search (real NATS, PostgreSQL and extractor processes)', () => {
@@ -75,6 +78,32 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
       .put(owner, `/vault/vault-id/${vault}/records/record-id/${noteRecord}`, recordBodyNamed('Kitchen ledger'))
       .expect(200);
     await waitUntil(async () => (await s.names(owner, 'ledger')).includes('note.txt'));
+  });
+
+  it('re-weighs the pages of every record a batch of events renamed, in one statement', async () => {
+    const first = await s.t.createRecord(owner, vault, { name: 'Batch one' });
+    const second = await s.t.createRecord(owner, vault, { name: 'Batch two' });
+    await s.uploadAndWait(owner, vault, first, 'one.txt', Buffer.from('plain words one\n'));
+    await s.uploadAndWait(owner, vault, second, 'two.txt', Buffer.from('plain words two\n'));
+    // renamed without their events: only the batch below re-weighs the pages
+    await s.t.sql(`UPDATE records SET name = 'Quarterly almanac' WHERE id = ANY($1::uuid[])`, [[first, second]]);
+    const consumer = s.t.app.get(TextExtractionConsumer);
+    const jobs = s.t.app.get(TextJobRepository);
+    const statements = jest.spyOn(jobs, 'retokenize');
+    const event = (recordId: string, sequence: number): JetStreamEvent<{ record: { id: string } }> => ({
+      id: `batch-${sequence}`,
+      subject: SUBJECTS.recordUpdated,
+      data: { record: { id: recordId } },
+      sequence,
+      deliveryCount: 1,
+    });
+    try {
+      await consumer.receive([event(first, 1), event(second, 2), event(first, 3)]);
+      expect(statements.mock.calls).toEqual([['record', [first, second]]]);
+    } finally {
+      statements.mockRestore();
+    }
+    expect((await s.names(owner, 'almanac')).sort()).toEqual(['one.txt', 'two.txt']);
   });
 
   it('follows the current version: a new one replaces the text, a restored one is back without extraction', async () => {

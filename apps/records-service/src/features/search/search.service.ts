@@ -95,7 +95,7 @@ export class SearchService {
     else if (!before.contentIndexing) {
       await this.jobs.enqueueVault(vaultId);
       this.runner.wake();
-    } else if (before.language !== dto.language) await this.jobs.retokenize('vault', vaultId);
+    } else if (before.language !== dto.language) await this.jobs.retokenize('vault', [vaultId]);
     return { contentIndexing: dto.contentIndexing, language: dto.language };
   }
 }

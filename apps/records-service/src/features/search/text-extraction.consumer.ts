@@ -38,6 +38,9 @@ const NEW_BYTES = new Set<string>([SUBJECTS.fileUploaded, SUBJECTS.fileVersionCr
 
 const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
+/** A record id the batch's one statement can take (the payloads are the service's own, but one bad id must not fail the others). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * The extraction pipeline's handler on the JetStream transport: a new file, version or
  * restored version queues its text extraction (file_texts, idempotent per file and bytes); a renamed record,
@@ -54,15 +57,21 @@ export class TextExtractionConsumer {
   @EventPattern('vault.>', jetStreamConsumer(TEXT_EXTRACTION_CONSUMER))
   async receive(@Payload() events: JetStreamEvent<FileEventFields>[]): Promise<void> {
     let queued = false;
+    const reweigh = new Set<string>();
     for (const e of events) {
       const recordId = e.data?.record?.id;
       if (!str(recordId)) continue;
       if (NEW_BYTES.has(e.subject) && str(e.data.fileName)) {
         queued = (await this.jobs.enqueue(recordId, e.data.fileName)) || queued;
       } else if (e.subject === SUBJECTS.recordUpdated || e.subject === SUBJECTS.fileUpdated) {
-        await this.jobs.retokenize('record', recordId);
+        reweigh.add(recordId);
       }
     }
+    // the pages are re-weighed from the records' current names and captions, whatever the order of the batch's events
+    await this.jobs.retokenize(
+      'record',
+      [...reweigh].filter((id) => UUID.test(id)),
+    );
     if (queued) this.runner.wake();
   }
 }

@@ -148,17 +148,19 @@ export class TextJobRepository {
   }
 
   /**
-   * Recomputes the tsvectors of the pages of a record's files, or of a vault's (a rename,
-   * new fields, a new caption, another language), from the stored text: no re-extraction.
+   * Recomputes the tsvectors of the pages of the files of these records, or of these vaults
+   * (a rename, new fields, a new caption, another language), from the stored text: no
+   * re-extraction. One statement for all of them.
    */
-  async retokenize(scope: 'record' | 'vault', id: string): Promise<number> {
+  async retokenize(scope: 'record' | 'vault', ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
     const rows = returned(
       await this.tx.none.query(
         `UPDATE file_text_pages p SET language = ${VAULT_LANGUAGE_SQL}, tsv = ${pageTsvSql('p.body', VAULT_LANGUAGE_SQL)}
        FROM file_texts ft ${JOIN_FILE}
-       WHERE p.file_text_id = ft.id AND ${scope === 'record' ? 'r.id' : 'v.id'} = $1
+       WHERE p.file_text_id = ft.id AND ${scope === 'record' ? 'r.id' : 'v.id'} = ANY($1::uuid[])
        RETURNING 1`,
-        [id],
+        [ids],
       ),
     );
     return rows.length;
