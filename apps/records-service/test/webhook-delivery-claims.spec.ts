@@ -136,6 +136,45 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     expect(left).toBe(1);
   });
 
+  it("stores the ends of several runs in one statement, each with its pair's next run or whether a claim may find more", async () => {
+    const [a, b, c] = [await subscription(), await subscription(), await subscription()];
+    const claimHeads = { ...lease, runMax: 1, upTo: 1000, room: 5 };
+    const heads = (await deliveries.insertDeliveries([a.row(701), a.row(702), b.row(701), c.row(701)], claimHeads)).runs;
+    // c's next event is above the horizon the ends are stored with
+    await deliveries.insertDeliveries([c.row(950)], { ...claimHeads, room: 0 });
+    const ok = { status: 'delivered' as const, statusCode: 204, error: null, excerpt: null, nextAttemptAt: null, agoMs: 0 };
+    const endOf = (webhookId: string) => {
+      const {
+        owner,
+        deliveries: [head],
+      } = heads.find((r) => r.owner.id === webhookId) as (typeof heads)[number];
+      return {
+        delivered: [{ id: head.id, outcome: ok }],
+        webhookId,
+        vaultId: head.vaultId,
+        afterSeq: head.streamSeq,
+        webhookReadAt: owner.updatedAt,
+      };
+    };
+    const continued = await deliveries.recordAndContinue([endOf(a.webhookId), endOf(b.webhookId), endOf(c.webhookId)], {
+      ...lease,
+      horizon: 900,
+    });
+    expect(continued.map((n) => ({ next: n.run.map((d) => d.streamSeq), more: n.more }))).toEqual([
+      { next: ['702'], more: false },
+      { next: [], more: false },
+      { next: [], more: true },
+    ]);
+    for (const x of [a, b, c]) {
+      const [head] = await t.sql<{ status: string }>(
+        `SELECT status FROM webhook_deliveries WHERE webhook_id = $1 AND stream_seq = 701`,
+        [x.webhookId],
+      );
+      expect(head.status).toBe('delivered');
+    }
+    expect(await stateOf(a.webhookId)).toEqual([{ stream_seq: '702', attempts: 1, leased: true, due: false }]);
+  });
+
   it("sends events stored while their vault's run was being recorded once that run ends, without waiting for the clock", async () => {
     const receiver = new Receiver('127.0.0.1');
     let hold = true;
@@ -237,6 +276,51 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     // claim woken at the run's end does, long before the clock's (WEBHOOK_POLL_MS: 10 minutes)
     await waitFor(async () => after.accepted.has(second.eventId), 10_000, 'the second event at the new URL');
     expect(before.accepted.has(second.eventId)).toBe(false);
+  });
+
+  it('stores the ends of runs that end while such a statement is in flight together, in the next statement', async () => {
+    const receiver = new Receiver('127.0.0.1');
+    const { s: a, dispatcher, horizon } = await dispatchingTo(receiver);
+    const [b, c] = [await subscription(receiver.url), await subscription(receiver.url)];
+    const ends = jest.spyOn(deliveries, 'recordAndContinue');
+    const send = async (rows: NewDelivery[]) => {
+      const seqs = rows.map((r) => Number(r.streamSeq));
+      expect(await dispatcher.store(rows, horizon.reachedWith(seqs))).toBe(0);
+      horizon.stored(seqs);
+    };
+    const locker = new Client({ connectionString: t.db.url });
+    await locker.connect();
+    try {
+      // a's end waits for a lock on its delivery, with b's and c's ends behind it
+      const held: (() => void)[] = [];
+      receiver.beforeAnswer = () => (held.length === 0 ? new Promise<void>((r) => held.push(r)) : Promise.resolve());
+      const first = a.row(horizon.known + 1);
+      await send([first]);
+      await waitFor(async () => held.length === 1, 10_000, "a's event at the receiver");
+      await locker.query('BEGIN');
+      await locker.query('SELECT 1 FROM webhook_deliveries WHERE id = $1 FOR UPDATE', [first.id]);
+      held[0]();
+      const waiting = `SELECT 1 FROM pg_stat_activity
+                        WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%WITH done AS%'`;
+      await waitFor(async () => (await t.sql(waiting)).length > 0, 10_000, "a's end being stored");
+      await send([b.row(horizon.known + 1), c.row(horizon.known + 2)]);
+      await waitFor(async () => receiver.accepted.size === 3, 10_000, 'the three events at the receiver');
+      await new Promise((r) => setTimeout(r, 200));
+      await locker.query('COMMIT');
+      const delivered = `SELECT 1 FROM webhook_deliveries WHERE webhook_id = ANY($1::uuid[]) AND status = 'delivered'`;
+      await waitFor(
+        async () => (await t.sql(delivered, [[a.webhookId, b.webhookId, c.webhookId]])).length === 3,
+        10_000,
+        'all delivered',
+      );
+      expect(ends.mock.calls.map(([group]) => group.map((e) => e.webhookId).sort())).toEqual([
+        [a.webhookId],
+        [b.webhookId, c.webhookId].sort(),
+      ]);
+    } finally {
+      ends.mockRestore();
+      await locker.end();
+    }
   });
 
   // Last: it stops the suite's dispatcher.

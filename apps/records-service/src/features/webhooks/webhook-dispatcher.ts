@@ -12,6 +12,7 @@ import {
 import { WebhookRepository } from '../../persistence/webhooks/webhook.repository';
 import { FanoutHorizon } from './fanout-horizon';
 import { OutboundHttp, PostResult } from './outbound-http';
+import { RunEnds } from './run-ends';
 import { SecretUnreadableError } from './secret-box/secret-box';
 import { WebhookSecrets } from './secret-box/webhook-secrets';
 import { signedHeaders } from './signing';
@@ -49,6 +50,8 @@ type AttemptResult = PostResult & { notSigned?: true };
 export class WebhookDispatcher {
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly http: OutboundHttp;
+  /** Stores the ends of runs whose every event was delivered, those ending together in one statement. */
+  private readonly ends: RunEnds;
   private readonly schedule: number[];
   private timer?: NodeJS.Timeout;
   private running = false;
@@ -92,6 +95,7 @@ export class WebhookDispatcher {
       connectionsPerOrigin: env.WEBHOOK_CONCURRENCY,
     });
     this.schedule = retrySchedule(env);
+    this.ends = new RunEnds(deliveries, () => ({ ...this.lease, horizon: this.horizon.known }));
   }
 
   /** Starts; resolves once the first look for due deliveries has ended. */
@@ -252,7 +256,8 @@ export class WebhookDispatcher {
    * back. Then the outcomes are stored in one statement, and the subscription's state
    * (a failing streak ended or continued, 410, disabling) follows the last attempt. A run
    * whose every event was delivered goes on with the pair's next due events, claimed in the
-   * statement that stores the outcomes (recordAndContinue), until none is left: a vault
+   * statement that stores the outcomes (RunEnds: one statement for the runs ending
+   * together), until none is left: a vault
    * that keeps receiving events is not held up by the claims of the others. Answers whether
    * a claim may find events of the pair now (see startRuns).
    */
@@ -274,13 +279,12 @@ export class WebhookDispatcher {
       if (delivered(last.res) && attempted.length === run.length && this.running) {
         const at = Date.now();
         const storesBefore = this.runningPairs.get(pair);
-        const next = await this.deliveries.recordAndContinue(outcomes, {
+        const next = await this.ends.store({
+          delivered: outcomes,
           webhookId: w.id,
           vaultId: last.d.vaultId,
           afterSeq: last.d.streamSeq,
-          horizon: this.horizon.known,
           webhookReadAt: w.updatedAt,
-          ...this.lease,
         });
         // Only a subscription that was failing when claimed has a streak to end (one query less per run).
         if (w.failingSince) {

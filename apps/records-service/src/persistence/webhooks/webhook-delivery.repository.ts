@@ -76,6 +76,23 @@ const OWNER_COLUMNS = `w.url, w.secret, w.previous_secret AS "previousSecret",
                   w.previous_secret_expires_at AS "previousSecretExpiresAt", w.failing_since AS "failingSince",
                   w.updated_at AS "updatedAt"`;
 
+/** A run whose every attempt was delivered, as its end is stored (WebhookDeliveryRepository.recordAndContinue). */
+export interface RunEnd {
+  delivered: { id: string; outcome: AttemptOutcome }[];
+  webhookId: string;
+  vaultId: string;
+  /** The stream sequence of the run's last event. */
+  afterSeq: string;
+  /** When the run's subscription was read (its `updatedAt` then). */
+  webhookReadAt: Date;
+}
+
+/** What follows a run's end: the pair's next run, or none and whether a claim may find more. */
+export interface RunContinued {
+  run: ClaimedDelivery[];
+  more: boolean;
+}
+
 /** How a claim's lease is taken: per run at most `runMax` events, `attemptMs` + `slackMs` long. */
 export interface LeaseTerms {
   runMax: number;
@@ -282,32 +299,25 @@ export class WebhookDeliveryRepository {
   }
 
   /**
-   * Stores the outcomes of a run whose every attempt was delivered and, in the same
-   * statement, claims the next run of the same subscription and vault: its pending events
+   * Stores the outcomes of runs whose every attempt was delivered and, in the same
+   * statement, claims the next run of each one's subscription and vault: its pending events
    * after `afterSeq` (the run's last) in stream order, up to `runMax`, as long as each is
    * due, only up to stream sequence `horizon`, and only while the subscription is enabled
    * and unchanged since `webhookReadAt` (its url or secrets as read for the run; otherwise
    * nothing is claimed and the next claim reads it again). The next events are leased as a
    * claim leases them; no other claim can take them meanwhile, because until this statement
    * commits the pair's oldest pending event is the run's head, which is leased. So a vault
-   * that keeps receiving events is sent them one run after the other at one statement per
-   * run, without waiting for the next claim. Answers the next run in order (empty: none) and,
-   * when there is none, whether the pair still has due events after the run (`more`: above the
-   * horizon, stored by another instance, or of a subscription changed since the run's read),
-   * which only a claim can take.
+   * that keeps receiving events is sent them one run after the other without waiting for
+   * the next claim, and the runs that end together are stored by one statement. Answers, for
+   * each run in the order given, the next run in order (empty: none) and, when there is none,
+   * whether the pair still has due events after the run (`more`: above the horizon, stored by
+   * another instance, or of a subscription changed since the run's read), which only a claim
+   * can take.
    */
-  async recordAndContinue(
-    delivered: { id: string; outcome: AttemptOutcome }[],
-    next: {
-      webhookId: string;
-      vaultId: string;
-      afterSeq: string;
-      horizon: number;
-      webhookReadAt: Date;
-    } & LeaseTerms,
-  ): Promise<{ run: ClaimedDelivery[]; more: boolean }> {
-    const rows = delivered.map(({ id, outcome: o }) => ({ id, ...o }));
-    const answer: (ClaimedDelivery & { more: boolean })[] = await this.m.query(
+  async recordAndContinue(ends: RunEnd[], terms: LeaseTerms & { horizon: number }): Promise<RunContinued[]> {
+    if (ends.length === 0) return [];
+    const rows = ends.flatMap((e) => e.delivered.map(({ id, outcome: o }) => ({ id, ...o })));
+    const answer: ({ pair: string; more: boolean } & Partial<ClaimedDelivery>)[] = await this.m.query(
       `WITH done AS (
          UPDATE webhook_deliveries d
             SET status = o.status, last_status_code = o.code, last_error = o.error, last_response_excerpt = o.excerpt,
@@ -317,42 +327,50 @@ export class WebhookDeliveryRepository {
                 AS o(id, status, code, error, excerpt, next_at, ago_ms)
           WHERE d.id = o.id
           RETURNING d.id),
+       pairs AS (
+         SELECT * FROM unnest($8::uuid[], $9::uuid[], $10::bigint[], $11::timestamptz[]) WITH ORDINALITY
+                AS p(webhook_id, vault_id, after_seq, read_at, k)),
        next AS (
-         SELECT n.id FROM (
-           SELECT e.id, bool_and(e.next_attempt_at <= now()) OVER (ORDER BY e.stream_seq) AS due
-             FROM (SELECT e.id, e.stream_seq, e.next_attempt_at FROM webhook_deliveries e
-                    WHERE e.webhook_id = $8 AND e.vault_id = $9 AND e.status = 'pending'
-                      AND e.stream_seq > $10 AND e.stream_seq <= $11
-                    ORDER BY e.stream_seq LIMIT $12) e) n
-           JOIN webhooks w ON w.id = $8 AND w.enabled AND w.updated_at < $13::timestamptz + interval '1 millisecond'
+         SELECT n.id, p.k FROM pairs p
+           JOIN webhooks w ON w.id = p.webhook_id AND w.enabled AND w.updated_at < p.read_at + interval '1 millisecond'
+           CROSS JOIN LATERAL (
+             SELECT e.id, bool_and(e.next_attempt_at <= now()) OVER (ORDER BY e.stream_seq) AS due
+               FROM (SELECT e.id, e.stream_seq, e.next_attempt_at FROM webhook_deliveries e
+                      WHERE e.webhook_id = p.webhook_id AND e.vault_id = p.vault_id AND e.status = 'pending'
+                        AND e.stream_seq > p.after_seq AND e.stream_seq <= $12
+                      ORDER BY e.stream_seq LIMIT $13) e) n
           WHERE n.due),
        claimed AS (
          UPDATE webhook_deliveries d
             ${claimSet('$14', '$15')}
            FROM next
           WHERE d.id = next.id AND d.status = 'pending'
-          RETURNING ${CLAIMED_COLUMNS})
-       SELECT c.*, EXISTS (SELECT 1 FROM webhook_deliveries e
-                            WHERE e.webhook_id = $8 AND e.vault_id = $9 AND e.status = 'pending'
-                              AND e.stream_seq > $10 AND e.next_attempt_at <= now()) AS more
-         FROM (SELECT 1) one LEFT JOIN claimed c ON true`,
+          RETURNING next.k, ${CLAIMED_COLUMNS})
+       SELECT p.k::text AS pair, c.id, c."webhookId", c."vaultId", c."eventId", c."streamSeq", c.body, c.attempts,
+              EXISTS (SELECT 1 FROM webhook_deliveries e
+                       WHERE e.webhook_id = p.webhook_id AND e.vault_id = p.vault_id AND e.status = 'pending'
+                         AND e.stream_seq > p.after_seq AND e.next_attempt_at <= now()) AS more
+         FROM pairs p LEFT JOIN claimed c ON c.k = p.k`,
       [
         ...columns(rows, ['id', 'status', 'statusCode', 'error', 'excerpt', 'nextAttemptAt', 'agoMs']),
-        next.webhookId,
-        next.vaultId,
-        next.afterSeq,
-        next.horizon,
-        next.runMax,
-        next.webhookReadAt,
-        next.attemptMs,
-        next.slackMs,
+        ...columns(ends, ['webhookId', 'vaultId', 'afterSeq', 'webhookReadAt']),
+        terms.horizon,
+        terms.runMax,
+        terms.attemptMs,
+        terms.slackMs,
       ],
     );
-    const run = answer.flatMap(({ more: _, ...d }) => (d.id ? [d] : []));
-    return {
-      run: run.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq))),
-      more: run.length === 0 && answer[0].more,
-    };
+    const out: RunContinued[] = ends.map(() => ({ run: [], more: false }));
+    for (const { pair, more, ...d } of answer) {
+      const continued = out[Number(pair) - 1];
+      if (d.id) continued.run.push(d as ClaimedDelivery);
+      continued.more = more;
+    }
+    for (const c of out) {
+      c.run.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
+      c.more &&= c.run.length === 0;
+    }
+    return out;
   }
 
   /**
