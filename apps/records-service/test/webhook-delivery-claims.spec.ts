@@ -323,6 +323,91 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     }
   });
 
+  /** A receiver that holds its first answer until `release`, with the suite's dispatcher sending to it. */
+  async function holdingFirst() {
+    const receiver = new Receiver('127.0.0.1');
+    const held: (() => void)[] = [];
+    receiver.beforeAnswer = () => (held.length === 0 ? new Promise<void>((r) => held.push(r)) : Promise.resolve());
+    const { s, dispatcher, horizon } = await dispatchingTo(receiver);
+    /** Stores rows as the fan-out does (the floor follows on); answers how many pairs wait for a claim. */
+    const store = async (rows: NewDelivery[]) => {
+      const seqs = rows.map((r) => Number(r.streamSeq));
+      const forClaim = await dispatcher.store(rows, horizon.reachedWith(seqs));
+      horizon.stored(seqs);
+      return forClaim;
+    };
+    const firstHeld = () => waitFor(async () => held.length === 1, 10_000, 'the first event at the receiver');
+    return { receiver, s, horizon, store, firstHeld, release: () => held[0]() };
+  }
+
+  const rowsOf = (webhookId: string) =>
+    t.sql<{ event_id: string; status: string; attempts: number; due: boolean }>(
+      `SELECT event_id, status, attempts, next_attempt_at <= now() AS due FROM webhook_deliveries
+        WHERE webhook_id = $1 ORDER BY stream_seq`,
+      [webhookId],
+    );
+
+  it("takes an event stored while its vault's run is sending into that run: sent next, stored with it, no claim", async () => {
+    const { receiver, s, horizon, store, firstHeld, release } = await holdingFirst();
+    const claims = jest.spyOn(deliveries, 'claimRuns');
+    const ends = jest.spyOn(deliveries, 'recordAndContinue');
+    try {
+      const first = s.row(horizon.known + 1);
+      expect(await store([first])).toBe(0);
+      await firstHeld();
+      const second = s.row(horizon.known + 1);
+      expect(await store([second])).toBe(0);
+      release();
+      await waitFor(async () => (await rowsOf(s.webhookId)).every((d) => d.status === 'delivered'), 10_000, 'both delivered');
+      expect([...receiver.accepted.keys()]).toEqual([first.eventId, second.eventId]);
+      expect(ends.mock.calls.map(([group]) => group.map((e) => e.delivered.map((d) => d.id)))).toEqual([[[first.id, second.id]]]);
+      expect(claims).not.toHaveBeenCalled();
+      expect((await rowsOf(s.webhookId)).map((d) => d.attempts)).toEqual([1, 1]);
+    } finally {
+      claims.mockRestore();
+      ends.mockRestore();
+    }
+  });
+
+  it("counts the attempt of an event taken into a run when it fails, and hands the run's later ones back uncounted", async () => {
+    const { receiver, s, horizon, store, firstHeld, release } = await holdingFirst();
+    receiver.answer = (n) => (n === 1 ? 500 : 204);
+    const [first, second, third] = [1, 2, 3].map((k) => s.row(horizon.known + k));
+    expect(await store([first])).toBe(0);
+    await firstHeld();
+    expect(await store([second, third])).toBe(0);
+    release();
+    await waitFor(async () => (await rowsOf(s.webhookId))[1].attempts === 1, 10_000, 'the second attempted');
+    await waitFor(async () => (await rowsOf(s.webhookId))[0].status === 'delivered', 10_000, 'the run stored');
+    expect(await rowsOf(s.webhookId)).toEqual([
+      { event_id: first.eventId, status: 'delivered', attempts: 1, due: null },
+      { event_id: second.eventId, status: 'pending', attempts: 1, due: false },
+      { event_id: third.eventId, status: 'pending', attempts: 0, due: true },
+    ]);
+    expect(receiver.requests.map((r) => r.id)).toEqual([first.eventId, second.eventId]);
+  });
+
+  it('takes no event into a run with an event of its pair pending before it that the run does not hold', async () => {
+    const { receiver, s, horizon, store, firstHeld, release } = await holdingFirst();
+    const ends = jest.spyOn(deliveries, 'recordAndContinue');
+    try {
+      const [first, second, third] = [1, 2, 3].map((k) => s.row(horizon.known + k));
+      expect(await store([first])).toBe(0);
+      await firstHeld();
+      // the second is stored by another instance: this process knows nothing of it
+      expect((await deliveries.insertDeliveries([second], { ...lease, upTo: Number(second.streamSeq), room: 0 })).left).toBe(1);
+      horizon.stored([Number(second.streamSeq)]);
+      expect(await store([third])).toBe(0);
+      release();
+      await waitFor(async () => receiver.accepted.size === 3, 10_000, 'the three events at the receiver');
+      expect([...receiver.accepted.keys()]).toEqual([first.eventId, second.eventId, third.eventId]);
+      // the run held the first only; its end's statement went on with the second and third
+      expect(ends.mock.calls[0][0].map((e) => e.delivered.map((d) => d.id))).toEqual([[first.id]]);
+    } finally {
+      ends.mockRestore();
+    }
+  });
+
   // Last: it stops the suite's dispatcher.
   it('stops only after a store in progress: the run its insert claimed is sent before the client closes', async () => {
     const receiver = new Receiver('127.0.0.1');

@@ -5,6 +5,7 @@ import {
   ClaimedRun,
   DeliveryOwner,
   LeaseTerms,
+  LeftDelivery,
   NewDelivery,
   pairOf,
   WebhookDeliveryRepository,
@@ -69,12 +70,8 @@ export class WebhookDispatcher {
   private stopped?: Promise<void>;
   /** Stores in progress (their insert, then the start of the runs it claimed). */
   private readonly storing = new Set<Promise<unknown>>();
-  /**
-   * The pairs with a run in flight here, each with how many stores of this process left
-   * deliveries of the pair for a claim since (a run's end looks whether that changed while
-   * it stored its outcomes).
-   */
-  private readonly runningPairs = new Map<string, number>();
+  /** The runs in flight here, by pair. */
+  private readonly runs = new Map<string, RunInFlight>();
   /** A claim may find due deliveries no run here will take (no slot was free, or a claim was full). */
   private owed = false;
   /** Attempts made since start (any outcome). */
@@ -148,25 +145,22 @@ export class WebhookDispatcher {
    * Stores the fan-out's new deliveries and sends at once, on free slots, the runs their
    * insert could claim: those of subscriptions and vaults with nothing pending before them,
    * of events up to `upTo` (every event up to it is stored once the insert commits;
-   * WebhookDeliveryRepository.insertDeliveries). Answers for how many pairs deliveries were
-   * stored that wait for a claim (wake); those of pairs with a run in flight here are left to
-   * that run, which takes them in the statement storing its outcomes or wakes a claim at its end.
+   * WebhookDeliveryRepository.insertDeliveries). The new deliveries of a pair whose run is in
+   * flight here are taken into that run (handOver). Answers for how many pairs deliveries were
+   * stored that wait for a claim (wake); the others wait for their pair's run here, which takes
+   * them in the statement storing its outcomes or wakes a claim at its end.
    */
   async store(rows: NewDelivery[], upTo: number): Promise<number> {
-    const pairs = new Set(rows.map(pairOf)).size;
-    const room = this.running ? Math.max(0, Math.min(this.room, pairs)) : 0;
+    const pairs = [...new Set(rows.map(pairOf))];
+    const room = this.running ? Math.max(0, Math.min(this.room, pairs.length)) : 0;
     this.reserved += room;
     const storing = (async () => {
       try {
         const claimedAt = Date.now();
-        const { runs, leftPairs } = await this.deliveries.insertDeliveries(rows, { ...this.lease, upTo, room });
+        const running = pairs.flatMap((p) => this.runs.get(p)?.queue.map((d) => d.id) ?? []);
+        const { runs, leftRows } = await this.deliveries.insertDeliveries(rows, { ...this.lease, upTo, room, running });
         this.startRuns(runs, claimedAt);
-        let forClaim = 0;
-        for (const pair of leftPairs) {
-          const stores = this.runningPairs.get(pair);
-          if (stores === undefined) forClaim++;
-          else this.runningPairs.set(pair, stores + 1);
-        }
+        const forClaim = this.handOver(leftRows, upTo);
         if (forClaim > 0) this.owed = true;
         return forClaim;
       } finally {
@@ -176,6 +170,45 @@ export class WebhookDispatcher {
     // stop() waits for it: the runs its insert claimed are started, then waited for, before the client closes
     this.storing.add(storing);
     return storing.finally(() => this.storing.delete(storing));
+  }
+
+  /**
+   * Takes deliveries a store left into the runs in flight here of their pairs, in stream order:
+   * sent after the run's current one, without a claim or a lease of their own, for as long as
+   * the run is sending (the run's leased head keeps every other claim off the pair), when
+   * nothing else of the pair is pending before them, their event is at or below the floor,
+   * their subscription is unchanged since the run read it, and the run stays within
+   * WEBHOOK_RUN_MAX. What a run cannot take it is told of (its end then wakes a claim unless
+   * the statement storing its outcomes took them). Answers for how many pairs without a run
+   * here deliveries were left.
+   */
+  private handOver(left: LeftDelivery[], upTo: number): number {
+    const forClaim = new Set<string>();
+    const refused = new Set<string>();
+    for (const d of left) {
+      const pair = pairOf(d);
+      const run = this.runs.get(pair);
+      if (!run) {
+        forClaim.add(pair);
+        continue;
+      }
+      const takes =
+        !refused.has(pair) &&
+        run.open &&
+        d.clear &&
+        d.enabled &&
+        d.updatedAt.getTime() === run.owner.updatedAt.getTime() &&
+        Number(d.streamSeq) <= upTo &&
+        run.queue.length < this.env.WEBHOOK_RUN_MAX;
+      if (takes) {
+        const { clear: _c, enabled: _e, updatedAt: _u, ...delivery } = d;
+        run.queue.push({ ...delivery, attempts: delivery.attempts + 1, uncounted: true });
+      } else {
+        refused.add(pair);
+        run.missed++;
+      }
+    }
+    return forClaim.size;
   }
 
   /** Slots free for new runs: WEBHOOK_CONCURRENCY less the runs in flight and the slots held for claims. */
@@ -227,16 +260,17 @@ export class WebhookDispatcher {
    * slot is free now).
    */
   private startRuns(runs: ClaimedRun[], claimedAt: number): void {
-    for (const { owner, deliveries: run } of runs) {
-      const pair = pairOf(run[0]);
-      this.runningPairs.set(pair, 0);
-      const p = this.send(owner, run, claimedAt)
+    for (const { owner, deliveries } of runs) {
+      const pair = pairOf(deliveries[0]);
+      const run: RunInFlight = { owner, queue: deliveries, open: true, missed: 0 };
+      this.runs.set(pair, run);
+      const p = this.send(run, claimedAt)
         .catch((err) => {
-          this.logger.warn(`deliveries ${run.map((d) => d.id).join(', ')}: ${err}`);
+          this.logger.warn(`deliveries ${run.queue.map((d) => d.id).join(', ')}: ${err}`);
           return true;
         })
         .then((more) => {
-          this.runningPairs.delete(pair);
+          this.runs.delete(pair);
           this.inFlight.delete(p);
           if (more || this.owed) this.wake();
         });
@@ -261,24 +295,24 @@ export class WebhookDispatcher {
    * that keeps receiving events is not held up by the claims of the others. Answers whether
    * a claim may find events of the pair now (see startRuns).
    */
-  private async send(w: DeliveryOwner, first: ClaimedDelivery[], firstClaimedAt: number): Promise<boolean> {
-    let run = first;
+  private async send(run: RunInFlight, firstClaimedAt: number): Promise<boolean> {
     let claimedAt = firstClaimedAt;
-    const pair = pairOf(first[0]);
     for (;;) {
+      let w = run.owner;
       const { attempted, last } = await this.attemptRun(w, run, claimedAt);
       if (!last) {
-        await this.deliveries.recordRun(
-          [],
-          run.map((d) => d.id),
-        );
+        await this.deliveries.recordRun([], run.queue);
         return true;
       }
       const stored = Date.now();
-      const outcomes = attempted.map(({ id, outcome, at }) => ({ id, outcome: { ...outcome, agoMs: stored - at } }));
-      if (delivered(last.res) && attempted.length === run.length && this.running) {
+      const outcomes = attempted.map(({ id, outcome, at, uncounted }) => ({
+        id,
+        outcome: { ...outcome, agoMs: stored - at },
+        uncounted,
+      }));
+      if (delivered(last.res) && attempted.length === run.queue.length && this.running) {
         const at = Date.now();
-        const storesBefore = this.runningPairs.get(pair);
+        const missedBefore = run.missed;
         const next = await this.ends.store({
           delivered: outcomes,
           webhookId: w.id,
@@ -290,26 +324,29 @@ export class WebhookDispatcher {
         if (w.failingSince) {
           await this.webhooks.markHealthy(w.id);
           w = { ...w, failingSince: null };
+          run.owner = w;
         }
-        if (next.run.length === 0) return next.more || this.runningPairs.get(pair) !== storesBefore;
-        run = next.run;
+        if (next.run.length === 0) return next.more || run.missed !== missedBefore;
+        run.queue = next.run;
+        run.open = true;
         claimedAt = at;
         continue;
       }
-      await this.deliveries.recordRun(
-        outcomes,
-        run.slice(attempted.length).map((d) => d.id),
-      );
+      await this.deliveries.recordRun(outcomes, run.queue.slice(attempted.length));
       await this.afterRun(w, attempted.length, last);
       return true;
     }
   }
 
-  /** Attempts a run's events in order until one is not delivered (or the run is out of time). */
-  private async attemptRun(w: DeliveryOwner, run: ClaimedDelivery[], claimedAt: number) {
-    const attempted: { id: string; outcome: AttemptOutcome; at: number }[] = [];
+  /**
+   * Attempts a run's events in order until one is not delivered (or the run is out of time),
+   * with those a store hands over meanwhile (handOver); the run takes none once this ends.
+   */
+  private async attemptRun(w: DeliveryOwner, run: RunInFlight, claimedAt: number) {
+    const attempted: { id: string; outcome: AttemptOutcome; at: number; uncounted?: true }[] = [];
     let last: { res: AttemptResult; d: ClaimedDelivery; now: Date } | undefined;
-    for (const [n, d] of run.entries()) {
+    for (let n = 0; n < run.queue.length; n++) {
+      const d = run.queue[n];
       // Every lease of the run, the head's first, ends one attempt and the slack after the claim, and the
       // outcomes are stored when the run ends: start an attempt only while it ends well before that.
       if (n > 0 && (!this.running || Date.now() - claimedAt > LEASE_SLACK_MS / 2)) break;
@@ -318,10 +355,11 @@ export class WebhookDispatcher {
       this.attempted++;
       const o = this.outcomeOf(res, d, now);
       countAttempt(o.status, res.notSigned);
-      attempted.push({ id: d.id, outcome: o, at: Date.now() });
+      attempted.push({ id: d.id, outcome: o, at: Date.now(), uncounted: d.uncounted });
       last = { res, d, now };
       if (!delivered(res)) break;
     }
+    run.open = false;
     return { attempted, last };
   }
 
@@ -400,6 +438,16 @@ export class WebhookDispatcher {
       this.wake();
     }, this.recheckDelay);
   }
+}
+
+/** A run in flight here: its subscription as read for it, and its pair's deliveries being sent. */
+interface RunInFlight {
+  owner: DeliveryOwner;
+  /** The deliveries of the run, in order; a store adds to them while the run is `open` (handOver). */
+  queue: ClaimedDelivery[];
+  open: boolean;
+  /** Stores that left deliveries of the pair this run did not take. */
+  missed: number;
 }
 
 const delivered = (res: PostResult) => res.status !== null && res.status >= 200 && res.status < 300;

@@ -9,11 +9,23 @@ export type NewDelivery = Pick<
   'id' | 'webhookId' | 'vaultId' | 'eventId' | 'eventType' | 'streamSeq' | 'body'
 >;
 
-/** A delivery claimed for an attempt (its attempt already counted). */
+/**
+ * A delivery claimed for an attempt (its attempt already counted), or taken into a run in
+ * flight without a lease (`uncounted`: its attempt is counted when its outcome is stored).
+ */
 export type ClaimedDelivery = Pick<
   WebhookDeliveryEntity,
   'id' | 'webhookId' | 'vaultId' | 'eventId' | 'streamSeq' | 'body' | 'attempts'
->;
+> & { uncounted?: true };
+
+/** A delivery stored without a claim, with what a run in flight of its pair needs to take it (insertDeliveries). */
+export type LeftDelivery = ClaimedDelivery & {
+  /** No pending delivery of the pair comes before it but those of the runs in flight named to the insert. */
+  clear: boolean;
+  /** Its subscription is enabled, and was last changed then. */
+  enabled: boolean;
+  updatedAt: Date;
+};
 
 /** What sending needs of the subscription a run is claimed for (its target, secrets and state), read with the claim. */
 export type DeliveryOwner = Pick<
@@ -40,6 +52,13 @@ export interface AttemptOutcome {
   nextAttemptAt: Date | null;
   /** Milliseconds between the answer and the storing of the outcome (delivered_at is the answer's time). */
   agoMs: number;
+}
+
+/** An attempt's outcome to store on its delivery (`uncounted`: a delivery taken into a run without a claim). */
+export interface AttemptRecord {
+  id: string;
+  outcome: AttemptOutcome;
+  uncounted?: true;
 }
 
 /** Where a delivery sits in its log's order: creation time to the microsecond (UTC), stream sequence, id. */
@@ -78,7 +97,7 @@ const OWNER_COLUMNS = `w.url, w.secret, w.previous_secret AS "previousSecret",
 
 /** A run whose every attempt was delivered, as its end is stored (WebhookDeliveryRepository.recordAndContinue). */
 export interface RunEnd {
-  delivered: { id: string; outcome: AttemptOutcome }[];
+  delivered: AttemptRecord[];
   webhookId: string;
   vaultId: string;
   /** The stream sequence of the run's last event. */
@@ -131,10 +150,11 @@ export class WebhookDeliveryRepository {
    */
   async insertDeliveries(
     rows: NewDelivery[],
-    claim: LeaseTerms & { upTo: number; room: number },
-  ): Promise<{ runs: ClaimedRun[]; left: number; leftPairs: string[] }> {
-    if (rows.length === 0) return { runs: [], left: 0, leftPairs: [] };
-    const stored: (ClaimedDelivery & Omit<DeliveryOwner, 'id'> & { claimed: boolean; whole: boolean })[] = await this.m.query(
+    claim: LeaseTerms & { upTo: number; room: number; running?: string[] },
+  ): Promise<{ runs: ClaimedRun[]; left: number; leftRows: LeftDelivery[] }> {
+    if (rows.length === 0) return { runs: [], left: 0, leftRows: [] };
+    const stored: (ClaimedDelivery &
+      Omit<DeliveryOwner, 'id'> & { claimed: boolean; whole: boolean; clear: boolean; enabled: boolean })[] = await this.m.query(
       `WITH r AS (
          SELECT r.*, row_number() OVER (PARTITION BY r.webhook_id, r.vault_id ORDER BY r.stream_seq) AS nth
            FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
@@ -158,9 +178,12 @@ export class WebhookDeliveryRepository {
                    FROM r LEFT JOIN free f ON f.webhook_id = r.webhook_id AND f.vault_id = r.vault_id) r
          ON CONFLICT DO NOTHING
          RETURNING d.*)
-       SELECT ${CLAIMED_COLUMNS}, d.leased_until IS NOT NULL AS claimed, ${OWNER_COLUMNS},
+       SELECT ${CLAIMED_COLUMNS}, d.leased_until IS NOT NULL AS claimed, ${OWNER_COLUMNS}, w.enabled,
               NOT EXISTS (SELECT 1 FROM r WHERE r.webhook_id = d.webhook_id AND r.vault_id = d.vault_id
-                             AND r.stream_seq <= d.stream_seq AND NOT EXISTS (SELECT 1 FROM stored s WHERE s.id = r.id)) AS whole
+                             AND r.stream_seq <= d.stream_seq AND NOT EXISTS (SELECT 1 FROM stored s WHERE s.id = r.id)) AS whole,
+              NOT EXISTS (SELECT 1 FROM webhook_deliveries e
+                           WHERE e.webhook_id = d.webhook_id AND e.vault_id = d.vault_id AND e.status = 'pending'
+                             AND e.stream_seq < d.stream_seq AND e.id <> ALL($13::uuid[])) AS clear
          FROM stored d JOIN webhooks w ON w.id = d.webhook_id`,
       [
         ...columns(rows, ['id', 'webhookId', 'vaultId', 'eventId', 'eventType', 'streamSeq', 'body']),
@@ -169,21 +192,24 @@ export class WebhookDeliveryRepository {
         claim.runMax,
         claim.attemptMs,
         claim.slackMs,
+        claim.running ?? [],
       ],
     );
     // A pair with an event of the batch already stored (a redelivered event) may have it stored by
     // another instance's insert this statement waited for or did not see: its run is handed back.
     const doubtful = new Set(stored.filter((d) => !d.whole).map(pairOf));
     const claimed: (ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[] = [];
-    const handedBack: string[] = [];
-    const leftPairs = new Set<string>();
-    for (const { claimed: leased, whole: _, ...d } of stored) {
+    const handedBack: ClaimedDelivery[] = [];
+    const leftRows: LeftDelivery[] = [];
+    for (const { claimed: leased, whole: _, clear, enabled, ...d } of stored) {
       if (leased && !doubtful.has(pairOf(d))) claimed.push(d);
-      else leftPairs.add(pairOf(d));
-      if (leased && doubtful.has(pairOf(d))) handedBack.push(d.id);
+      else leftRows.push({ ...pick(d), attempts: leased ? d.attempts - 1 : d.attempts, clear, enabled, updatedAt: d.updatedAt });
+      if (leased && doubtful.has(pairOf(d))) handedBack.push(d);
     }
     await this.recordRun([], handedBack);
-    return { runs: runsOf(claimed), left: stored.length - claimed.length, leftPairs: [...leftPairs] };
+    leftRows.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
+    for (const d of leftRows) if (doubtful.has(pairOf(d))) d.clear = false;
+    return { runs: runsOf(claimed), left: leftRows.length, leftRows };
   }
 
   /**
@@ -316,15 +342,15 @@ export class WebhookDeliveryRepository {
    */
   async recordAndContinue(ends: RunEnd[], terms: LeaseTerms & { horizon: number }): Promise<RunContinued[]> {
     if (ends.length === 0) return [];
-    const rows = ends.flatMap((e) => e.delivered.map(({ id, outcome: o }) => ({ id, ...o })));
+    const rows = ends.flatMap((e) => e.delivered.map(({ id, outcome: o, uncounted }) => ({ id, ...o, add: uncounted ? 1 : 0 })));
     const answer: ({ pair: string; more: boolean } & Partial<ClaimedDelivery>)[] = await this.m.query(
       `WITH done AS (
          UPDATE webhook_deliveries d
             SET status = o.status, last_status_code = o.code, last_error = o.error, last_response_excerpt = o.excerpt,
-                next_attempt_at = o.next_at, leased_until = NULL,
+                next_attempt_at = o.next_at, leased_until = NULL, attempts = d.attempts + o.add,
                 delivered_at = CASE WHEN o.status = 'delivered' THEN now() - make_interval(secs => o.ago_ms / 1000) END
-           FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::double precision[])
-                AS o(id, status, code, error, excerpt, next_at, ago_ms)
+           FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::double precision[], $16::int[])
+                AS o(id, status, code, error, excerpt, next_at, ago_ms, add)
           WHERE d.id = o.id
           RETURNING d.id),
        pairs AS (
@@ -358,6 +384,7 @@ export class WebhookDeliveryRepository {
         terms.runMax,
         terms.attemptMs,
         terms.slackMs,
+        rows.map((r) => r.add),
       ],
     );
     const out: RunContinued[] = ends.map(() => ({ run: [], more: false }));
@@ -378,10 +405,10 @@ export class WebhookDeliveryRepository {
    * attempt (a failure stopped the run), in one statement: those are pending and due
    * again, unleased, their attempt no longer counted.
    */
-  async recordRun(attempted: { id: string; outcome: AttemptOutcome }[], released: string[]): Promise<void> {
+  async recordRun(attempted: AttemptRecord[], released: Pick<ClaimedDelivery, 'id' | 'uncounted'>[]): Promise<void> {
     const rows = [
-      ...attempted.map(({ id, outcome: o }) => ({ id, ...o })),
-      ...released.map((id) => ({
+      ...attempted.map(({ id, outcome: o, uncounted }) => ({ id, ...o, add: uncounted ? 1 : 0 })),
+      ...released.map(({ id, uncounted }) => ({
         id,
         status: null,
         statusCode: null,
@@ -389,13 +416,14 @@ export class WebhookDeliveryRepository {
         excerpt: null,
         nextAttemptAt: null,
         agoMs: 0,
+        add: uncounted ? 0 : -1,
       })),
     ];
     if (rows.length === 0) return;
     await this.m.query(
       `UPDATE webhook_deliveries d
           SET status = coalesce(o.status, d.status),
-              attempts = d.attempts - CASE WHEN o.status IS NULL THEN 1 ELSE 0 END,
+              attempts = d.attempts + o.add,
               last_status_code = CASE WHEN o.status IS NULL THEN d.last_status_code ELSE o.code END,
               last_error = CASE WHEN o.status IS NULL THEN d.last_error ELSE o.error END,
               last_response_excerpt = CASE WHEN o.status IS NULL THEN d.last_response_excerpt ELSE o.excerpt END,
@@ -403,13 +431,24 @@ export class WebhookDeliveryRepository {
               leased_until = NULL,
               delivered_at = CASE WHEN o.status = 'delivered'
                                   THEN now() - make_interval(secs => o.ago_ms / 1000) END
-         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::double precision[])
-              AS o(id, status, code, error, excerpt, next_at, ago_ms)
+         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::double precision[], $8::int[])
+              AS o(id, status, code, error, excerpt, next_at, ago_ms, add)
         WHERE d.id = o.id`,
-      columns(rows, ['id', 'status', 'statusCode', 'error', 'excerpt', 'nextAttemptAt', 'agoMs']),
+      columns(rows, ['id', 'status', 'statusCode', 'error', 'excerpt', 'nextAttemptAt', 'agoMs', 'add']),
     );
   }
 }
+
+/** A delivery's own columns, without the subscription's a claim's answer carries. */
+const pick = (d: ClaimedDelivery): ClaimedDelivery => ({
+  id: d.id,
+  webhookId: d.webhookId,
+  vaultId: d.vaultId,
+  eventId: d.eventId,
+  streamSeq: d.streamSeq,
+  body: d.body,
+  attempts: d.attempts,
+});
 
 /** Claimed deliveries with their subscription's columns as runs: per subscription and vault, in stream order. */
 function runsOf(rows: (ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[]): ClaimedRun[] {
