@@ -79,6 +79,28 @@ describe('request cost and the live-record counter', () => {
     expect(row.name).toBe('Renamed');
   });
 
+  it("changes a record with its event's outbox row sent with the COMMIT, its values written in exactly", async () => {
+    const vaultId = await t.createVault(owner);
+    const recordId = await t.createRecord(owner, vaultId);
+    const name = `O'Brien \\ "Ümläut" ${'\u{1F4C4}'} $1 \\'; DROP TABLE records; --`;
+    const updated = await counted(() =>
+      t.put(owner, `/vault/vault-id/${vaultId}/records/record-id/${recordId}`, recordBody({ name })).expect(200),
+    );
+    expect(updated.at(-1)).toMatch(/^INSERT INTO "outbox_events" .*\);\s*COMMIT$/);
+    expect(updated.filter((s) => /^COMMIT$/i.test(s.trim()))).toEqual([]);
+    // the access read, begin, the locking read, the update, the outbox row with the commit
+    expect(updated).toHaveLength(5);
+    const [event] = (await t.outbox('vault.record.updated.v1')).filter((e) => e.payload.record.id === recordId);
+    expect(event.payload.record.name).toBe(name);
+    expect(event).toMatchObject({ vault_id: vaultId, published_at: null });
+    const [row] = await t.sql<{ name: string; occurred: boolean }>(
+      `SELECT r.name, o.occurred_at = (o.payload->>'occurredAt')::timestamptz AS occurred
+         FROM records r, outbox_events o WHERE r.id = $1 AND o.id = $2`,
+      [recordId, event.id],
+    );
+    expect(row).toEqual({ name, occurred: true });
+  });
+
   it('creates a vault with the same number of statements whatever the caller already owns', async () => {
     const caller = await t.caller();
     const first = await counted(() => t.createVault(caller));

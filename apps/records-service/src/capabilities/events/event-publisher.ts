@@ -8,4 +8,11 @@ import type { EntityManager } from 'typeorm';
  */
 export abstract class EventPublisher {
   abstract publish(manager: EntityManager, subject: Subject, payload: VaultEventBase): Promise<string>;
+
+  /**
+   * The same write as `publish`, as one SQL statement with its values written in (escaped):
+   * for a transaction whose last statement it is, sent with the COMMIT in one message
+   * (Transactions.runCommittingWith).
+   */
+  abstract publishStatement(subject: Subject, payload: VaultEventBase): { id: string; sql: string };
 }

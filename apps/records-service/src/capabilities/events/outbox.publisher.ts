@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { escapeLiteral } from 'pg';
 import type { Subject, VaultEventBase } from '@vault/contracts';
 import { currentTraceContext } from '@vault/platform/observability';
 import type { EntityManager } from 'typeorm';
@@ -17,15 +18,35 @@ const INSERT_OUTBOX_EVENT = `INSERT INTO "outbox_events" (id, subject, tenant_id
 export class OutboxEventPublisher extends EventPublisher {
   async publish(manager: EntityManager, subject: Subject, payload: VaultEventBase): Promise<string> {
     const id = randomUUID();
-    await manager.query(INSERT_OUTBOX_EVENT, [
-      id,
-      subject,
-      payload.tenantId,
-      payload.vault.id,
-      JSON.stringify(payload),
-      new Date(payload.occurredAt),
-      currentTraceContext() ?? null,
-    ]);
+    await manager.query(INSERT_OUTBOX_EVENT, valuesOf(id, subject, payload));
     return id;
   }
+
+  publishStatement(subject: Subject, payload: VaultEventBase): { id: string; sql: string } {
+    const id = randomUUID();
+    const [, ...values] = valuesOf(id, subject, payload);
+    const written = [id, ...values].map((v) => (v === null ? 'NULL' : escapeLiteral(v instanceof Date ? v.toISOString() : v)));
+    return {
+      id,
+      sql: `INSERT INTO "outbox_events" (id, subject, tenant_id, vault_id, payload, occurred_at, published_at, trace_context)
+  VALUES (${written.slice(0, 6).join(', ')}, NULL, ${written[6]})`,
+    };
+  }
+}
+
+/** The outbox row's values, in INSERT_OUTBOX_EVENT's order. */
+function valuesOf(
+  id: string,
+  subject: Subject,
+  payload: VaultEventBase,
+): [string, string, string, string, string, Date, string | null] {
+  return [
+    id,
+    subject,
+    payload.tenantId,
+    payload.vault.id,
+    JSON.stringify(payload),
+    new Date(payload.occurredAt),
+    currentTraceContext() ?? null,
+  ];
 }

@@ -96,12 +96,16 @@ export class RecordsService {
     ifMatch = IfMatchCondition.absent,
   ): Promise<ETagged<IdResponse>> {
     const resolved = await this.catalogue.resolve(dto.recordTypeName, dto.recordSubtypeName);
-    return this.tx.run(async (tx) => {
+    return this.tx.runCommittingWith(async (tx) => {
       const record = await this.lockRecord(tx, access.vault.id, access.record?.id);
       ifMatch.assert(callerETag(record.id, record.version, access));
       const version = await this.records.update(tx, record.id, this.assign(record, dto, resolved, principal));
-      await this.publish(tx, SUBJECTS.recordUpdated, principal, access.vault, record, resolved.type.name);
-      return callerView({ id: record.id }, record.id, version, access);
+      // the outbox row last, sent with the COMMIT: one round trip less per change
+      const { sql } = this.events.publishStatement(
+        SUBJECTS.recordUpdated,
+        this.recordEvent(principal, access.vault, record, resolved.type.name),
+      );
+      return { result: callerView({ id: record.id }, record.id, version, access), last: sql };
     });
   }
 
@@ -230,12 +234,16 @@ export class RecordsService {
     record: RecordEntity,
     recordTypeName: string,
   ) {
-    const event: RecordChangedEvent = {
-      ...eventBase(principal, vault),
-      record: { id: record.id, name: record.name },
-      recordTypeName,
-    };
-    await this.events.publish(tx, subject, event);
+    await this.events.publish(tx, subject, this.recordEvent(principal, vault, record, recordTypeName));
+  }
+
+  private recordEvent(
+    principal: Principal,
+    vault: { id: string; name: string },
+    record: RecordEntity,
+    recordTypeName: string,
+  ): RecordChangedEvent {
+    return { ...eventBase(principal, vault), record: { id: record.id, name: record.name }, recordTypeName };
   }
 }
 
