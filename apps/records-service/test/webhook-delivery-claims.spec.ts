@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import { FanoutHorizon } from '../src/features/webhooks/fanout-horizon';
+import { RunEnds } from '../src/features/webhooks/run-ends';
 import { WebhookDispatcher } from '../src/features/webhooks/webhook-dispatcher';
 import {
+  type ClaimedRun,
   type LeaseTerms,
   type NewDelivery,
+  type RunEnd,
   WebhookDeliveryRepository,
 } from '../src/persistence/webhooks/webhook-delivery.repository';
 import { waitFor } from './activity-log.harness';
@@ -136,26 +141,29 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     expect(left).toBe(1);
   });
 
+  /** The end of the claimed run of `webhookId` among `runs`, its head delivered (answered `excerpt`). */
+  function runEnd(runs: ClaimedRun[], webhookId: string, excerpt: string | null = null): RunEnd {
+    const {
+      owner,
+      deliveries: [head],
+    } = runs.find((r) => r.owner.id === webhookId) as ClaimedRun;
+    const outcome = { status: 'delivered' as const, statusCode: 204, error: null, excerpt, nextAttemptAt: null, agoMs: 0 };
+    return {
+      delivered: [{ id: head.id, outcome }],
+      webhookId,
+      vaultId: head.vaultId,
+      afterSeq: head.streamSeq,
+      webhookReadAt: owner.updatedAt,
+    };
+  }
+
   it("stores the ends of several runs in one statement, each with its pair's next run or whether a claim may find more", async () => {
     const [a, b, c] = [await subscription(), await subscription(), await subscription()];
     const claimHeads = { ...lease, runMax: 1, upTo: 1000, room: 5 };
     const heads = (await deliveries.insertDeliveries([a.row(701), a.row(702), b.row(701), c.row(701)], claimHeads)).runs;
     // c's next event is above the horizon the ends are stored with
     await deliveries.insertDeliveries([c.row(950)], { ...claimHeads, room: 0 });
-    const ok = { status: 'delivered' as const, statusCode: 204, error: null, excerpt: null, nextAttemptAt: null, agoMs: 0 };
-    const endOf = (webhookId: string) => {
-      const {
-        owner,
-        deliveries: [head],
-      } = heads.find((r) => r.owner.id === webhookId) as (typeof heads)[number];
-      return {
-        delivered: [{ id: head.id, outcome: ok }],
-        webhookId,
-        vaultId: head.vaultId,
-        afterSeq: head.streamSeq,
-        webhookReadAt: owner.updatedAt,
-      };
-    };
+    const endOf = (webhookId: string) => runEnd(heads, webhookId);
     const continued = await deliveries.recordAndContinue([endOf(a.webhookId), endOf(b.webhookId), endOf(c.webhookId)], {
       ...lease,
       horizon: 900,
@@ -173,6 +181,49 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
       expect(head.status).toBe('delivered');
     }
     expect(await stateOf(a.webhookId)).toEqual([{ stream_seq: '702', attempts: 1, leased: true, due: false }]);
+  });
+
+  it("stores the other runs' ends of a group whose statement fails, each on its own", async () => {
+    const [a, b, c] = [await subscription(), await subscription(), await subscription()];
+    const runs = (await deliveries.insertDeliveries([a.row(801), b.row(801), c.row(801)], { ...lease, upTo: 1000, room: 5 }))
+      .runs;
+    const ends = new RunEnds(deliveries, () => ({ ...lease, horizon: 1000 }));
+    // a's end goes alone; b's and c's wait for it and go together, c's with an answer PostgreSQL refuses
+    const first = ends.store(runEnd(runs, a.webhookId));
+    const second = ends.store(runEnd(runs, b.webhookId));
+    const third = ends.store(runEnd(runs, c.webhookId, 'a\u0000b'));
+    await expect(first).resolves.toEqual({ run: [], more: false });
+    await expect(second).resolves.toEqual({ run: [], more: false });
+    await expect(third).rejects.toThrow();
+    const status = async (x: { webhookId: string }) =>
+      (await t.sql<{ status: string }>(`SELECT status FROM webhook_deliveries WHERE webhook_id = $1`, [x.webhookId]))[0].status;
+    expect([await status(a), await status(b), await status(c)]).toEqual(['delivered', 'delivered', 'pending']);
+  });
+
+  it('stores an answer with a NUL in it, the NUL as U+FFFD', async () => {
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('a\u0000b'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const s = await subscription(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`);
+      const dispatcher = t.app.get(WebhookDispatcher);
+      const horizon = t.app.get(FanoutHorizon);
+      await dispatcher.start();
+      const seq = horizon.known + 1;
+      expect(await dispatcher.store([s.row(seq)], horizon.reachedWith([seq]))).toBe(0);
+      horizon.stored([seq]);
+      const row = async () =>
+        (
+          await t.sql<{ status: string; last_response_excerpt: string }>(
+            `SELECT status, last_response_excerpt FROM webhook_deliveries WHERE webhook_id = $1`,
+            [s.webhookId],
+          )
+        )[0];
+      await waitFor(async () => (await row()).status === 'delivered', 10_000, 'the event delivered');
+      expect((await row()).last_response_excerpt).toBe('a\uFFFDb');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it("sends events stored while their vault's run was being recorded once that run ends, without waiting for the clock", async () => {

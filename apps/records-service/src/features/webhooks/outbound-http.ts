@@ -70,7 +70,10 @@ export class OutboundHttp {
   }
 }
 
-/** The first characters of a body; the rest is not read (the connection is dropped). */
+/**
+ * The first characters of a body; the rest is not read (the connection is dropped). A NUL,
+ * which a PostgreSQL text column refuses, is stored as U+FFFD.
+ */
 async function excerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string | null> {
   let text = '';
   try {
@@ -83,7 +86,7 @@ async function excerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promi
   } finally {
     body.destroy();
   }
-  return text ? text.slice(0, EXCERPT_CHARS) : null;
+  return text ? text.slice(0, EXCERPT_CHARS).replaceAll('\u0000', '\uFFFD') : null;
 }
 
 function describe(err: unknown): string {

@@ -13,7 +13,8 @@ const GROUP_MAX = 100;
  * each pair, WebhookDeliveryRepository.recordAndContinue) one statement at a time: the runs
  * that end while a statement is in flight go together in the next one. A run that ends alone
  * is stored at once; when many end together, each waits for one statement at most before its
- * own, and the database is sent one statement per group instead of one per run.
+ * own, and the database is sent one statement per group instead of one per run. A group whose
+ * statement fails is stored again run by run, so that one run's end fails alone.
  */
 export class RunEnds {
   private readonly queue: { end: RunEnd; answer: (c: RunContinued) => void; fail: (err: unknown) => void }[] = [];
@@ -44,7 +45,11 @@ export class RunEnds {
         );
         group.forEach((g, i) => g.answer(continued[i]));
       } catch (err) {
-        group.forEach((g) => g.fail(err));
+        if (group.length === 1) group[0].fail(err);
+        // one run's end must not fail the others': each is stored again on its own
+        else
+          for (const g of group)
+            await this.deliveries.recordAndContinue([g.end], this.terms()).then(([c]) => g.answer(c), g.fail);
       }
     }
     this.storing = false;

@@ -270,7 +270,8 @@ export class WebhookDispatcher {
           return true;
         })
         .then((more) => {
-          this.runs.delete(pair);
+          // a run the insert claimed for the pair after this one's end may be in the map already
+          if (this.runs.get(pair) === run) this.runs.delete(pair);
           this.inFlight.delete(p);
           if (more || this.owed) this.wake();
         });
@@ -325,6 +326,8 @@ export class WebhookDispatcher {
           await this.webhooks.markHealthy(w.id);
           w = { ...w, failingSince: null };
           run.owner = w;
+          // the retries of the healed subscription's origin are due now: a claim takes them
+          this.wake();
         }
         if (next.run.length === 0) return next.more || run.missed !== missedBefore;
         run.queue = next.run;
