@@ -10,8 +10,11 @@ import { EventPublisher } from './event-publisher';
  * The outbox row (persistence/outbox/outbox-event.entity.ts) as one plain INSERT: it runs in
  * every change's transaction, and TypeORM's insert builder cost more than the statement.
  */
-const INSERT_OUTBOX_EVENT = `INSERT INTO "outbox_events" (id, subject, tenant_id, vault_id, payload, occurred_at, published_at, trace_context)
-  VALUES ($1, $2, $3, $4, $5, $6, NULL, $7)`;
+const insertOutboxEvent = (
+  v: string[],
+) => `INSERT INTO "outbox_events" (id, subject, tenant_id, vault_id, payload, occurred_at, published_at, trace_context)
+  VALUES (${v.slice(0, 6).join(', ')}, NULL, ${v[6]})`;
+const INSERT_OUTBOX_EVENT = insertOutboxEvent(['$1', '$2', '$3', '$4', '$5', '$6', '$7']);
 
 /** Writes each event as an outbox row; a relay delivers unpublished rows to JetStream. */
 @Injectable()
@@ -24,13 +27,10 @@ export class OutboxEventPublisher extends EventPublisher {
 
   publishStatement(subject: Subject, payload: VaultEventBase): { id: string; sql: string } {
     const id = randomUUID();
-    const [, ...values] = valuesOf(id, subject, payload);
-    const written = [id, ...values].map((v) => (v === null ? 'NULL' : escapeLiteral(v instanceof Date ? v.toISOString() : v)));
-    return {
-      id,
-      sql: `INSERT INTO "outbox_events" (id, subject, tenant_id, vault_id, payload, occurred_at, published_at, trace_context)
-  VALUES (${written.slice(0, 6).join(', ')}, NULL, ${written[6]})`,
-    };
+    const written = valuesOf(id, subject, payload).map((v) =>
+      v === null ? 'NULL' : escapeLiteral(v instanceof Date ? v.toISOString() : v),
+    );
+    return { id, sql: insertOutboxEvent(written) };
   }
 }
 

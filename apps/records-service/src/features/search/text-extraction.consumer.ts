@@ -7,6 +7,7 @@ import {
   type JetStreamConsumerSettings,
   type JetStreamEvent,
 } from '@vault/platform/events';
+import { isUuid } from '../../capabilities/access/access.service';
 import { TextJobRepository } from '../../persistence/search-index/text-jobs.repository';
 import { SearchEnv } from './search.env';
 import { TextExtractionRunner } from './text-extraction.runner';
@@ -38,9 +39,6 @@ const NEW_BYTES = new Set<string>([SUBJECTS.fileUploaded, SUBJECTS.fileVersionCr
 
 const str = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
-/** A record id the batch's one statement can take (the payloads are the service's own, but one bad id must not fail the others). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The extraction pipeline's handler on the JetStream transport: a new file, version or
  * restored version queues its text extraction (file_texts, idempotent per file and bytes); a renamed record,
@@ -70,7 +68,8 @@ export class TextExtractionConsumer {
     // the pages are re-weighed from the records' current names and captions, whatever the order of the batch's events
     await this.jobs.retokenize(
       'record',
-      [...reweigh].filter((id) => UUID.test(id)),
+      // one bad id must not fail the batch's other records
+      [...reweigh].filter(isUuid),
     );
     if (queued) this.runner.wake();
   }

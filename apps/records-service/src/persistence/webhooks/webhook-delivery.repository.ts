@@ -203,7 +203,16 @@ export class WebhookDeliveryRepository {
     const leftRows: LeftDelivery[] = [];
     for (const { claimed: leased, whole: _, clear, enabled, ...d } of stored) {
       if (leased && !doubtful.has(pairOf(d))) claimed.push(d);
-      else leftRows.push({ ...pick(d), attempts: leased ? d.attempts - 1 : d.attempts, clear, enabled, updatedAt: d.updatedAt });
+      else {
+        const { delivery, owner } = withOwner(d);
+        leftRows.push({
+          ...delivery,
+          attempts: leased ? d.attempts - 1 : d.attempts,
+          clear,
+          enabled,
+          updatedAt: owner.updatedAt,
+        });
+      }
       if (leased && doubtful.has(pairOf(d))) handedBack.push(d);
     }
     await this.recordRun([], handedBack);
@@ -439,22 +448,20 @@ export class WebhookDeliveryRepository {
   }
 }
 
-/** A delivery's own columns, without the subscription's a claim's answer carries. */
-const pick = (d: ClaimedDelivery): ClaimedDelivery => ({
-  id: d.id,
-  webhookId: d.webhookId,
-  vaultId: d.vaultId,
-  eventId: d.eventId,
-  streamSeq: d.streamSeq,
-  body: d.body,
-  attempts: d.attempts,
-});
+/** A row of a claim's answer as its delivery and the subscription read with it. */
+function withOwner(row: ClaimedDelivery & Omit<DeliveryOwner, 'id'>): { delivery: ClaimedDelivery; owner: DeliveryOwner } {
+  const { url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt, ...delivery } = row;
+  return {
+    delivery,
+    owner: { id: delivery.webhookId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt },
+  };
+}
 
 /** Claimed deliveries with their subscription's columns as runs: per subscription and vault, in stream order. */
 function runsOf(rows: (ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[]): ClaimedRun[] {
   const runs = new Map<string, ClaimedRun>();
-  for (const { url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt, ...d } of rows) {
-    const owner = { id: d.webhookId, url, secret, previousSecret, previousSecretExpiresAt, failingSince, updatedAt };
+  for (const row of rows) {
+    const { delivery: d, owner } = withOwner(row);
     const run = runs.get(pairOf(d)) ?? { owner, deliveries: [] };
     run.deliveries.push(d);
     runs.set(pairOf(d), run);
