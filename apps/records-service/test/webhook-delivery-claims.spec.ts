@@ -61,6 +61,15 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
       [webhookId],
     );
 
+  /** Stores rows as the fan-out does (the floor follows on); answers how many pairs wait for a claim. */
+  async function storeAsFanOut(rows: NewDelivery[]): Promise<number> {
+    const horizon = t.app.get(FanoutHorizon);
+    const seqs = rows.map((r) => Number(r.streamSeq));
+    const forClaim = await t.app.get(WebhookDispatcher).store(rows, horizon.reachedWith(seqs));
+    horizon.stored(seqs);
+    return forClaim;
+  }
+
   it('claims the oldest new events of a pair with nothing pending as one run, up to runMax, leased with the attempt counted; the rest wait', async () => {
     const s = await subscription();
     const rows = [105, 101, 103, 102, 104, 106].map(s.row);
@@ -209,8 +218,7 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
       const horizon = t.app.get(FanoutHorizon);
       await dispatcher.start();
       const seq = horizon.known + 1;
-      expect(await dispatcher.store([s.row(seq)], horizon.reachedWith([seq]))).toBe(0);
-      horizon.stored([seq]);
+      expect(await storeAsFanOut([s.row(seq)])).toBe(0);
       const row = async () =>
         (
           await t.sql<{ status: string; last_response_excerpt: string }>(
@@ -234,14 +242,12 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     await receiver.listen();
     const s = await subscription(receiver.url);
     const dispatcher = t.app.get(WebhookDispatcher);
-    const horizon = t.app.get(FanoutHorizon);
     // the earlier cases' deliveries are not the dispatcher's to send here
     await t.sql(`UPDATE webhook_deliveries SET status = 'failed', leased_until = NULL WHERE status = 'pending'`);
     await dispatcher.start();
     // event 1 is claimed by its insert and sent; its answer is held
     const first = s.row(1);
-    expect(await dispatcher.store([first], horizon.reachedWith([1]))).toBe(0);
-    horizon.stored([1]);
+    expect(await storeAsFanOut([first])).toBe(0);
     await waitFor(async () => held.length === 1, 10_000, 'the first event at the receiver');
     // the statement storing its outcome waits for a lock on its row, its snapshot already taken
     const locker = new Client({ connectionString: t.db.url });
@@ -257,8 +263,7 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
       // event 2 is stored meanwhile: event 1 is still pending, so its insert leaves it, to the
       // run in flight (no pair is left for a claim), and a claim woken now finds event 1 still held
       const second = s.row(2);
-      expect(await dispatcher.store([second], horizon.reachedWith([2]))).toBe(0);
-      horizon.stored([2]);
+      expect(await storeAsFanOut([second])).toBe(0);
       dispatcher.wake(2);
       await new Promise((r) => setTimeout(r, 300));
       await locker.query('COMMIT');
@@ -289,8 +294,7 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     try {
       for (let n = 1; n <= 3; n++) {
         const seq = horizon.known + 1;
-        expect(await dispatcher.store([s.row(seq)], horizon.reachedWith([seq]))).toBe(0);
-        horizon.stored([seq]);
+        expect(await storeAsFanOut([s.row(seq)])).toBe(0);
         const delivered = `SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'delivered'`;
         await waitFor(async () => (await t.sql(delivered, [s.webhookId])).length === n, 10_000, `event ${n} delivered`);
       }
@@ -313,8 +317,7 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     const horizon = t.app.get(FanoutHorizon);
     await dispatcher.start();
     const first = horizon.known + 1;
-    expect(await dispatcher.store([s.row(first)], horizon.reachedWith([first]))).toBe(0);
-    horizon.stored([first]);
+    expect(await storeAsFanOut([s.row(first)])).toBe(0);
     await waitFor(async () => before.accepted.size === 1, 10_000, 'the first event at the receiver');
     // while its answer is held: the next event is stored as another instance would (this process
     // does not know of it) and the subscription gets a new URL
@@ -331,14 +334,10 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
 
   it('stores the ends of runs that end while such a statement is in flight together, in the next statement', async () => {
     const receiver = new Receiver('127.0.0.1');
-    const { s: a, dispatcher, horizon } = await dispatchingTo(receiver);
+    const { s: a, horizon } = await dispatchingTo(receiver);
     const [b, c] = [await subscription(receiver.url), await subscription(receiver.url)];
     const ends = jest.spyOn(deliveries, 'recordAndContinue');
-    const send = async (rows: NewDelivery[]) => {
-      const seqs = rows.map((r) => Number(r.streamSeq));
-      expect(await dispatcher.store(rows, horizon.reachedWith(seqs))).toBe(0);
-      horizon.stored(seqs);
-    };
+    const send = async (rows: NewDelivery[]) => expect(await storeAsFanOut(rows)).toBe(0);
     const locker = new Client({ connectionString: t.db.url });
     await locker.connect();
     try {
@@ -379,16 +378,9 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     const receiver = new Receiver('127.0.0.1');
     const held: (() => void)[] = [];
     receiver.beforeAnswer = () => (held.length === 0 ? new Promise<void>((r) => held.push(r)) : Promise.resolve());
-    const { s, dispatcher, horizon } = await dispatchingTo(receiver);
-    /** Stores rows as the fan-out does (the floor follows on); answers how many pairs wait for a claim. */
-    const store = async (rows: NewDelivery[]) => {
-      const seqs = rows.map((r) => Number(r.streamSeq));
-      const forClaim = await dispatcher.store(rows, horizon.reachedWith(seqs));
-      horizon.stored(seqs);
-      return forClaim;
-    };
+    const { s, horizon } = await dispatchingTo(receiver);
     const firstHeld = () => waitFor(async () => held.length === 1, 10_000, 'the first event at the receiver');
-    return { receiver, s, horizon, store, firstHeld, release: () => held[0]() };
+    return { receiver, s, horizon, store: storeAsFanOut, firstHeld, release: () => held[0]() };
   }
 
   const rowsOf = (webhookId: string) =>
