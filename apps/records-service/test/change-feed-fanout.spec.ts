@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
+import { PLAN_MAX_AGE_MS } from '@vault/platform/persistence';
 import { TestNatsServer } from '@vault/platform/testing';
 import { startJetStreamConsumers } from '../src/app/jetstream-consumers';
+import { ChangeFeedEnv } from '../src/features/change-feed/change-feed.env';
 import { FeedSignal } from '../src/features/change-feed/feed-signal';
 import { FeedReadConnection, VaultFeedReaders } from '../src/features/change-feed/vault-feed-readers';
 import { ChangeFeedRepository } from '../src/persistence/change-feed/change-feed.repository';
@@ -270,5 +272,42 @@ describe('change feed streams fanned out per vault (real NATS and PostgreSQL, tw
     await expect(down.query('SELECT 1 AS one', [], pool)).resolves.toEqual([{ one: 1 }]);
     expect(down.counts).toEqual({ own: 0, pool: 1 });
     await down.close();
+  });
+
+  it('drops the plans of its own connection once they are older than PLAN_MAX_AGE_MS, as the pool does', async () => {
+    let clock = 0;
+    const own = new FeedReadConnection(t.app.get(ChangeFeedEnv).DATABASE_URL, () => clock);
+    const pool = t.app.get(ChangeFeedRepository).poolQuery;
+    const id = randomUUID();
+    const lookup = async () => {
+      for (let i = 0; i < 8; i++) await own.query('SELECT n FROM plan_probe WHERE id = $1', [id], pool, 'plan_probe');
+    };
+    const plan = async () =>
+      ((await own.query(`EXPLAIN EXECUTE plan_probe('${id}')`, [], pool)) as { 'QUERY PLAN': string }[])
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
+    try {
+      await own.query(
+        'CREATE TABLE plan_probe (id uuid PRIMARY KEY, n int NOT NULL) WITH (autovacuum_enabled = false)',
+        [],
+        pool,
+      );
+      await own.query('INSERT INTO plan_probe SELECT gen_random_uuid(), i FROM generate_series(1, 6) i', [], pool);
+      await own.query('ANALYZE plan_probe', [], pool);
+      await lookup();
+      // the generic plan made for six rows
+      expect(await plan()).toMatch(/Seq Scan/);
+      await own.query('INSERT INTO plan_probe SELECT gen_random_uuid(), i FROM generate_series(1, 20000) i', [], pool);
+      clock += PLAN_MAX_AGE_MS - 1;
+      await lookup();
+      expect(await plan()).toMatch(/Seq Scan/);
+      clock += 1;
+      await lookup();
+      expect(await plan()).toContain('Index Cond: (id = $1)');
+      expect(own.counts.pool).toBe(0);
+    } finally {
+      await own.query('DROP TABLE IF EXISTS plan_probe', [], pool);
+      await own.close();
+    }
   });
 });

@@ -104,6 +104,13 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
       statements.mockRestore();
     }
     expect((await s.names(owner, 'almanac')).sort()).toEqual(['one.txt', 'two.txt']);
+    // records without file text are looked at first, and leave nothing to re-weigh
+    const bare = await s.t.createRecord(owner, vault, { name: 'Bare almanac' });
+    expect(await jobs.retokenize('record', [bare])).toBe(0);
+    expect(await jobs.retokenize('record', [bare, second])).toBe(1);
+    await s.t.sql(`UPDATE records SET name = 'Weekly gazette' WHERE id = $1`, [second]);
+    expect(await jobs.retokenize('record', [second, bare])).toBe(1);
+    expect(await s.names(owner, 'gazette')).toEqual(['two.txt']);
   });
 
   it('follows the current version: a new one replaces the text, a restored one is back without extraction', async () => {

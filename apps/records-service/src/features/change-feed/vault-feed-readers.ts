@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { PLAN_MAX_AGE_MS } from '@vault/platform/persistence';
 import { Client } from 'pg';
 import {
   ChangeFeedRepository,
@@ -54,23 +55,27 @@ type FeedReadResult = Awaited<ReturnType<ChangeFeedRepository['eventsAndViewsOf'
  * next read opens another).
  */
 export class FeedReadConnection {
-  private current?: { client: Client; ready: Promise<unknown> };
+  private current?: { client: Client; ready: Promise<unknown>; plansAt: number };
   private closed = false;
   /** Statements run on the connection and through the pool. */
   readonly counts = { own: 0, pool: 0 };
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  /** Runs the statement on the connection, or through `pool` while there is none. */
-  async query(sql: string, params: unknown[], pool: FeedQuery): Promise<unknown[]> {
+  /** Runs the statement (named: prepared once per connection) on the connection, or through `pool` while there is none. */
+  async query(sql: string, params: unknown[], pool: FeedQuery, name?: string): Promise<unknown[]> {
     const client = this.closed ? undefined : await this.open();
     if (!client) {
       this.counts.pool++;
-      return pool(sql, params);
+      return pool(sql, params, name);
     }
     try {
       this.counts.own++;
-      return (await client.query(sql, params)).rows;
+      this.refreshPlans(client);
+      return (await client.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows;
     } catch (err) {
       this.drop(client);
       throw err;
@@ -89,7 +94,7 @@ export class FeedReadConnection {
       const client = new Client({ connectionString: this.url });
       client.on('error', () => this.drop(client));
       client.on('end', () => this.drop(client));
-      this.current = current = { client, ready: client.connect() };
+      this.current = current = { client, ready: client.connect(), plansAt: this.now() };
     }
     const { client, ready } = current;
     try {
@@ -99,6 +104,19 @@ export class FeedReadConnection {
       this.drop(client);
       return undefined;
     }
+  }
+
+  /**
+   * Keeps the connection's plans at most PLAN_MAX_AGE_MS old, as the pool's are
+   * (refreshCachedPlans): a generic plan made while the feed was small would scan it whole.
+   * `DISCARD PLANS` is queued ahead of the statement (a connection runs its queries in order).
+   */
+  private refreshPlans(client: Client): void {
+    const current = this.current;
+    const at = this.now();
+    if (current?.client !== client || at - current.plansAt < PLAN_MAX_AGE_MS) return;
+    current.plansAt = at;
+    client.query('DISCARD PLANS').catch(() => undefined);
   }
 
   private drop(client: Client): void {
@@ -138,7 +156,7 @@ class FeedReads {
       const results = await this.feed.eventsAndViewsOf(
         batch.map((w) => w.read),
         FEED_READ_BATCH,
-        (sql, params) => this.connection.query(sql, params, this.feed.poolQuery),
+        (sql, params, name) => this.connection.query(sql, params, this.feed.poolQuery, name),
       );
       batch.forEach((w, i) => w.resolve(results[i]));
     } catch (err) {

@@ -193,7 +193,9 @@ export class ActivityLogRepository {
   async insertNew(rows: ActivityLogRow[]): Promise<void> {
     if (rows.length === 0) return;
     const col = <K extends keyof ActivityLogRow>(k: K) => rows.map((r) => r[k]);
-    await this.tx.none.query(
+    await preparedQuery(
+      this.tx.none,
+      'activity_log_insert',
       `WITH inserted AS (
          INSERT INTO activity_log_entries (event_id, vault_id, tenant_id, subject, entity, event_type, action,
            actor_open_id, actor_name, vault_name, record_id, record_name, file_name, details, occurred_at)

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
+import { preparedQuery } from '../entity-rows';
 
 /** One event of a vault's change feed as stored. */
 export interface FeedRow {
@@ -57,8 +58,11 @@ const VAULTS_PER_NOTIFY = 150;
 /** Serialises the feed's writers so that `seq` order is also commit order (no reader skips a row). */
 const FEED_WRITE_LOCK = 1_763_800_001_200;
 
-/** Runs one statement and answers its rows (a connection of its own, instead of the pool). */
-export type FeedQuery = (sql: string, params: unknown[]) => Promise<unknown[]>;
+/**
+ * Runs one statement and answers its rows (a connection of its own, instead of the pool); with
+ * `name`, as that named prepared statement (parsed and planned once per connection).
+ */
+export type FeedQuery = (sql: string, params: unknown[], name?: string) => Promise<unknown[]>;
 
 /** The vault change feeds (docs/change-feed.md): inserts in stream order, pages, pruning. */
 @Injectable()
@@ -66,7 +70,8 @@ export class ChangeFeedRepository {
   constructor(private readonly tx: Transactions) {}
 
   /** One statement through the pool (outside a transaction). */
-  readonly poolQuery: FeedQuery = (sql, params) => this.tx.none.query(sql, params);
+  readonly poolQuery: FeedQuery = (sql, params, name) =>
+    name ? preparedQuery(this.tx.none, name, sql, params) : this.tx.none.query(sql, params);
 
   /**
    * Inserts the rows in their order in one statement; a row of an event already in the
@@ -82,7 +87,9 @@ export class ChangeFeedRepository {
     const col = <K extends keyof FeedRow>(k: K) => rows.map((r) => r[k]);
     // The lock CTE holds a volatile function, so it is evaluated once, before the join
     // yields the first row to the insert (where `seq` is drawn).
-    const parts: { ids: string }[] = await this.tx.none.query(
+    const parts = await preparedQuery<{ ids: string }>(
+      this.tx.none,
+      'vault_feed_insert',
       `WITH turn AS (SELECT pg_advisory_xact_lock($9) AS locked),
        written AS (
          INSERT INTO vault_feed (event_id, vault_id, record_id, type, envelope, occurred_at)
@@ -178,6 +185,7 @@ export class ChangeFeedRepository {
         callers.map((c) => c.openId),
         limit,
       ],
+      'vault_feed_events_and_views',
     )) as { events: (FeedEntry & { k: number })[]; views: (FeedView & { k: number })[] }[];
     const out = reads.map(() => ({ events: [] as FeedEntry[], views: [] as FeedView[] }));
     for (const { k, ...e } of rows[0].events) out[k - 1].events.push(e);

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { RecordRole, RecordStatus } from '@vault/contracts';
 import { In } from 'typeorm';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, preparedQuery, Row } from '../entity-rows';
+import { EntityRows, entityRows, preparedQuery } from '../entity-rows';
 
 /** Filters of a record search; every given filter must hold. */
 export interface RecordSearchFilter {
@@ -98,7 +99,9 @@ export class RecordRepository {
    */
   async lockLive(tx: Tx, id: string, vaultId: string, mode: 'write' | 'read'): Promise<RecordEntity | null> {
     const { select, toEntity } = this.meta();
-    const rows: Row[] = await tx.query(
+    const rows = await preparedQuery(
+      tx,
+      `records_lock_live_${mode}`,
       `SELECT ${select} FROM records WHERE id = $1 AND vault_id = $2 AND status <> 'DELETED' ${mode === 'write' ? 'FOR UPDATE' : 'FOR SHARE'}`,
       [id, vaultId],
     );
@@ -208,12 +211,11 @@ export class RecordRepository {
       params.push(column.type === 'jsonb' && value !== null ? JSON.stringify(value) : value);
       sets.push(`"${column.databaseName}" = $${params.length}`);
     }
-    const rows: { version: number }[] = await tx.query(
-      `UPDATE records SET ${[...sets, 'version = version + 1', 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING version`,
-      params,
-    );
-    // PostgreSQL UPDATE answers [rows, count] through TypeORM
-    return (rows as unknown as [{ version: number }[], number])[0][0].version;
+    const text = `UPDATE records SET ${[...sets, 'version = version + 1', 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING version`;
+    // one named statement per set of columns (a few: a change of the fields, a move, ...)
+    const name = `records_update_${createHash('sha1').update(text).digest('base64url').slice(0, 16)}`;
+    const rows = await preparedQuery<{ version: number }>(tx, name, text, params);
+    return rows[0].version;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
+import { preparedQuery } from '../entity-rows';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import type { WebhookEntity } from './webhook.entity';
 
@@ -137,6 +138,15 @@ export class WebhookDeliveryRepository {
   }
 
   /**
+   * The statements of the delivery path (insert, claim, run ends) as named prepared statements:
+   * parsed and planned once per connection. Planned at each call they spent more time in the
+   * planner than in their run (docs/benchmarks.md).
+   */
+  private prepared<T extends object>(name: string, text: string, values: unknown[]): Promise<T[]> {
+    return preparedQuery<T>(this.m, name, text, values);
+  }
+
+  /**
    * Inserts new deliveries (the fan-out's), and claims in the same statement the runs that may
    * be sent at once: per subscription and vault, the new events up to stream sequence `upTo`
    * (every event up to it is stored once this statement commits) when no delivery of the pair
@@ -154,7 +164,8 @@ export class WebhookDeliveryRepository {
   ): Promise<{ runs: ClaimedRun[]; left: number; leftRows: LeftDelivery[] }> {
     if (rows.length === 0) return { runs: [], left: 0, leftRows: [] };
     const stored: (ClaimedDelivery &
-      Omit<DeliveryOwner, 'id'> & { claimed: boolean; whole: boolean; clear: boolean; enabled: boolean })[] = await this.m.query(
+      Omit<DeliveryOwner, 'id'> & { claimed: boolean; whole: boolean; clear: boolean; enabled: boolean })[] = await this.prepared(
+      'webhook_deliveries_insert',
       `WITH r AS (
          SELECT r.*, row_number() OVER (PARTITION BY r.webhook_id, r.vault_id ORDER BY r.stream_seq) AS nth
            FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::bigint[], $7::text[])
@@ -290,8 +301,8 @@ export class WebhookDeliveryRepository {
    * Answers each run in order, with its subscription as the claim saw it.
    */
   async claimRuns(o: LeaseTerms & { limit: number }, horizon: number): Promise<ClaimedRun[]> {
-    // An UPDATE answers [rows, count].
-    const [rows]: [(ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[], number] = await this.m.query(
+    const rows: (ClaimedDelivery & Omit<DeliveryOwner, 'id'>)[] = await this.prepared(
+      'webhook_deliveries_claim',
       `WITH RECURSIVE heads AS (
          (SELECT e.webhook_id, e.vault_id, e.stream_seq FROM webhook_deliveries e
            WHERE e.status = 'pending' ORDER BY e.webhook_id, e.vault_id, e.stream_seq LIMIT 1)
@@ -352,7 +363,8 @@ export class WebhookDeliveryRepository {
   async recordAndContinue(ends: RunEnd[], terms: LeaseTerms & { horizon: number }): Promise<RunContinued[]> {
     if (ends.length === 0) return [];
     const rows = ends.flatMap((e) => e.delivered.map(({ id, outcome: o, uncounted }) => ({ id, ...o, add: uncounted ? 1 : 0 })));
-    const answer: ({ pair: string; more: boolean } & Partial<ClaimedDelivery>)[] = await this.m.query(
+    const answer: ({ pair: string; more: boolean } & Partial<ClaimedDelivery>)[] = await this.prepared(
+      'webhook_deliveries_end_and_continue',
       `WITH done AS (
          UPDATE webhook_deliveries d
             SET status = o.status, last_status_code = o.code, last_error = o.error, last_response_excerpt = o.excerpt,
@@ -429,7 +441,8 @@ export class WebhookDeliveryRepository {
       })),
     ];
     if (rows.length === 0) return;
-    await this.m.query(
+    await this.prepared(
+      'webhook_deliveries_end',
       `UPDATE webhook_deliveries d
           SET status = coalesce(o.status, d.status),
               attempts = d.attempts + o.add,

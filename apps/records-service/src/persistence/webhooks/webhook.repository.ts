@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { WebhookDisabledCode } from '@vault/contracts';
 import { Transactions, Tx } from '@vault/platform/persistence';
+import { preparedQuery } from '../entity-rows';
 import { WebhookEntity } from './webhook.entity';
 
 /**
@@ -105,7 +106,10 @@ export class WebhookRepository {
       events.map((e) => e.type),
       events.map((e) => e.occurredAt),
     ];
-    const rows: { i: number; id: string; vaultId: string }[] = await this.m.query(
+    // named: planned once per connection (the fan-out runs it for every batch)
+    const rows = await preparedQuery<{ i: number; id: string; vaultId: string }>(
+      this.m,
+      'webhooks_subscribers_of',
       `SELECT e.i, w.id, w.vault_id AS "vaultId"
          FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[]) AS e(i, vault_id, type, occurred_at)
          JOIN webhooks w ON w.vault_id = e.vault_id AND w.enabled
