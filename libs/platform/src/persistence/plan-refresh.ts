@@ -20,8 +20,27 @@ import type { Pool, PoolClient } from 'pg';
  */
 export const PLAN_MAX_AGE_MS = 5_000;
 
-/** When each connection's plans were last dropped (or the connection first handed out). */
-const refreshedAt = new WeakMap<PoolClient, number>();
+/** When each connection's plans were last dropped (or the connection was first seen). */
+const refreshedAt = new WeakMap<PlanHolder, number>();
+
+/** A connection that runs its queries in order (a pg Client, pooled or not). */
+interface PlanHolder {
+  query(text: string): Promise<unknown>;
+}
+
+/**
+ * Called before a connection's next statement: once its plans are `maxAgeMs` old (counted from
+ * when it was first seen here), `DISCARD PLANS` is queued ahead of that statement. For a
+ * connection of its own, outside a pool (refreshCachedPlans does it for pooled ones).
+ */
+export function keepPlansFresh(client: PlanHolder, maxAgeMs = PLAN_MAX_AGE_MS, now: () => number = Date.now): void {
+  const at = now();
+  const last = refreshedAt.get(client);
+  if (last !== undefined && at - last < maxAgeMs) return;
+  refreshedAt.set(client, at);
+  // a broken connection fails the borrower's own statement next, as it would have anyway
+  if (last !== undefined) client.query('DISCARD PLANS').catch(() => undefined);
+}
 
 /**
  * Keeps the cached plans of the data source's pooled connections at most `maxAgeMs` old:
@@ -32,12 +51,5 @@ const refreshedAt = new WeakMap<PoolClient, number>();
 export function refreshCachedPlans(ds: DataSource, maxAgeMs = PLAN_MAX_AGE_MS, now: () => number = Date.now): void {
   const pool = (ds.driver as unknown as { master?: Pool }).master;
   if (!pool || typeof pool.on !== 'function') return;
-  pool.on('acquire', (client: PoolClient) => {
-    const at = now();
-    const last = refreshedAt.get(client);
-    if (last !== undefined && at - last < maxAgeMs) return;
-    refreshedAt.set(client, at);
-    // a broken connection fails the borrower's own statement next, as it would have anyway
-    if (last !== undefined) client.query('DISCARD PLANS').catch(() => undefined);
-  });
+  pool.on('acquire', (client: PoolClient) => keepPlansFresh(client, maxAgeMs, now));
 }

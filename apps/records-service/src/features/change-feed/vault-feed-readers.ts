@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { PLAN_MAX_AGE_MS } from '@vault/platform/persistence';
+import { keepPlansFresh, PLAN_MAX_AGE_MS } from '@vault/platform/persistence';
 import { Client } from 'pg';
 import {
   ChangeFeedRepository,
@@ -55,7 +55,7 @@ type FeedReadResult = Awaited<ReturnType<ChangeFeedRepository['eventsAndViewsOf'
  * next read opens another).
  */
 export class FeedReadConnection {
-  private current?: { client: Client; ready: Promise<unknown>; plansAt: number };
+  private current?: { client: Client; ready: Promise<unknown> };
   private closed = false;
   /** Statements run on the connection and through the pool. */
   readonly counts = { own: 0, pool: 0 };
@@ -74,7 +74,9 @@ export class FeedReadConnection {
     }
     try {
       this.counts.own++;
-      this.refreshPlans(client);
+      // its plans follow the tables as the pool's do: a generic plan made while the feed was
+      // small would scan it whole
+      keepPlansFresh(client, PLAN_MAX_AGE_MS, this.now);
       return (await client.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows;
     } catch (err) {
       this.drop(client);
@@ -94,7 +96,7 @@ export class FeedReadConnection {
       const client = new Client({ connectionString: this.url });
       client.on('error', () => this.drop(client));
       client.on('end', () => this.drop(client));
-      this.current = current = { client, ready: client.connect(), plansAt: this.now() };
+      this.current = current = { client, ready: client.connect() };
     }
     const { client, ready } = current;
     try {
@@ -104,19 +106,6 @@ export class FeedReadConnection {
       this.drop(client);
       return undefined;
     }
-  }
-
-  /**
-   * Keeps the connection's plans at most PLAN_MAX_AGE_MS old, as the pool's are
-   * (refreshCachedPlans): a generic plan made while the feed was small would scan it whole.
-   * `DISCARD PLANS` is queued ahead of the statement (a connection runs its queries in order).
-   */
-  private refreshPlans(client: Client): void {
-    const current = this.current;
-    const at = this.now();
-    if (current?.client !== client || at - current.plansAt < PLAN_MAX_AGE_MS) return;
-    current.plansAt = at;
-    client.query('DISCARD PLANS').catch(() => undefined);
   }
 
   private drop(client: Client): void {
