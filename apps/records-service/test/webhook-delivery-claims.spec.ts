@@ -412,6 +412,45 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     }
   });
 
+  it("goes on with an event of its pair still being stored when a run's last event is delivered: same run, no claim", async () => {
+    const { receiver, s, horizon, store, firstHeld, release } = await holdingFirst();
+    const claims = jest.spyOn(deliveries, 'claimRuns');
+    const ends = jest.spyOn(deliveries, 'recordAndContinue');
+    const locker = new Client({ connectionString: t.db.url });
+    await locker.connect();
+    try {
+      const first = s.row(horizon.known + 1);
+      expect(await store([first])).toBe(0);
+      await firstHeld();
+      // the second event's insert waits for another transaction holding a row with its event id
+      const second = s.row(horizon.known + 1);
+      await locker.query('BEGIN');
+      await locker.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, vault_id, event_id, event_type, stream_seq, body, status, attempts, next_attempt_at)
+         VALUES ($1, $2, $3, $4, 'record.updated', $5, '{}', 'pending', 0, now())`,
+        [randomUUID(), s.webhookId, s.vaultId, second.eventId, second.streamSeq],
+      );
+      const storing = store([second]);
+      const inserting = `SELECT 1 FROM pg_stat_activity
+                          WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%INSERT INTO webhook_deliveries AS d%'`;
+      await waitFor(async () => (await t.sql(inserting)).length > 0, 10_000, 'the second insert waiting');
+      // the first is delivered while the second is being stored: its run waits for that store
+      release();
+      await new Promise((r) => setTimeout(r, 300));
+      expect(ends).not.toHaveBeenCalled();
+      await locker.query('ROLLBACK');
+      expect(await storing).toBe(0);
+      await waitFor(async () => (await rowsOf(s.webhookId)).every((d) => d.status === 'delivered'), 10_000, 'both delivered');
+      expect([...receiver.accepted.keys()]).toEqual([first.eventId, second.eventId]);
+      expect(ends.mock.calls.map(([group]) => group.map((e) => e.delivered.map((d) => d.id)))).toEqual([[[first.id, second.id]]]);
+      expect(claims).not.toHaveBeenCalled();
+    } finally {
+      claims.mockRestore();
+      ends.mockRestore();
+      await locker.end();
+    }
+  });
+
   it("counts the attempt of an event taken into a run when it fails, and hands the run's later ones back uncounted", async () => {
     const { receiver, s, horizon, store, firstHeld, release } = await holdingFirst();
     receiver.answer = (n) => (n === 1 ? 500 : 204);

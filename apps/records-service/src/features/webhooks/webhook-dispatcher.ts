@@ -70,6 +70,8 @@ export class WebhookDispatcher {
   private stopped?: Promise<void>;
   /** Stores in progress (their insert, then the start of the runs it claimed). */
   private readonly storing = new Set<Promise<unknown>>();
+  /** The stores in progress holding deliveries of each pair. */
+  private readonly storingOf = new Map<string, Set<Promise<unknown>>>();
   /** The runs in flight here, by pair. */
   private readonly runs = new Map<string, RunInFlight>();
   /** A claim may find due deliveries no run here will take (no slot was free, or a claim was full). */
@@ -169,7 +171,32 @@ export class WebhookDispatcher {
     })();
     // stop() waits for it: the runs its insert claimed are started, then waited for, before the client closes
     this.storing.add(storing);
-    return storing.finally(() => this.storing.delete(storing));
+    for (const p of pairs) this.storingOf.set(p, (this.storingOf.get(p) ?? new Set()).add(storing));
+    return storing.finally(() => {
+      this.storing.delete(storing);
+      for (const p of pairs) {
+        const stores = this.storingOf.get(p);
+        stores?.delete(storing);
+        if (stores?.size === 0) this.storingOf.delete(p);
+      }
+    });
+  }
+
+  /**
+   * Waits for the stores in progress of a run's pair (their deliveries are then taken into the
+   * run, handOver), for as long as the run may still start an attempt (half the lease slack since
+   * its claim). A run whose last event was delivered while the next of its pair was being stored
+   * goes on with it, instead of ending while the insert runs: stored after the statement storing
+   * the run's end had looked, that event would wait for a claim.
+   */
+  private async storesOf(pair: string, claimedAt: number): Promise<void> {
+    const stores = this.storingOf.get(pair);
+    const left = claimedAt + LEASE_SLACK_MS / 2 - Date.now();
+    if (!stores || !this.running || left <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...stores]), new Promise<void>((r) => (timer = setTimeout(r, left)))]).finally(() =>
+      clearTimeout(timer),
+    );
   }
 
   /**
@@ -343,7 +370,8 @@ export class WebhookDispatcher {
 
   /**
    * Attempts a run's events in order until one is not delivered (or the run is out of time),
-   * with those a store hands over meanwhile (handOver); the run takes none once this ends.
+   * with those a store hands over meanwhile (handOver), the stores of its pair in progress
+   * when its last event was delivered included (storesOf); the run takes none once this ends.
    */
   private async attemptRun(w: DeliveryOwner, run: RunInFlight, claimedAt: number) {
     const attempted: { id: string; outcome: AttemptOutcome; at: number; uncounted?: true }[] = [];
@@ -361,6 +389,7 @@ export class WebhookDispatcher {
       attempted.push({ id: d.id, outcome: o, at: Date.now(), uncounted: d.uncounted });
       last = { res, d, now };
       if (!delivered(res)) break;
+      if (n === run.queue.length - 1) await this.storesOf(pairOf(d), claimedAt);
     }
     run.open = false;
     return { attempted, last };
