@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { In, IsNull } from 'typeorm';
+import { IsNull } from 'typeorm';
 import { RecordFileEntity } from './record-file.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, preparedQuery } from '../entity-rows';
+import { EntityRows, entityRows, plannedQuery, preparedQuery } from '../entity-rows';
 
 /** Queries and locks of record file metadata. */
 @Injectable()
@@ -35,11 +35,14 @@ export class RecordFileRepository {
   async listOfRecords(recordIds: string[]): Promise<Map<string, RecordFileEntity[]>> {
     const byRecord = new Map<string, RecordFileEntity[]>(recordIds.map((id) => [id, []]));
     if (recordIds.length === 0) return byRecord;
-    const rows = await this.tx.none.find(RecordFileEntity, {
-      where: { recordId: In(recordIds), deletedAt: IsNull() },
-      order: { recordId: 'ASC', createdAt: 'ASC', id: 'ASC' },
-    });
-    for (const f of rows) byRecord.get(f.recordId)?.push(f);
+    this.rows ??= entityRows(this.tx.none.connection, RecordFileEntity);
+    const rows = await plannedQuery(
+      this.tx.none,
+      `SELECT ${this.rows.select} FROM record_files WHERE record_id = ANY($1::uuid[]) AND deleted_at IS NULL
+        ORDER BY record_id, created_at, id`,
+      [recordIds],
+    );
+    for (const f of rows.map(this.rows.toEntity)) byRecord.get(f.recordId)?.push(f);
     return byRecord;
   }
 

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { RecordRole, RecordStatus } from '@vault/contracts';
-import { In } from 'typeorm';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, preparedQuery } from '../entity-rows';
+import { EntityRows, entityRows, plannedQuery, preparedQuery } from '../entity-rows';
 
 /** Filters of a record search; every given filter must hold. */
 export interface RecordSearchFilter {
@@ -90,7 +89,9 @@ export class RecordRepository {
   /** Records by id, in one statement (those not found are absent). */
   async byIds(ids: string[]): Promise<Map<string, RecordEntity>> {
     if (ids.length === 0) return new Map();
-    return new Map((await this.tx.none.findBy(RecordEntity, { id: In(ids) })).map((r) => [r.id, r]));
+    const { select, toEntity } = this.meta();
+    const rows = await plannedQuery(this.tx.none, `SELECT ${select} FROM records WHERE id = ANY($1::uuid[])`, [ids]);
+    return new Map(rows.map((row) => toEntity(row)).map((r) => [r.id, r]));
   }
 
   /**

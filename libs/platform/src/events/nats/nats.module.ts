@@ -43,6 +43,9 @@ export class NatsModule {
               name,
               maxReconnectAttempts: -1,
               reconnectTimeWait: 500,
+              // no Error built per request to keep its caller's stack: a JetStream publish is a
+              // request, and the outbox relay makes one per event (docs/architecture.md)
+              noAsyncTraces: true,
             }).catch((err: unknown) => {
               throw connectionFailure('NATS', 'NATS_URL', env.NATS_URL, err);
             });
