@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ApplyValueTransformers } from 'typeorm/util/ApplyValueTransformers';
+import { withStatementName } from '@vault/platform/persistence';
 
 /** A row as the pg driver answers it, by column name. */
 export type Row = Record<string, unknown>;
@@ -115,5 +116,9 @@ async function pgQuery<T extends object>(
       ? (manager.connection.driver as unknown as { master?: PgQueryable }).master
       : undefined;
   if (!target?.query) return manager.query(text, values);
-  return (await target.query(name ? { name, text, values } : { text, values })).rows as T[];
+  if (!name) return (await target.query({ text, values })).rows as T[];
+  // a statement whose result a migration reshaped is prepared again under a new name
+  // (withStatementName); outside a transaction, at once
+  const inTransaction = manager.queryRunner?.isTransactionActive ?? false;
+  return withStatementName(name, !inTransaction, async (sent) => (await target.query({ name: sent, text, values })).rows as T[]);
 }

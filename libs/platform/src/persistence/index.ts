@@ -2,3 +2,4 @@
 export * from './database.module';
 export * from './transactions';
 export * from './plan-refresh';
+export * from './statement-names';

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { keepPlansFresh, PLAN_MAX_AGE_MS } from '@vault/platform/persistence';
+import { keepPlansFresh, PLAN_MAX_AGE_MS, withStatementName } from '@vault/platform/persistence';
 import { Client } from 'pg';
 import {
   ChangeFeedRepository,
@@ -77,7 +77,12 @@ export class FeedReadConnection {
       // its plans follow the tables as the pool's do: a generic plan made while the feed was
       // small would scan it whole
       keepPlansFresh(client, PLAN_MAX_AGE_MS, this.now);
-      return (await client.query(name ? { name, text: sql, values: params } : { text: sql, values: params })).rows;
+      if (!name) return (await client.query({ text: sql, values: params })).rows;
+      return await withStatementName(
+        name,
+        true,
+        async (sent) => (await client.query({ name: sent, text: sql, values: params })).rows,
+      );
     } catch (err) {
       this.drop(client);
       throw err;
