@@ -1,4 +1,4 @@
-import { Caller, RecordsTestApp } from './support';
+import { Caller, recordBody, RecordsTestApp } from './support';
 
 /**
  * A migration run by a newer instance that changes the type of a column the running one's
@@ -30,5 +30,26 @@ describe('named statements after a migration reshaped their result', () => {
     expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 16 }, () => 200));
     const vault = await t.get(owner, `/vault/vault-id/${vaultId}`).expect(200);
     expect((vault.body as { name: string }).name).toBe('Reshaped');
+  });
+
+  it('changes records after a column their transaction reads under lock changed type: the transaction runs again', async () => {
+    const vaultId = await t.createVault(owner, { name: 'Rewritten' });
+    const ids = await Promise.all(Array.from({ length: 12 }, () => t.createRecord(owner, vaultId)));
+    const path = (id: string) => `/vault/vault-id/${vaultId}/records/record-id/${id}`;
+    // the lock read and the update prepared on most of the pool's connections
+    for (const round of ['First', 'Second'])
+      await Promise.all(ids.map((id) => t.put(owner, path(id), recordBody({ name: round })).expect(200)));
+
+    await t.sql(`ALTER TABLE records ALTER COLUMN description TYPE varchar(5000)`);
+    const statuses: number[] = [];
+    for (const id of ids) statuses.push((await t.put(owner, path(id), recordBody({ name: 'Third' }))).status);
+    expect(statuses).toEqual(ids.map(() => 200));
+    expect((await t.get(owner, path(ids[0])).expect(200)).body).toMatchObject({ name: 'Third' });
+    const changes = await t.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM outbox_events WHERE subject LIKE '%record.updated%' AND payload->'record'->>'id' = ANY($1)`,
+      [ids],
+    );
+    // one event per change: a refused run rolled back with its outbox row
+    expect(changes[0].n).toBe(ids.length * 3);
   });
 });

@@ -57,6 +57,8 @@ async function seed(t: RecordsTestApp) {
 
 describe('storage audit', () => {
   describe('on the loopback S3, listed with awscli', () => {
+    // each awscli run starts a Python interpreter and loads botocore: seconds apiece on a loaded machine
+    jest.setTimeout(120_000);
     let s3: LoopbackS3;
     let t: RecordsTestApp;
     let ds: DataSource;

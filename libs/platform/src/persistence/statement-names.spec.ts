@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../testing/database';
 import { isResultTypeChange, withStatementName } from './statement-names';
 
@@ -49,6 +49,8 @@ describe('withStatementName', () => {
         (e: unknown) => e,
       );
       expect(isResultTypeChange(err)).toBe(true);
+      // as TypeORM's query runner throws it
+      expect(isResultTypeChange(new QueryFailedError('SELECT', [], err as Error))).toBe(true);
     }
     await client.query('DISCARD PLANS');
     await expect(raw(statement)).rejects.toThrow('cached plan must not change result type');
@@ -81,6 +83,9 @@ describe('withStatementName', () => {
   });
 
   it('passes any other error through, without renaming', async () => {
+    expect(isResultTypeChange(new QueryFailedError('SELECT', [], new Error('cached plan must not change result type')))).toBe(
+      false,
+    );
     const names: string[] = [];
     const failing = (name: string) => (names.push(name), client.query({ name, text: 'SELECT 1 FROM missing_table', values: [] }));
     await expect(withStatementName('missing_read', true, failing)).rejects.toThrow('relation "missing_table" does not exist');

@@ -17,14 +17,12 @@ let generation = 0;
 
 const RESULT_TYPE_CHANGED = 'cached plan must not change result type';
 
-/** Whether PostgreSQL refused a prepared statement because its result changed shape. */
+/** Whether PostgreSQL refused a prepared statement because its result changed shape (pg's error, or TypeORM's around it). */
 export function isResultTypeChange(err: unknown): boolean {
-  return (
-    typeof err === 'object' &&
-    err !== null &&
-    (err as { code?: unknown }).code === '0A000' &&
-    String((err as { message?: unknown }).message).includes(RESULT_TYPE_CHANGED)
-  );
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; message?: unknown; driverError?: unknown };
+  if (e.code === '0A000' && String(e.message).includes(RESULT_TYPE_CHANGED)) return true;
+  return e.driverError !== undefined && e.driverError !== err && isResultTypeChange(e.driverError);
 }
 
 /**

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { currentRequestTransaction } from '../idempotency/request-transaction';
+import { isResultTypeChange } from './statement-names';
 
 /** A database transaction, handed to repository methods that must run inside one. */
 export type Tx = EntityManager;
@@ -34,6 +35,10 @@ export class Transactions {
    * and the COMMIT travels back (docs/architecture.md, "A counter's row is held for the
    * commit only"). Inside an Idempotency-Key request, whose transaction commits later with
    * the stored answer, the statement runs in that transaction like any other.
+   *
+   * `work` runs a second time, in a new transaction, when PostgreSQL refused one of its named
+   * statements because a migration reshaped its result (withStatementName has renamed it by
+   * then): its effects must stay inside the transaction.
    */
   async runCommittingWith<T>(work: (tx: Tx) => Promise<EndedWith<T>>): Promise<T> {
     if (currentRequestTransaction()?.joins(this.ds)) {
@@ -43,6 +48,13 @@ export class Transactions {
         return result;
       });
     }
+    return this.commitWith(work).catch((err: unknown) => {
+      if (!isResultTypeChange(err)) throw err;
+      return this.commitWith(work);
+    });
+  }
+
+  private async commitWith<T>(work: (tx: Tx) => Promise<EndedWith<T>>): Promise<T> {
     const runner = this.ds.createQueryRunner();
     try {
       await runner.connect();
