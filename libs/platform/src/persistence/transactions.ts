@@ -18,6 +18,9 @@ export interface EndedWith<T> {
   last: string;
 }
 
+/** Times runCommittingWith runs its work when named statements are refused as reshaped (isResultTypeChange). */
+const RESHAPED_RUNS_MAX = 4;
+
 /** Runs work in one database transaction (services hold no DataSource of their own). */
 @Injectable()
 export class Transactions {
@@ -36,9 +39,10 @@ export class Transactions {
    * commit only"). Inside an Idempotency-Key request, whose transaction commits later with
    * the stored answer, the statement runs in that transaction like any other.
    *
-   * `work` runs a second time, in a new transaction, when PostgreSQL refused one of its named
-   * statements because a migration reshaped its result (withStatementName has renamed it by
-   * then): its effects must stay inside the transaction.
+   * `work` runs again, in a new transaction, when PostgreSQL refused one of its named statements
+   * because a migration reshaped its result (withStatementName has renamed it by then; up to
+   * RESHAPED_RUNS_MAX runs in all): its effects must stay inside the transaction. Not inside an
+   * Idempotency-Key request, whose transaction the work joins.
    */
   async runCommittingWith<T>(work: (tx: Tx) => Promise<EndedWith<T>>): Promise<T> {
     if (currentRequestTransaction()?.joins(this.ds)) {
@@ -48,10 +52,14 @@ export class Transactions {
         return result;
       });
     }
-    return this.commitWith(work).catch((err: unknown) => {
-      if (!isResultTypeChange(err)) throw err;
-      return this.commitWith(work);
-    });
+    // each refusal renames one statement: a transaction may hold more than one a migration reshaped
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.commitWith(work);
+      } catch (err) {
+        if (!isResultTypeChange(err) || attempt === RESHAPED_RUNS_MAX) throw err;
+      }
+    }
   }
 
   private async commitWith<T>(work: (tx: Tx) => Promise<EndedWith<T>>): Promise<T> {
