@@ -1,5 +1,5 @@
-import type { Pool, PoolClient } from 'pg';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { Client } from 'pg';
+import { QueryFailedError } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../testing/database';
 import { isResultTypeChange, withStatementName } from './statement-names';
 
@@ -13,23 +13,19 @@ import { isResultTypeChange, withStatementName } from './statement-names';
 describe('withStatementName', () => {
   jest.setTimeout(60_000);
   let db: TestDatabase;
-  let ds: DataSource;
-  let pool: Pool;
-  let client: PoolClient;
+  let client: Client;
 
   beforeAll(async () => {
     db = await createTestDatabase('statement_names');
-    ds = await new DataSource({ type: 'postgres', url: db.url, extra: { max: 1 } }).initialize();
-    pool = (ds.driver as unknown as { master: Pool }).master;
-    client = await pool.connect();
+    client = new Client({ connectionString: db.url });
+    await client.connect();
   });
   afterAll(async () => {
-    client?.release();
-    await ds?.destroy();
+    await client?.end();
     await db.drop();
   });
 
-  /** A table of one row and a statement over it, prepared on the pool's connection. */
+  /** A table of one row and a statement over it, prepared on the connection. */
   async function prepared(table: string, select: string) {
     await client.query(`CREATE TABLE ${table} (id int PRIMARY KEY, name varchar(10) NOT NULL)`);
     await client.query(`INSERT INTO ${table} VALUES (1, 'one')`);

@@ -68,10 +68,8 @@ export class WebhookDispatcher {
   /** Slots held by a claim or by stores whose insert may claim runs (one per pair of its rows) until they answer. */
   private reserved = 0;
   private stopped?: Promise<void>;
-  /** Stores in progress (their insert, then the start of the runs it claimed). */
-  private readonly storing = new Set<Promise<unknown>>();
-  /** The stores in progress holding deliveries of each pair. */
-  private readonly storingOf = new Map<string, Set<Promise<unknown>>>();
+  /** Stores in progress (their insert, then the start of the runs it claimed), each with the pairs of its deliveries. */
+  private readonly storing = new Map<Promise<unknown>, string[]>();
   /** The runs in flight here, by pair. */
   private readonly runs = new Map<string, RunInFlight>();
   /** A claim may find due deliveries no run here will take (no slot was free, or a claim was full). */
@@ -138,7 +136,7 @@ export class WebhookDispatcher {
     clearInterval(this.timer);
     clearTimeout(this.recheck);
     await this.ticking;
-    await Promise.allSettled(this.storing);
+    await Promise.allSettled(this.storing.keys());
     await Promise.all(this.inFlight);
     await this.http.close();
   }
@@ -170,16 +168,8 @@ export class WebhookDispatcher {
       }
     })();
     // stop() waits for it: the runs its insert claimed are started, then waited for, before the client closes
-    this.storing.add(storing);
-    for (const p of pairs) this.storingOf.set(p, (this.storingOf.get(p) ?? new Set()).add(storing));
-    return storing.finally(() => {
-      this.storing.delete(storing);
-      for (const p of pairs) {
-        const stores = this.storingOf.get(p);
-        stores?.delete(storing);
-        if (stores?.size === 0) this.storingOf.delete(p);
-      }
-    });
+    this.storing.set(storing, pairs);
+    return storing.finally(() => this.storing.delete(storing));
   }
 
   /**
@@ -190,11 +180,11 @@ export class WebhookDispatcher {
    * the run's end had looked, that event would wait for a claim.
    */
   private async storesOf(pair: string, claimedAt: number): Promise<void> {
-    const stores = this.storingOf.get(pair);
+    const stores = [...this.storing].flatMap(([store, pairs]) => (pairs.includes(pair) ? [store] : []));
     const left = claimedAt + LEASE_SLACK_MS / 2 - Date.now();
-    if (!stores || !this.running || left <= 0) return;
+    if (stores.length === 0 || !this.running || left <= 0) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...stores]), new Promise<void>((r) => (timer = setTimeout(r, left)))]).finally(() =>
+    await Promise.race([Promise.allSettled(stores), new Promise<void>((r) => (timer = setTimeout(r, left)))]).finally(() =>
       clearTimeout(timer),
     );
   }

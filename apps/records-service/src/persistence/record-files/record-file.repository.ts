@@ -20,29 +20,29 @@ export class RecordFileRepository {
    * (built once): the file list of every record read.
    */
   async list(recordId: string, newestFirst = false): Promise<RecordFileEntity[]> {
-    this.rows ??= entityRows(this.tx.none.connection, RecordFileEntity);
+    const { select, toEntity } = this.meta();
     const order = newestFirst ? 'DESC' : 'ASC';
     const rows = await preparedQuery(
       this.tx.none,
       `record_files_of_record_${order}`,
-      `SELECT ${this.rows.select} FROM record_files WHERE record_id = $1 AND deleted_at IS NULL ORDER BY created_at ${order}, id ${order}`,
+      `SELECT ${select} FROM record_files WHERE record_id = $1 AND deleted_at IS NULL ORDER BY created_at ${order}, id ${order}`,
       [recordId],
     );
-    return rows.map(this.rows.toEntity);
+    return rows.map(toEntity);
   }
 
   /** The files of several records, each record's oldest upload first, in one statement. */
   async listOfRecords(recordIds: string[]): Promise<Map<string, RecordFileEntity[]>> {
     const byRecord = new Map<string, RecordFileEntity[]>(recordIds.map((id) => [id, []]));
     if (recordIds.length === 0) return byRecord;
-    this.rows ??= entityRows(this.tx.none.connection, RecordFileEntity);
+    const { select, toEntity } = this.meta();
     const rows = await plannedQuery(
       this.tx.none,
-      `SELECT ${this.rows.select} FROM record_files WHERE record_id = ANY($1::uuid[]) AND deleted_at IS NULL
+      `SELECT ${select} FROM record_files WHERE record_id = ANY($1::uuid[]) AND deleted_at IS NULL
         ORDER BY record_id, created_at, id`,
       [recordIds],
     );
-    for (const f of rows.map(this.rows.toEntity)) byRecord.get(f.recordId)?.push(f);
+    for (const f of rows.map(toEntity)) byRecord.get(f.recordId)?.push(f);
     return byRecord;
   }
 
@@ -92,6 +92,12 @@ export class RecordFileRepository {
   /** Deletes every file of a record; a trigger queues their bytes for removal. */
   async deleteAllOfRecord(tx: Tx, recordId: string): Promise<void> {
     await tx.delete(RecordFileEntity, { recordId });
+  }
+
+  /** The plain-SQL select list and row mapper of the table (built once). */
+  private meta(): EntityRows<RecordFileEntity> {
+    this.rows ??= entityRows(this.tx.none.connection, RecordFileEntity);
+    return this.rows;
   }
 }
 
