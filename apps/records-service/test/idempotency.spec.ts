@@ -179,6 +179,34 @@ describe('records-service Idempotency-Key', () => {
       expect(replay.body).toEqual(done.body);
       expect(await recordsIn(vaultId)).toBe(before + 1);
     });
+
+    it('the record, its event and the stored answer commit together: when the answer cannot be stored, none remains', async () => {
+      const key = randomUUID();
+      const before = { records: await recordsIn(vaultId), events: await events(SUBJECTS.recordCreated) };
+      await t.sql(`CREATE FUNCTION refuse_answer() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'answer refused for the test'; END $$`);
+      await t.sql(`CREATE TRIGGER refuse_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+        WHEN (NEW.key = '${key}' AND NEW.state = 'completed') EXECUTE FUNCTION refuse_answer()`);
+      try {
+        const failed = await t
+          .post(owner, path(), recordBody({ name: 'Unstored' }))
+          .set(KEY, key)
+          .expect(500);
+        expect(failed.body.code).toBe('internal_error');
+      } finally {
+        await t.sql(`DROP TRIGGER refuse_answer ON idempotency_keys`);
+        await t.sql(`DROP FUNCTION refuse_answer()`);
+      }
+      expect({ records: await recordsIn(vaultId), events: await events(SUBJECTS.recordCreated) }).toEqual(before);
+      await t
+        .post(owner, path(), recordBody({ name: 'Unstored' }))
+        .set(KEY, key)
+        .expect(200);
+      expect({ records: await recordsIn(vaultId), events: await events(SUBJECTS.recordCreated) }).toEqual({
+        records: before.records + 1,
+        events: before.events + 1,
+      });
+    });
   });
 
   describe('POST …/record-files (multipart)', () => {

@@ -138,6 +138,52 @@ export class RecordsTestApp {
   }
 }
 
+/** The statements the service sends, seen at the pg client (spyOnStatements). */
+export interface StatementSpy {
+  /** Each statement's text (whitespace folded) and name (named statements), in the order sent. */
+  readonly sent: { text: string; name?: string }[];
+  /**
+   * Runs `change` after each answer to a statement named `name` (or renamed from it), before the service sees that
+   * answer (a change made meanwhile, by another writer); `undefined` stops it.
+   */
+  after(name: string, change: ((values: unknown[]) => Promise<unknown>) | undefined): void;
+}
+
+/**
+ * Spies on pg's Client.query (whether TypeORM's query runner or a named statement on its pool
+ * sends it), except on the suite's own client `own`; jest.restoreAllMocks() ends it.
+ */
+export function spyOnStatements(own: Client): StatementSpy {
+  const hooks = new Map<string, (values: unknown[]) => Promise<unknown>>();
+  const spy: StatementSpy = {
+    sent: [],
+    after: (name, change) => void (change ? hooks.set(name, change) : hooks.delete(name)),
+  };
+  const query = Client.prototype.query as (...args: unknown[]) => unknown;
+  jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+    if (this === own) return query.apply(this, args);
+    const config = (typeof args[0] === 'string' ? { text: args[0] } : args[0]) as {
+      text: string;
+      name?: string;
+      values?: unknown[];
+    };
+    spy.sent.push({ text: String(config.text).replace(/\s+/g, ' ').trim(), name: config.name });
+    // a statement renamed after a migration reshaped it (withStatementName) keeps its hook
+    const hook = config.name ? hooks.get(config.name.replace(/__\d+$/, '')) : undefined;
+    const answered = args.findIndex((a) => typeof a === 'function');
+    if (hook && answered >= 0) {
+      const callback = args[answered] as (err: unknown, res: unknown) => void;
+      args[answered] = (err: unknown, res: unknown) =>
+        void hook(config.values ?? []).then(
+          () => callback(err, res),
+          (failed: unknown) => callback(failed, undefined),
+        );
+    }
+    return query.apply(this, args);
+  } as typeof Client.prototype.query);
+  return spy;
+}
+
 export function recordBody(overrides: object = {}): Record<string, unknown> {
   return {
     name: 'My passport',

@@ -7,6 +7,26 @@ import { withStatementName } from '@vault/platform/persistence';
 export type Row = Record<string, unknown>;
 
 /**
+ * A write that a larger statement makes once for each row of one of its WITH queries
+ * (`source`): its SQL, with parameters numbered from `first`, and their values. For a change
+ * that one statement makes with what must commit with it (an event's outbox row).
+ */
+export interface RowsWrite {
+  sql(source: string, first: number): string;
+  params: unknown[];
+}
+
+/**
+ * A part of a larger statement that answers the rows (none or some) the parts after it act on
+ * (a claim that answers a row when it succeeded): its SQL, with parameters numbered from
+ * `first`, and their values.
+ */
+export interface RowsSource {
+  sql(first: number): string;
+  params: unknown[];
+}
+
+/**
  * Plain SQL over an entity's table, for the statements every request runs: the select
  * list written once from the entity's column metadata and a row-to-entity mapper that
  * does what TypeORM's hydration does for these columns (value transformers applied), at

@@ -120,7 +120,12 @@ export class IfMatchCondition {
 
   /** Throws 412 unless If-Match (when sent) names `current`, the locked row's ETag (null: no row). */
   assert(current: string | null): void {
-    if (!ifMatchHolds(this.header, current)) throw preconditionFailed();
+    if (!this.holds(current)) throw preconditionFailed();
+  }
+
+  /** Whether If-Match (when sent) names `current` (null: no row); true without If-Match. */
+  holds(current: string | null): boolean {
+    return ifMatchHolds(this.header, current);
   }
 }
 

@@ -80,6 +80,16 @@ export class Transactions {
     }
   }
 
+  /**
+   * Runs work that sends exactly one statement, which is then a transaction by itself (its
+   * data-modifying WITH parts commit together or not at all): on its own, with no BEGIN and
+   * COMMIT around it; inside an Idempotency-Key request, in that request's transaction, as
+   * run() does.
+   */
+  single<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return currentRequestTransaction()?.joins(this.ds) ? this.ds.transaction(work) : work(this.ds.manager);
+  }
+
   /** Outside a transaction: statements run on their own (autocommit). */
   get none(): Tx {
     return this.ds.manager;

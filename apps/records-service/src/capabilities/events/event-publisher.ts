@@ -1,5 +1,6 @@
 import type { Subject, VaultEventBase } from '@vault/contracts';
 import type { EntityManager } from 'typeorm';
+import type { RowsWrite } from '../../persistence/entity-rows';
 
 /**
  * The one way vault and record changes announce themselves. Implementations write
@@ -15,4 +16,11 @@ export abstract class EventPublisher {
    * (Transactions.runCommittingWith).
    */
   abstract publishStatement(subject: Subject, payload: VaultEventBase): { id: string; sql: string };
+
+  /**
+   * The same write as `publish`, as a part of a larger statement that makes it once for each
+   * row of its WITH query `source` (none when that has none): for a change that one statement
+   * makes with its event (no transaction around it).
+   */
+  abstract publishFrom(subject: Subject, payload: VaultEventBase): { id: string } & RowsWrite;
 }

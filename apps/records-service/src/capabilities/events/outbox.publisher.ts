@@ -4,17 +4,20 @@ import { escapeLiteral } from 'pg';
 import type { Subject, VaultEventBase } from '@vault/contracts';
 import { currentTraceContext } from '@vault/platform/observability';
 import type { EntityManager } from 'typeorm';
+import type { RowsWrite } from '../../persistence/entity-rows';
 import { EventPublisher } from './event-publisher';
 
 /**
  * The outbox row (persistence/outbox/outbox-event.entity.ts) as one plain INSERT: it runs in
  * every change's transaction, and TypeORM's insert builder cost more than the statement.
  */
-const insertOutboxEvent = (
-  v: string[],
-) => `INSERT INTO "outbox_events" (id, subject, tenant_id, vault_id, payload, occurred_at, published_at, trace_context)
-  VALUES (${v.slice(0, 6).join(', ')}, NULL, ${v[6]})`;
+const OUTBOX_INSERT =
+  'INSERT INTO "outbox_events" (id, subject, tenant_id, vault_id, payload, occurred_at, published_at, trace_context)';
+const outboxValues = (v: string[]) => `${v.slice(0, 6).join(', ')}, NULL, ${v[6]}`;
+const insertOutboxEvent = (v: string[]) => `${OUTBOX_INSERT}\n  VALUES (${outboxValues(v)})`;
 const INSERT_OUTBOX_EVENT = insertOutboxEvent(['$1', '$2', '$3', '$4', '$5', '$6', '$7']);
+/** The types of valuesOf's columns: a SELECT list gives its parameters none of its own. */
+const OUTBOX_VALUE_TYPES = ['uuid', 'text', 'text', 'uuid', 'jsonb', 'timestamptz', 'text'];
 
 /** Writes each event as an outbox row; a relay delivers unpublished rows to JetStream. */
 @Injectable()
@@ -31,6 +34,16 @@ export class OutboxEventPublisher extends EventPublisher {
       v === null ? 'NULL' : escapeLiteral(v instanceof Date ? v.toISOString() : v),
     );
     return { id, sql: insertOutboxEvent(written) };
+  }
+
+  publishFrom(subject: Subject, payload: VaultEventBase): { id: string } & RowsWrite {
+    const id = randomUUID();
+    return {
+      id,
+      params: valuesOf(id, subject, payload),
+      sql: (source, first) =>
+        `${OUTBOX_INSERT} SELECT ${outboxValues(OUTBOX_VALUE_TYPES.map((type, i) => `$${first + i}::${type}`))} FROM ${source}`,
+    };
   }
 }
 

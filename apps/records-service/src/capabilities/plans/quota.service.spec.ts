@@ -32,7 +32,7 @@ function quotaWith(state: { planOf: Record<string, string>; bytes?: number; owne
   const memberships = { ownedVaultIds: async () => state.owned ?? [] } as unknown as MembershipRepository;
   // the statement is the repository's own (the increment itself runs in PostgreSQL: test/quotas.spec.ts)
   const vaults = {
-    claimRecordPlaceStatement: (id: string, max: number) => `claim ${id} below ${max}`,
+    recordPlaceClaim: (id: string, max: number) => ({ sql: () => 'claim', params: [id, max] }),
   } as unknown as VaultRepository;
   return new QuotaService(licenses, plans, usage, memberships, vaults);
 }
@@ -58,16 +58,13 @@ describe('QuotaService', () => {
     ).resolves.toBeUndefined();
   });
 
-  it('claims a record place below the plan limit, and explains its refusal as 409 max_records_reached', async () => {
-    const claim = await quotaWith({ planOf: { v1: 'premium' } }).recordPlaceClaim(tx, 'v1');
-    expect(claim.statement).toBe(`claim v1 below ${plans.limit(plans.plan('premium'), 'vault.maxVaultRecords')}`);
-    // the statement's refusal (SQLSTATE VR001, as node-postgres and TypeORM carry it)
-    const refused = claim.explain(
-      Object.assign(new Error('vault v1 holds as many live records as its plan allows'), { code: 'VR001' }),
-    );
-    expect(await problemOf(Promise.reject(refused))).toEqual({ status: 409, code: RECORDS_ERROR_CODES.maxRecordsReached });
-    const other = Object.assign(new Error('connection lost'), { code: '08006' });
-    expect(claim.explain(other)).toBe(other);
+  it("claims a record place below the vault plan's limit, and refuses as 409 max_records_reached", async () => {
+    const place = await quotaWith({ planOf: { v1: 'premium' } }).recordPlace('v1');
+    expect(place.claim.params).toEqual(['v1', plans.limit(plans.plan('premium'), 'vault.maxVaultRecords')]);
+    expect(await problemOf(Promise.reject(place.refused()))).toEqual({
+      status: 409,
+      code: RECORDS_ERROR_CODES.maxRecordsReached,
+    });
   });
 
   it('counts owned vaults against the most generous plan among them and the new one', async () => {

@@ -3,7 +3,9 @@ import type { Principal, VaultStorageUsageView } from '@vault/contracts';
 import { MembershipRepository } from '../../persistence/memberships/membership.repository';
 import type { Tx } from '@vault/platform/persistence';
 import { UsageRepository } from '../../persistence/usage/usage.repository';
-import { isRecordPlaceRefused, VaultRepository } from '../../persistence/vaults/vault.repository';
+import { VaultRepository } from '../../persistence/vaults/vault.repository';
+import type { RowsSource } from '../../persistence/entity-rows';
+import type { ProblemException } from '@vault/platform/errors';
 import { LicensesService } from './licenses.service';
 import { Plan } from './plans-file';
 import { maxOwnedVaultsReached, maxRecordsReached, storageQuotaExceeded } from './plans.errors';
@@ -14,10 +16,10 @@ const GiB = 1024 * MiB;
 /** Unpinned versions of a file kept when the plan does not set vault.fileVersions. */
 export const DEFAULT_FILE_VERSIONS = 10;
 
-/** QuotaService.recordPlaceClaim: the statement, and the error its refusal becomes (others pass as they are). */
+/** QuotaService.recordPlace: the claim, part of the creating statement, and the error its refusal becomes. */
 export interface RecordPlaceClaim {
-  statement: string;
-  explain(err: unknown): unknown;
+  claim: RowsSource;
+  refused(): ProblemException;
 }
 
 /** Plan limits of an upload into a vault, in bytes. */
@@ -64,17 +66,13 @@ export class QuotaService {
   }
 
   /**
-   * The claim of a place for one more live record in the vault: the statement (an atomic
-   * conditional increment of the vault's counter) that ends the creating transaction, sent
-   * with its COMMIT (Transactions.runCommittingWith), and what its refusal means: 409 when
-   * the vault holds its plan's vault.maxVaultRecords.
+   * The claim of a place for one more live record in the vault (an atomic conditional
+   * increment of the vault's counter, the first part of the creating statement), and what its
+   * refusal means: 409 when the vault holds its plan's vault.maxVaultRecords.
    */
-  async recordPlaceClaim(tx: Tx, vaultId: string): Promise<RecordPlaceClaim> {
-    const max = this.plans.limit(await this.licenses.planOf(vaultId, tx), 'vault.maxVaultRecords');
-    return {
-      statement: this.vaults.claimRecordPlaceStatement(vaultId, max),
-      explain: (err) => (isRecordPlaceRefused(err) ? maxRecordsReached(max) : err),
-    };
+  async recordPlace(vaultId: string): Promise<RecordPlaceClaim> {
+    const max = this.plans.limit(await this.licenses.planOf(vaultId), 'vault.maxVaultRecords');
+    return { claim: this.vaults.recordPlaceClaim(vaultId, max), refused: () => maxRecordsReached(max) };
   }
 
   /** Whether a vault on `plan` with `liveRecords` records holds as many as the plan allows. */

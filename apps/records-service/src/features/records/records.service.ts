@@ -25,7 +25,7 @@ import { RecordRepository } from '../../persistence/records/record.repository';
 import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from '../../persistence/vaults/vault.entity';
 import { VaultRepository } from '../../persistence/vaults/vault.repository';
-import { QuotaService, RecordPlaceClaim } from '../../capabilities/plans/quota.service';
+import { QuotaService } from '../../capabilities/plans/quota.service';
 import { Trasher } from '../../capabilities/retention/trasher';
 import { toLookupView } from './record.view';
 import { destinationRoleTooWeak, sameVault } from './records.errors';
@@ -48,30 +48,30 @@ export class RecordsService {
     private readonly movedBlobs: MovedBlobsService,
   ) {}
 
+  /**
+   * One statement creates the record: the claim of its place in the vault (the live-record
+   * counter's conditional increment, which holds the vault row for that statement only), the
+   * record with its owner role, and its outbox row.
+   */
   async create({ vault }: VaultAccess, principal: Principal, dto: RecordDto): Promise<IdResponse> {
     const resolved = await this.catalogue.resolve(dto.recordTypeName, dto.recordSubtypeName);
-    let claim: RecordPlaceClaim | undefined;
-    return this.tx
-      .runCommittingWith(async (tx) => {
-        const record = this.records.create({
-          id: randomUUID(),
-          tenantId: vault.tenantId,
-          vaultId: vault.id,
-          createdBy: principal.openId,
-          status: 'ACTIVE',
-          active: true,
-        });
-        this.assign(record, dto, resolved, principal);
-        await this.records.insertWithRole(tx, record, principal.openId, 'rec_owner');
-        await this.publish(tx, SUBJECTS.recordCreated, principal, vault, record, resolved.type.name);
-        // last, sent with the COMMIT: the claim holds the vault row for the commit only
-        claim = await this.quota.recordPlaceClaim(tx, vault.id);
-        return { result: { id: record.id }, last: claim.statement };
-      })
-      .catch((err: unknown) => {
-        throw claim ? claim.explain(err) : err;
-      })
+    const record = this.records.create({
+      id: randomUUID(),
+      tenantId: vault.tenantId,
+      vaultId: vault.id,
+      createdBy: principal.openId,
+      status: 'ACTIVE',
+      active: true,
+    });
+    this.assign(record, dto, resolved, principal);
+    const place = await this.quota.recordPlace(vault.id);
+    const event = this.events.publishFrom(SUBJECTS.recordCreated, this.recordEvent(principal, vault, record, resolved.type.name));
+    const { created, vaultFound } = await this.tx
+      .single((tx) => this.records.insertWithRole(tx, record, principal.openId, 'rec_owner', place.claim, event))
       .catch(mapVaultGone);
+    if (!vaultFound) throw vaultNotFound();
+    if (!created) throw place.refused();
+    return { id: record.id };
   }
 
   async lookup(access: VaultAccess): Promise<ETagged<RecordLookupView>> {
@@ -96,6 +96,9 @@ export class RecordsService {
     ifMatch = IfMatchCondition.absent,
   ): Promise<ETagged<IdResponse>> {
     const resolved = await this.catalogue.resolve(dto.recordTypeName, dto.recordSubtypeName);
+    const changed = await this.updateInOneStatement(access, principal, dto, resolved, ifMatch);
+    if (changed) return changed;
+    // gone, moved or changed meanwhile, or If-Match names another version: decided under the row lock
     return this.tx.runCommittingWith(async (tx) => {
       const record = await this.lockRecord(tx, access.vault.id, access.record?.id);
       ifMatch.assert(callerETag(record.id, record.version, access));
@@ -107,6 +110,37 @@ export class RecordsService {
       );
       return { result: callerView({ id: record.id }, record.id, version, access), last: sql };
     });
+  }
+
+  /**
+   * The change as one statement, the update with its outbox row, no lock read and no BEGIN
+   * and COMMIT: when the record is still live in the vault and, with If-Match, still the
+   * version the route's access read saw and If-Match names. Without If-Match the last writer
+   * wins, as under the row lock, and the fields the body leaves out keep what the row holds
+   * when the statement runs. Null, with nothing written, when the record is gone, moved or
+   * (with If-Match) changed meanwhile, or If-Match names another version: update() then
+   * decides under the row lock, as if this had not been tried.
+   */
+  private async updateInOneStatement(
+    access: VaultAccess,
+    principal: Principal,
+    dto: RecordDto,
+    resolved: ResolvedType,
+    ifMatch: IfMatchCondition,
+  ): Promise<ETagged<IdResponse> | null> {
+    const seen = access.record;
+    if (!seen) return null;
+    const atVersion = ifMatch.header === undefined ? undefined : seen.version;
+    if (atVersion !== undefined && !ifMatch.holds(callerETag(seen.id, atVersion, access))) return null;
+    const record = Object.assign(new RecordEntity(), seen);
+    const changes = this.assign(record, dto, resolved, principal);
+    const event = this.events.publishFrom(
+      SUBJECTS.recordUpdated,
+      this.recordEvent(principal, access.vault, record, resolved.type.name),
+    );
+    const target = { id: seen.id, vaultId: access.vault.id, version: atVersion };
+    const version = await this.tx.single((tx) => this.records.updateLive(tx, target, changes, event));
+    return version === null ? null : callerView({ id: seen.id }, seen.id, version, access);
   }
 
   /**
@@ -160,7 +194,8 @@ export class RecordsService {
 
   /**
    * Copies the record fields of the body; optional fields left out keep their value,
-   * null clears them. Returns the written fields (never status or vault).
+   * null clears them. Returns the fields to write (never status or vault): those left out
+   * are not among them, so a write keeps what its row holds when it runs.
    */
   private assign(
     record: RecordEntity,
@@ -168,44 +203,24 @@ export class RecordsService {
     { type, subtype }: ResolvedType,
     principal: Principal,
   ): Partial<RecordEntity> {
-    record.name = dto.name;
-    record.description = dto.description;
-    record.recordTypeId = type.id;
-    record.recordSubtypeId = subtype.id;
-    record.recordSubtypeOther = isOtherSubtype(subtype) ? (dto.recordSubtypeOther ?? null) : null;
-    if (dto.uniqueReference !== undefined) record.uniqueReference = dto.uniqueReference;
-    if (dto.storageLocation !== undefined) record.storageLocation = dto.storageLocation;
-    if (dto.editable !== undefined) record.editable = dto.editable;
-    if (dto.recordDetails !== undefined) record.recordDetails = dto.recordDetails ?? {};
+    const changes: Partial<RecordEntity> = {
+      name: dto.name,
+      description: dto.description,
+      recordTypeId: type.id,
+      recordSubtypeId: subtype.id,
+      recordSubtypeOther: isOtherSubtype(subtype) ? (dto.recordSubtypeOther ?? null) : null,
+      lastModifiedBy: actorName(principal),
+    };
+    if (dto.uniqueReference !== undefined) changes.uniqueReference = dto.uniqueReference;
+    if (dto.storageLocation !== undefined) changes.storageLocation = dto.storageLocation;
+    if (dto.editable !== undefined) changes.editable = dto.editable;
+    if (dto.recordDetails !== undefined) changes.recordDetails = dto.recordDetails ?? {};
+    Object.assign(record, changes);
     record.recordDetails ??= {};
     record.uniqueReference ??= null;
     record.storageLocation ??= null;
     record.editable ??= null;
-    record.lastModifiedBy = actorName(principal);
-    const {
-      name,
-      description,
-      recordTypeId,
-      recordSubtypeId,
-      recordSubtypeOther,
-      uniqueReference,
-      storageLocation,
-      editable,
-      recordDetails,
-      lastModifiedBy,
-    } = record;
-    return {
-      name,
-      description,
-      recordTypeId,
-      recordSubtypeId,
-      recordSubtypeOther,
-      uniqueReference,
-      storageLocation,
-      editable,
-      recordDetails,
-      lastModifiedBy,
-    };
+    return changes;
   }
 
   /**

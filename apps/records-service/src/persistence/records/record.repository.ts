@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { RecordRole, RecordStatus } from '@vault/contracts';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, plannedQuery, preparedQuery } from '../entity-rows';
+import { EntityRows, entityRows, plannedQuery, preparedQuery, RowsSource, RowsWrite } from '../entity-rows';
 
 /** Filters of a record search; every given filter must hold. */
 export interface RecordSearchFilter {
@@ -78,11 +78,33 @@ const SEARCH_SELECT = `r.id, r.name, r.storage_location AS "storageLocation", r.
 /** The record columns written by an insert, in the order of its parameters ($1 to $14). */
 const INSERTED = `id, tenant_id, vault_id, name, description, unique_reference, storage_location, record_type_id,
   record_subtype_id, record_subtype_other, editable, record_details, status, active, created_by, last_modified_by`;
+/** INSERTED's values as parameters $1–$16 with their columns' types (a SELECT list gives them none). */
+const INSERTED_VALUES = [
+  'uuid',
+  'text',
+  'uuid',
+  'text',
+  'text',
+  'text',
+  'text',
+  'uuid',
+  'uuid',
+  'text',
+  'boolean',
+  'jsonb',
+  'text',
+  'boolean',
+  'text',
+  'text',
+]
+  .map((type, i) => `$${i + 1}::${type}`)
+  .join(', ');
 
 /** Queries and locks of record rows. */
 @Injectable()
 export class RecordRepository {
   private rows?: EntityRows<RecordEntity>;
+  private readonly names = new Map<string, string>();
 
   constructor(private readonly tx: Transactions) {}
 
@@ -161,39 +183,54 @@ export class RecordRepository {
   }
 
   /**
-   * Inserts a new record with the caller's role on it (`role`, the creator's rec_owner)
-   * in one statement, plain SQL: version, timestamps and the other defaults are the
-   * database's, and nothing is read back (a TypeORM save would first look the id up and
-   * then hydrate the defaults it returns).
+   * Inserts a new record with the caller's role on it (`role`, the creator's rec_owner) and
+   * `also` (its event) in one statement, plain SQL, no transaction around it
+   * (Transactions.single), once the claim `place` (the statement's first part) answered its
+   * row: nothing is written when it answers none. Version, timestamps and the other defaults
+   * are the database's, and nothing is read back (a TypeORM save would first look the id up
+   * and then hydrate the defaults it returns). Answers whether the record was created, and
+   * whether its vault was found (a refused claim in a vault that exists: the vault is full).
    */
-  async insertWithRole(tx: Tx, record: RecordEntity, openId: string, role: RecordRole): Promise<void> {
-    await tx.query(
-      `WITH r AS (
-         INSERT INTO records (${INSERTED})
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-         RETURNING id, tenant_id)
-       INSERT INTO record_memberships (record_id, tenant_id, open_id, role) SELECT r.id, r.tenant_id, $17, $18 FROM r`,
-      [
-        record.id,
-        record.tenantId,
-        record.vaultId,
-        record.name,
-        record.description,
-        record.uniqueReference,
-        record.storageLocation,
-        record.recordTypeId,
-        record.recordSubtypeId,
-        record.recordSubtypeOther,
-        record.editable,
-        JSON.stringify(record.recordDetails ?? {}),
-        record.status,
-        record.active,
-        record.createdBy,
-        record.lastModifiedBy,
-        openId,
-        role,
-      ],
+  async insertWithRole(
+    tx: Tx,
+    record: RecordEntity,
+    openId: string,
+    role: RecordRole,
+    place: RowsSource,
+    also: RowsWrite,
+  ): Promise<{ created: boolean; vaultFound: boolean }> {
+    const values = [
+      record.id,
+      record.tenantId,
+      record.vaultId,
+      record.name,
+      record.description,
+      record.uniqueReference,
+      record.storageLocation,
+      record.recordTypeId,
+      record.recordSubtypeId,
+      record.recordSubtypeOther,
+      record.editable,
+      JSON.stringify(record.recordDetails ?? {}),
+      record.status,
+      record.active,
+      record.createdBy,
+      record.lastModifiedBy,
+      openId,
+      role,
+    ];
+    const text = `WITH place AS (${place.sql(values.length + 1)}),
+      r AS (INSERT INTO records (${INSERTED}) SELECT ${INSERTED_VALUES} FROM place RETURNING id, tenant_id),
+      m AS (INSERT INTO record_memberships (record_id, tenant_id, open_id, role) SELECT r.id, r.tenant_id, $17::text, $18::text FROM r),
+      also AS (${also.sql('r', values.length + place.params.length + 1)})
+      SELECT EXISTS (SELECT 1 FROM r) AS created, EXISTS (SELECT 1 FROM vaults WHERE id = $3::uuid) AS vault_found`;
+    const [row] = await preparedQuery<{ created: boolean; vault_found: boolean }>(
+      tx,
+      this.statementName('records_insert', text),
+      text,
+      [...values, ...place.params, ...also.params],
     );
+    return { created: row.created, vaultFound: row.vault_found };
   }
 
   /**
@@ -202,9 +239,42 @@ export class RecordRepository {
    * the new version. Plain SQL from the entity's column names.
    */
   async update(tx: Tx, id: string, changes: Partial<RecordEntity>): Promise<number> {
+    const { sets, params } = this.setsOf(changes, [id]);
+    const text = `UPDATE records SET ${sets} WHERE id = $1 RETURNING version`;
+    const rows = await preparedQuery<{ version: number }>(tx, this.statementName('records_update', text), text, params);
+    return rows[0].version;
+  }
+
+  /**
+   * Changes the record as update() does if it is live in the vault `target` names (and at its
+   * `version`, when given), and makes `also` in the same statement (its event): no lock read,
+   * and no transaction around it (Transactions.single). The new version, or null when the
+   * record is gone, moved or at another version: then nothing is written.
+   */
+  async updateLive(
+    tx: Tx,
+    target: { id: string; vaultId: string; version?: number },
+    changes: Partial<RecordEntity>,
+    also: RowsWrite,
+  ): Promise<number | null> {
+    const where = ['id = $1', 'vault_id = $2', `status <> 'DELETED'`];
+    const first: unknown[] = [target.id, target.vaultId];
+    if (target.version !== undefined) where.push(`version = $${first.push(target.version)}`);
+    const { sets, params } = this.setsOf(changes, first);
+    const text = `WITH changed AS (UPDATE records SET ${sets} WHERE ${where.join(' AND ')} RETURNING version),
+      also AS (${also.sql('changed', params.length + 1)})
+      SELECT version FROM changed`;
+    const rows = await preparedQuery<{ version: number }>(tx, this.statementName('records_update_live', text), text, [
+      ...params,
+      ...also.params,
+    ]);
+    return rows[0]?.version ?? null;
+  }
+
+  /** The SET list of a change (with the new version and updated_at), its parameters after `params`. */
+  private setsOf(changes: Partial<RecordEntity>, params: unknown[]): { sets: string; params: unknown[] } {
     const { column: columnOf } = this.meta();
     const sets: string[] = [];
-    const params: unknown[] = [id];
     for (const [property, value] of Object.entries(changes)) {
       if (value === undefined) continue;
       const column = columnOf(property);
@@ -212,11 +282,17 @@ export class RecordRepository {
       params.push(column.type === 'jsonb' && value !== null ? JSON.stringify(value) : value);
       sets.push(`"${column.databaseName}" = $${params.length}`);
     }
-    const text = `UPDATE records SET ${[...sets, 'version = version + 1', 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING version`;
-    // one named statement per set of columns (a few: a change of the fields, a move, ...)
-    const name = `records_update_${createHash('sha1').update(text).digest('base64url').slice(0, 16)}`;
-    const rows = await preparedQuery<{ version: number }>(tx, name, text, params);
-    return rows[0].version;
+    return { sets: [...sets, 'version = version + 1', 'updated_at = now()'].join(', '), params };
+  }
+
+  /** One named statement per text (a few: one per set of columns a change writes). */
+  private statementName(prefix: string, text: string): string {
+    let name = this.names.get(text);
+    if (!name) {
+      name = `${prefix}_${createHash('sha1').update(text).digest('base64url').slice(0, 16)}`;
+      this.names.set(text, name);
+    }
+    return name;
   }
 
   /**

@@ -1,20 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { RecordRole, VaultRole } from '@vault/contracts';
-import { escapeLiteral } from 'pg';
 import { In } from 'typeorm';
-import { sqlStateOf } from '@vault/platform/errors';
 import { guestRolesSql } from '../access/access.repository';
 import { VaultMembershipEntity } from '../memberships/membership.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
 import { VaultEntity } from './vault.entity';
-
-/** SQLSTATE raised by vault_claim_record_place when the vault has no place left (its migration). */
-const RECORD_PLACE_REFUSED = 'VR001';
-
-/** Whether `err` is the refusal of claimRecordPlaceStatement's statement: the vault is full (or gone). */
-export function isRecordPlaceRefused(err: unknown): boolean {
-  return sqlStateOf(err) === RECORD_PLACE_REFUSED;
-}
+import type { RowsSource } from '../entity-rows';
 
 /** A vault an account sees with its roles there: a vault role, or else roles on some of its live records. */
 export interface VisibleVault {
@@ -124,15 +115,18 @@ export class VaultRepository {
   }
 
   /**
-   * The statement that takes one more live-record place in the vault if it holds fewer than
-   * `max`: a conditional increment of its counter (vault_claim_record_place), which locks the
-   * vault row until the transaction ends, so it is the creating transaction's last statement,
-   * sent with the COMMIT (Transactions.runCommittingWith; values written in, escaped). When the
-   * vault is full (or gone) it raises an error that isRecordPlaceRefused recognises.
+   * The claim of one more live-record place in the vault if it holds fewer than `max`: a
+   * conditional increment of its counter under its row lock, as the first part of the creating
+   * statement (RecordRepository.insertWithRole), which answers a row when it took a place and
+   * none when the vault is full (or gone).
    */
-  claimRecordPlaceStatement(vaultId: string, max: number): string {
+  recordPlaceClaim(vaultId: string, max: number): RowsSource {
     if (!Number.isSafeInteger(max)) throw new RangeError(`a record limit must be an integer, got ${max}`);
-    return `SELECT vault_claim_record_place(${escapeLiteral(vaultId)}::uuid, ${max})`;
+    return {
+      sql: (first) =>
+        `UPDATE vaults SET live_records = live_records + 1 WHERE id = $${first}::uuid AND live_records < $${first + 1}::bigint RETURNING id`,
+      params: [vaultId, max],
+    };
   }
 
   /** Whether another live vault (of any tenant: inbox names are global) uses the inbox name. */
