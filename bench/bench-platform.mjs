@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { request } from 'undici';
@@ -101,10 +101,26 @@ export async function startBenchPlatform({ name, work, plans, env = {}, nodeArgs
     },
     nodeArgs,
     mains,
-    onOutput: onOutput ?? ((app, line) => /ERROR|WARN|Error/.test(line) && console.log(`  [${app}] ${line}`)),
+    onOutput: childOutput(onOutput),
   });
   cleanups.unshift(() => p.stop());
   return p;
+}
+
+/**
+ * What the apps print: `onOutput`, else their errors and warnings on the console; with
+ * BENCH_CHILD_LOG=<dir>, also every line of each app in `<dir>/<app>.log` (to read what a
+ * node option such as `--trace-gc` prints, through BENCH_NODE_ARGS).
+ */
+function childOutput(onOutput) {
+  const shown = onOutput ?? ((app, line) => /ERROR|WARN|Error/.test(line) && console.log(`  [${app}] ${line}`));
+  const dir = process.env.BENCH_CHILD_LOG;
+  if (!dir) return shown;
+  mkdirSync(dir, { recursive: true });
+  return (app, line) => {
+    appendFileSync(path.join(dir, `${app}.log`), `${line}\n`);
+    shown(app, line);
+  };
 }
 
 /** The bootstrap user's access token, from developer-service's own port. */
