@@ -17,6 +17,12 @@ export interface RowsWrite {
 }
 
 /**
+ * Parameters `$first`, `$first + 1`, … cast to the types of the columns they fill: a SELECT
+ * list (of `INSERT … SELECT`, RowsWrite, RowsSource) gives its parameters no type of its own.
+ */
+export const typedParams = (types: string[], first: number): string[] => types.map((type, i) => `$${first + i}::${type}`);
+
+/**
  * A part of a larger statement that answers the rows (none or some) the parts after it act on
  * (a claim that answers a row when it succeeded): its SQL, with parameters numbered from
  * `first`, and their values.

@@ -4,7 +4,7 @@ import { escapeLiteral } from 'pg';
 import type { Subject, VaultEventBase } from '@vault/contracts';
 import { currentTraceContext } from '@vault/platform/observability';
 import type { EntityManager } from 'typeorm';
-import type { RowsWrite } from '../../persistence/entity-rows';
+import { typedParams, type RowsWrite } from '../../persistence/entity-rows';
 import { EventPublisher } from './event-publisher';
 
 /**
@@ -16,7 +16,7 @@ const OUTBOX_INSERT =
 const outboxValues = (v: string[]) => `${v.slice(0, 6).join(', ')}, NULL, ${v[6]}`;
 const insertOutboxEvent = (v: string[]) => `${OUTBOX_INSERT}\n  VALUES (${outboxValues(v)})`;
 const INSERT_OUTBOX_EVENT = insertOutboxEvent(['$1', '$2', '$3', '$4', '$5', '$6', '$7']);
-/** The types of valuesOf's columns: a SELECT list gives its parameters none of its own. */
+/** The types of valuesOf's columns (typedParams). */
 const OUTBOX_VALUE_TYPES = ['uuid', 'text', 'text', 'uuid', 'jsonb', 'timestamptz', 'text'];
 
 /** Writes each event as an outbox row; a relay delivers unpublished rows to JetStream. */
@@ -41,8 +41,7 @@ export class OutboxEventPublisher extends EventPublisher {
     return {
       id,
       params: valuesOf(id, subject, payload),
-      sql: (source, first) =>
-        `${OUTBOX_INSERT} SELECT ${outboxValues(OUTBOX_VALUE_TYPES.map((type, i) => `$${first + i}::${type}`))} FROM ${source}`,
+      sql: (source, first) => `${OUTBOX_INSERT} SELECT ${outboxValues(typedParams(OUTBOX_VALUE_TYPES, first))} FROM ${source}`,
     };
   }
 }

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { RecordRole, RecordStatus } from '@vault/contracts';
 import { RecordEntity } from './record.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, plannedQuery, preparedQuery, RowsSource, RowsWrite } from '../entity-rows';
+import { EntityRows, entityRows, plannedQuery, preparedQuery, RowsSource, RowsWrite, typedParams } from '../entity-rows';
 
 /** Filters of a record search; every given filter must hold. */
 export interface RecordSearchFilter {
@@ -75,30 +75,30 @@ const SEARCH_SELECT = `r.id, r.name, r.storage_location AS "storageLocation", r.
   r.description, r.record_type_id AS "recordTypeId", r.record_subtype_id AS "recordSubtypeId", r.status,
   r.updated_at AS "updatedAt", r.last_modified_by AS "lastModifiedBy", r.editable`;
 
-/** The record columns written by an insert, in the order of its parameters ($1 to $14). */
-const INSERTED = `id, tenant_id, vault_id, name, description, unique_reference, storage_location, record_type_id,
-  record_subtype_id, record_subtype_other, editable, record_details, status, active, created_by, last_modified_by`;
-/** INSERTED's values as parameters $1–$16 with their columns' types (a SELECT list gives them none). */
-const INSERTED_VALUES = [
-  'uuid',
-  'text',
-  'uuid',
-  'text',
-  'text',
-  'text',
-  'text',
-  'uuid',
-  'uuid',
-  'text',
-  'boolean',
-  'jsonb',
-  'text',
-  'boolean',
-  'text',
-  'text',
-]
-  .map((type, i) => `$${i + 1}::${type}`)
-  .join(', ');
+/** The record columns written by an insert, with their types, in the order of its parameters ($1 to $16). */
+const INSERTED_COLUMNS: [column: string, type: string][] = [
+  ['id', 'uuid'],
+  ['tenant_id', 'text'],
+  ['vault_id', 'uuid'],
+  ['name', 'text'],
+  ['description', 'text'],
+  ['unique_reference', 'text'],
+  ['storage_location', 'text'],
+  ['record_type_id', 'uuid'],
+  ['record_subtype_id', 'uuid'],
+  ['record_subtype_other', 'text'],
+  ['editable', 'boolean'],
+  ['record_details', 'jsonb'],
+  ['status', 'text'],
+  ['active', 'boolean'],
+  ['created_by', 'text'],
+  ['last_modified_by', 'text'],
+];
+const INSERTED = INSERTED_COLUMNS.map(([column]) => column).join(', ');
+const INSERTED_VALUES = typedParams(
+  INSERTED_COLUMNS.map(([, type]) => type),
+  1,
+).join(', ');
 
 /** Queries and locks of record rows. */
 @Injectable()
