@@ -119,9 +119,16 @@ describe('activity log with relay and writer processes killed -9', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toMatch(/application\/problem\+json/);
 
-    const exited = new Promise<number | null>((r) => writer.child.once('exit', (code) => r(code)));
     writer.child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    // bounded below the test's own timeout, so that a shutdown that hangs says what the writer printed
+    await waitFor(
+      async () => writer.child.exitCode !== null || writer.child.signalCode !== null,
+      60_000,
+      'the writer to exit',
+    ).catch((err: Error) => {
+      throw new Error(`${err.message} on SIGTERM; the writer printed: ${writer.output()}`);
+    });
+    expect(writer.child.exitCode).toBe(0);
   });
 
   it('republishes the batch of a relay process killed after publishing, before marking', async () => {
