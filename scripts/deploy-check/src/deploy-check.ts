@@ -37,6 +37,7 @@ const SHARED_CONFIG = 'vault-platform';
  */
 export const OPTIONAL_COMPONENTS = [
   { component: 'activity-log-workers', modules: ['records-service'] },
+  { component: 'webhook-dispatcher', modules: ['records-service'] },
   { component: 'gateway-loadbalancer', modules: ['gateway'] },
 ];
 /** The only overlay that may run PostgreSQL in the cluster. */

@@ -28,6 +28,8 @@ const KNOWN_PODS: Labels[] = [
   // records-service's activity-log workers when they run apart (components/activity-log-workers)
   { [NAME]: 'records-service', [COMPONENT]: 'activity-log-relay' },
   { [NAME]: 'records-service', [COMPONENT]: 'activity-log-writer' },
+  // its webhook fan-out and dispatcher when they run apart (components/webhook-dispatcher)
+  { [NAME]: 'records-service', [COMPONENT]: 'webhook-dispatcher' },
   { [NAME]: 'nats', [COMPONENT]: 'messaging' },
   { [NAME]: 'postgres', [COMPONENT]: 'database' },
 ];

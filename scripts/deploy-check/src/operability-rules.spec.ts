@@ -15,23 +15,23 @@ const PROD = renderKustomization(path.join(OVERLAYS, 'prod'));
 const DEV = renderKustomization(path.join(OVERLAYS, 'dev'));
 const DEV_RECORDS = renderKustomization(path.join(OVERLAYS, 'dev/records-service'));
 
-/** Renders `env` (the whole environment) with the activity-log-workers Component enabled, as a team would. */
-function withWorkers(env: string): K8sObject[] {
+/** Renders `env` (the whole environment) with an optional Component enabled, as a team would. */
+function withComponent(env: string, component: string): K8sObject[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'workers-'));
   try {
     fs.cpSync(K8S, dir, { recursive: true });
     const file = path.join(dir, 'overlays', env, 'kustomization.yaml');
     fs.writeFileSync(
       file,
-      fs.readFileSync(file, 'utf8').replace('components:\n', 'components:\n  - ../../components/activity-log-workers\n'),
+      fs.readFileSync(file, 'utf8').replace('components:\n', `components:\n  - ../../components/${component}\n`),
     );
     return renderKustomization(path.dirname(file));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
-const PROD_WORKERS = withWorkers('prod');
-const DEV_WORKERS = withWorkers('dev');
+const PROD_WORKERS = withComponent('prod', 'activity-log-workers');
+const DEV_WORKERS = withComponent('dev', 'activity-log-workers');
 
 const edit = (objs: K8sObject[], kind: string, name: string, change: (o: any) => void) => {
   const copy = structuredClone(objs);
@@ -324,5 +324,55 @@ describe('dev-secrets.sh without arguments', () => {
     });
     expect(r.stdout).toContain(`client secret: ${bootstrap.tenants[0].applications[0].clientSecret}`);
     expect(r.stdout).toContain('/tenant-id/dev/applications/client-id/dev-app/auth');
+  });
+});
+
+describe('components/webhook-dispatcher', () => {
+  const ROLES = ['ACTIVITY_LOG_RELAY', 'ACTIVITY_LOG_WRITER', 'WEBHOOK_DISPATCHER', 'CHANGE_FEED_WRITER'];
+  /** The Deployments of records-service's image that run each part of the event pipeline (a part is on unless `off`). */
+  const runners = (objs: K8sObject[]) =>
+    Object.fromEntries(
+      ROLES.map((role) => [
+        role,
+        objs
+          .filter((o: any) => o.kind === 'Deployment' && o.metadata?.labels?.['app.kubernetes.io/name'] === 'records-service')
+          .filter((o) => containerEnv(objs, container(o))[role] !== 'off')
+          .map((o) => o.metadata?.name)
+          .sort(),
+      ]),
+    );
+
+  it('moves the fan-out and dispatcher alone to records-service-webhooks, in both environments', () => {
+    expect(runners(PROD)).toEqual({
+      ACTIVITY_LOG_RELAY: ['records-service-events'],
+      ACTIVITY_LOG_WRITER: ['records-service-events'],
+      WEBHOOK_DISPATCHER: ['records-service-events'],
+      CHANGE_FEED_WRITER: ['records-service-events'],
+    });
+    for (const env of ['prod', 'dev']) {
+      const objs = withComponent(env, 'webhook-dispatcher');
+      expect(runners(objs)).toEqual({
+        ACTIVITY_LOG_RELAY: ['records-service-events'],
+        ACTIVITY_LOG_WRITER: ['records-service-events'],
+        WEBHOOK_DISPATCHER: ['records-service-webhooks'],
+        CHANGE_FEED_WRITER: ['records-service-events'],
+      });
+      const webhooks: any = objs.find((o) => o.metadata?.name === 'records-service-webhooks');
+      const events: any = objs.find((o) => o.metadata?.name === 'records-service-events');
+      expect(container(webhooks).image).toBe(container(events).image);
+      expect(containerEnv(objs, container(webhooks))).toMatchObject({ SEARCH_EXTRACTION: 'off', DB_MIGRATE_ON_START: 'false' });
+      expect(webhooks.spec.selector.matchLabels['app.kubernetes.io/component']).toBe('webhook-dispatcher');
+      // admitted by NATS (and dev's PostgreSQL), nothing admitted to it, the shared volume mounted safely
+      expect(checkWorkers(objs, env)).toEqual([]);
+      expect(checkNetworkPolicies(objs, env)).toEqual([]);
+      expect(checkFileStorageReplicas(objs, env)).toEqual([]);
+      const nats: any = objs.find((o) => o.kind === 'NetworkPolicy' && o.metadata?.name === 'nats');
+      expect(JSON.stringify(nats.spec.ingress)).toContain('webhook-dispatcher');
+      if (env === 'dev') {
+        // on the API pod's node (the files volume is ReadWriteOnce there), replaced rather than surged
+        expect(webhooks.spec.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+        expect(webhooks.spec.template.spec.affinity.podAffinity).toBeDefined();
+      }
+    }
   });
 });
