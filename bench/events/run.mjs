@@ -31,7 +31,9 @@
  * platform's retry delays during the run), BENCH_SKIP_BUILD=1, BENCH_NODE_ARGS (node options of
  * records-service, e.g. --cpu-prof), BENCH_RECORDS_MAIN (records-service's main.js of another
  * build, for before/after runs), BENCH_EVENTS_INSTANCE=1 (the event pipeline in a second
- * records-service process, the first one serving the API and the streams), DATABASE_URL, NATS_URL;
+ * records-service process, the first one serving the API and the streams, as the event pipeline's
+ * Deployment), BENCH_WEBHOOKS_INSTANCE=1 (with BENCH_EVENTS_INSTANCE: the webhook fan-out and
+ * dispatcher in a third process, as components/webhook-dispatcher), DATABASE_URL, NATS_URL;
  * WEBHOOK_* and CHANGE_FEED_* variables set in the environment reach records-service.
  * Writes .data/bench/events.json.
  */
@@ -79,6 +81,8 @@ const SSE_PROCESSES = num('BENCH_SSE_PROCESSES', 2);
 const PHASES = (process.env.BENCH_PHASES ?? 'latency,backlog,sse').split(',');
 /** The event pipeline (relay, consumers, dispatcher) in a second records-service instance of its own. */
 const EVENTS_INSTANCE = process.env.BENCH_EVENTS_INSTANCE === '1';
+/** The webhook fan-out and dispatcher in a records-service process of their own, apart from the rest of the pipeline. */
+const WEBHOOKS_INSTANCE = EVENTS_INSTANCE && process.env.BENCH_WEBHOOKS_INSTANCE === '1';
 const PIPELINE_ROLES = ['ACTIVITY_LOG_RELAY', 'ACTIVITY_LOG_WRITER', 'WEBHOOK_DISPATCHER', 'CHANGE_FEED_WRITER'];
 /** Retries after 1 s, 5 s, then every 10 s for 10 minutes: an outage ends within 10 s of the receiver's return. */
 const RETRY_SCHEDULE = process.env.BENCH_RETRY_SCHEDULE_MS ?? [1000, 5000, ...Array(60).fill(10_000)].join(',');
@@ -171,7 +175,15 @@ async function main() {
   const db = new pg.Pool({ connectionString: platform.databaseUrl(PG_SERVER, p.databases['records-service']), max: 2 });
   cleanups.unshift(() => db.end());
   const pids = { gateway: p.children.get('gateway').pid, 'records-service': p.children.get('records-service').pid };
-  if (EVENTS_INSTANCE) pids['records-events'] = await startEventsInstance(p);
+  if (EVENTS_INSTANCE) {
+    const apart = WEBHOOKS_INSTANCE ? ['WEBHOOK_DISPATCHER'] : [];
+    pids['records-events'] = await startEventsInstance(
+      p,
+      'records-events',
+      PIPELINE_ROLES.filter((r) => !apart.includes(r)),
+    );
+    if (WEBHOOKS_INSTANCE) pids['records-webhooks'] = await startEventsInstance(p, 'records-webhooks', apart);
+  }
 
   log(`seeding ${VAULTS} + ${SSE_VAULTS} vaults of ${RECORDS} records`);
   const vaults = await seedVaults(api, VAULTS, 'Hooks');
@@ -238,13 +250,14 @@ async function main() {
 }
 
 /**
- * A second records-service process (same build, same environment as the first, read from
- * /proc) that runs the event pipeline the first one has turned off (the outbox relay, the
- * activity-log writer, the webhook fan-out and dispatcher, the change-feed writer); its
- * HTTP port serves nothing of the run. The first one's streams are woken by the feed
- * writer's NOTIFY. Answers its pid.
+ * Another records-service process (same build, same environment as the first, read from
+ * /proc) that runs `roles`, parts of the event pipeline the first one has turned off (the
+ * outbox relay, the activity-log writer, the webhook fan-out and dispatcher, the change-feed
+ * writer), and no text extraction, as the event pipeline's Deployment; its HTTP port serves
+ * nothing of the run. The first one's streams are woken by the feed writer's NOTIFY.
+ * Answers its pid.
  */
-async function startEventsInstance(p) {
+async function startEventsInstance(p, name, roles) {
   const first = p.children.get('records-service');
   const env = Object.fromEntries(
     readFileSync(`/proc/${first.pid}/environ`, 'utf8')
@@ -253,7 +266,10 @@ async function startEventsInstance(p) {
       .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
   );
   const port = await platform.freePort();
-  for (const r of PIPELINE_ROLES) env[r] = 'inline';
+  for (const r of roles) env[r] = 'inline';
+  // as the event pipeline's Deployment (deploy/k8s/base/records-service/event-pipeline.yaml): the API's
+  // processes extract text, the pipeline's do not
+  env.SEARCH_EXTRACTION = 'off';
   env.PORT = String(port);
   env.METRICS_PORT = String(await platform.freePort());
   const child = spawn(process.execPath, first.spawnargs.slice(1), {
@@ -262,7 +278,7 @@ async function startEventsInstance(p) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const forward = (chunk) => {
-    for (const line of chunk.toString().split('\n')) if (/ERROR|WARN|Error/.test(line)) console.log(`  [records-events] ${line}`);
+    for (const line of chunk.toString().split('\n')) if (/ERROR|WARN|Error/.test(line)) console.log(`  [${name}] ${line}`);
   };
   child.stdout.on('data', forward);
   child.stderr.on('data', forward);
@@ -273,7 +289,7 @@ async function startEventsInstance(p) {
     await Promise.race([exited, sleep(10_000)]);
   });
   await platform.waitForReady(`http://127.0.0.1:${port}/health/ready`, 60_000, () => child.exitCode === null);
-  log(`event pipeline in its own records-service process (pid ${child.pid})`);
+  log(`${roles.join(', ')} in a records-service process of their own (${name}, pid ${child.pid})`);
   return child.pid;
 }
 
@@ -826,6 +842,7 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
       webhookConcurrency: process.env.WEBHOOK_CONCURRENCY ?? 'default',
       recordsMain: process.env.BENCH_RECORDS_MAIN ?? 'dist',
       eventsInstance: EVENTS_INSTANCE,
+      webhooksInstance: WEBHOOKS_INSTANCE,
     },
     ...results,
   };
