@@ -5,7 +5,8 @@
 # applied and watched until it completes (then the Deployment and the rest are applied and
 # the rollout is waited for) or fails: the Job's Failed condition (backoffLimit reached,
 # deadline exceeded) or a pod that cannot start (image pull, missing Secret or ConfigMap)
-# stops the script at once with the pod's log, before the Deployment changes.
+# stops the script at once with the pod's log, before the Deployment changes. Every Deployment
+# and StatefulSet of the module is then waited for (a rollout that fails stops the script).
 # Needs kubectl (with kustomize built in) and a current context.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -59,11 +60,14 @@ rollout() {
     kubectl apply -k "$dir" -l app.kubernetes.io/component=migration
     watch_job "$namespace" "$m-migrate" || { echo "== $m: migration failed, $m left as it was" >&2; exit 1; }
   fi
-  kubectl apply -k "$dir"
-  case "$m" in
-    nats|postgres) kubectl -n "$namespace" rollout status "statefulset/$m" --timeout="$timeout" ;;
-    *) kubectl -n "$namespace" rollout status "deployment/$m" --timeout="$timeout" ;;
-  esac
+  # every workload the module's apply holds is waited for: records-service's event pipeline
+  # (and the Deployments its optional Components add) as well as its API
+  local applied workload
+  applied="$(kubectl apply -k "$dir" -o name)"
+  printf '%s\n' "$applied"
+  for workload in $(printf '%s\n' "$applied" | grep -E '^(deployment|statefulset)\.apps/' || true); do
+    kubectl -n "$namespace" rollout status "$workload" --timeout="$timeout"
+  done
 }
 
 kubectl apply -f "$overlay/namespace.yaml"

@@ -229,8 +229,14 @@ describe('rollout-watch', () => {
     expect(checkRolloutScript(waitOnly + 'kubectl wait --for=condition=failed "job/$m-migrate"\n', 'rollout.sh')).toEqual([]);
   });
 
-  /** Runs rollout.sh against a stand-in kubectl whose migration Job ends as `outcome`. */
-  function rollout(outcome: 'Complete' | 'Failed' | 'ImagePullBackOff') {
+  /**
+   * Runs rollout.sh for `module` against a stand-in kubectl whose migration Job ends as
+   * `outcome`, whose apply holds `workloads` and whose rollout of `failing` does not finish.
+   */
+  function rollout(
+    outcome: 'Complete' | 'Failed' | 'ImagePullBackOff',
+    { module = 'user-service', workloads = ['deployment.apps/user-service'], failing = '' } = {},
+  ) {
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'kubectl-'));
     const log = path.join(bin, 'calls.log');
     const polls = path.join(bin, 'polls');
@@ -246,13 +252,15 @@ case "$*" in
   *"get job"*".status.failed"*) n=$(cat "${polls}"); [ "${outcome}" = Failed ] && echo $((n > 1 ? 1 : 0)) ;;
   *"get pods"*) [ "${outcome}" = ImagePullBackOff ] && printf 'ImagePullBackOff ' ;;
   *"logs"*) echo "migration error: relation already exists" ;;
+  *"apply -k"*"-o name"*) printf '%s\\n' configmap/${module}-config ${workloads.join(' ')} service/${module} ;;
+  *"rollout status ${failing || '-'} "*) echo "error: deployment exceeded its progress deadline" >&2; exit 1 ;;
 esac
 exit 0
 `,
       { mode: 0o755 },
     );
     const started = Date.now();
-    const r = spawnSync('bash', [SCRIPT, 'prod', 'user-service'], {
+    const r = spawnSync('bash', [SCRIPT, 'prod', module], {
       encoding: 'utf8',
       env: { ...process.env, PATH: `${bin}:${process.env['PATH']}`, ROLLOUT_POLL_SECONDS: '0.1', ROLLOUT_TIMEOUT: '60s' },
     });
@@ -267,9 +275,32 @@ exit 0
     expect(r.stdout).toContain('job/user-service-migrate complete');
     expect(r.calls.filter((c) => c.startsWith('apply -k'))).toEqual([
       'apply -k overlays/prod/user-service -l app.kubernetes.io/component=migration',
-      'apply -k overlays/prod/user-service',
+      'apply -k overlays/prod/user-service -o name',
     ]);
-    expect(r.calls.some((c) => c.includes('rollout status deployment/user-service'))).toBe(true);
+    expect(r.calls.filter((c) => c.includes('rollout status'))).toEqual([
+      '-n vault rollout status deployment.apps/user-service --timeout=60s',
+    ]);
+  });
+
+  it("waits for every Deployment of the module, records-service's event pipeline and its Components' included", () => {
+    const workloads = [
+      'deployment.apps/records-service',
+      'deployment.apps/records-service-events',
+      'deployment.apps/records-service-webhooks',
+    ];
+    const r = rollout('Complete', { module: 'records-service', workloads });
+    expect(r.status).toBe(0);
+    expect(r.calls.filter((c) => c.includes('rollout status'))).toEqual(
+      workloads.map((w) => `-n vault rollout status ${w} --timeout=60s`),
+    );
+    // a pipeline whose rollout does not finish fails the script, whatever the API's did
+    const stuck = rollout('Complete', {
+      module: 'records-service',
+      workloads,
+      failing: 'deployment.apps/records-service-events',
+    });
+    expect(stuck.status).toBe(1);
+    expect(stuck.stderr).toContain('exceeded its progress deadline');
   });
 
   it('stops at once on a failed Job, with its log, before the Deployment changes', () => {
