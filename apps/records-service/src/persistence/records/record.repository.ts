@@ -259,7 +259,10 @@ export class RecordRepository {
   ): Promise<number | null> {
     const where = ['id = $1', 'vault_id = $2', `status <> 'DELETED'`];
     const first: unknown[] = [target.id, target.vaultId];
-    if (target.version !== undefined) where.push(`version = $${first.push(target.version)}`);
+    if (target.version !== undefined) {
+      first.push(target.version);
+      where.push(`version = $${first.length}`);
+    }
     const { sets, params } = this.setsOf(changes, first);
     const text = `WITH changed AS (UPDATE records SET ${sets} WHERE ${where.join(' AND ')} RETURNING version),
       also AS (${also.sql('changed', params.length + 1)})
