@@ -82,7 +82,8 @@ const PHASES = (process.env.BENCH_PHASES ?? 'latency,backlog,sse').split(',');
 /** The event pipeline (relay, consumers, dispatcher) in a second records-service instance of its own. */
 const EVENTS_INSTANCE = process.env.BENCH_EVENTS_INSTANCE === '1';
 /** The webhook fan-out and dispatcher in a records-service process of their own, apart from the rest of the pipeline. */
-const WEBHOOKS_INSTANCE = EVENTS_INSTANCE && process.env.BENCH_WEBHOOKS_INSTANCE === '1';
+const WEBHOOKS_INSTANCE = process.env.BENCH_WEBHOOKS_INSTANCE === '1';
+if (WEBHOOKS_INSTANCE && !EVENTS_INSTANCE) throw new Error('BENCH_WEBHOOKS_INSTANCE=1 needs BENCH_EVENTS_INSTANCE=1');
 const PIPELINE_ROLES = ['ACTIVITY_LOG_RELAY', 'ACTIVITY_LOG_WRITER', 'WEBHOOK_DISPATCHER', 'CHANGE_FEED_WRITER'];
 /** Retries after 1 s, 5 s, then every 10 s for 10 minutes: an outage ends within 10 s of the receiver's return. */
 const RETRY_SCHEDULE = process.env.BENCH_RETRY_SCHEDULE_MS ?? [1000, 5000, ...Array(60).fill(10_000)].join(',');

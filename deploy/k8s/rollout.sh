@@ -63,7 +63,7 @@ rollout() {
   # every workload the module's apply holds is waited for: records-service's event pipeline
   # (and the Deployments its optional Components add) as well as its API
   local applied workload
-  applied="$(kubectl apply -k "$dir" -o name)"
+  applied="$(kubectl apply -k "$dir" -o name)" || { echo "== $m: apply failed" >&2; exit 1; }
   printf '%s\n' "$applied"
   for workload in $(printf '%s\n' "$applied" | grep -E '^(deployment|statefulset)\.apps/' || true); do
     kubectl -n "$namespace" rollout status "$workload" --timeout="$timeout"

@@ -98,9 +98,12 @@ describe('file-storage-replicas', () => {
       'dev/records-service Deployment/records-service: up to 2 replicas share the files on PersistentVolumeClaim/records-service-files (ReadWriteOnce): use ReadWriteMany, FILE_STORAGE=s3, or maxReplicas 1',
     ]);
     const rwoProd = edit(PROD, 'PersistentVolumeClaim', 'records-service-files', (c) => (c.spec.accessModes = ['ReadWriteOnce']));
-    expect(checkFileStorageReplicas(rwoProd, 'prod').map((v) => v.message)).toEqual([
+    expect(messages(checkFileStorageReplicas(rwoProd, 'prod'))).toEqual([
       expect.stringContaining('up to 10 replicas share the files'),
       expect.stringContaining('must not surge a pod'),
+      // the event pipeline mounts the claim too: on the API pod's node, without a surge
+      'prod Deployment/records-service-events: mounts PersistentVolumeClaim/records-service-files (not ReadWriteMany): an update must not surge (maxSurge 0 or Recreate)',
+      "prod Deployment/records-service-events: mounts PersistentVolumeClaim/records-service-files (not ReadWriteMany): it must run on the node of records-service's pod (required podAffinity on kubernetes.io/hostname)",
     ]);
     const surge = edit(DEV_RECORDS, 'Deployment', 'records-service', (d) => (d.spec.strategy.rollingUpdate.maxSurge = 1));
     expect(checkFileStorageReplicas(surge, 'dev').map((v) => v.rule)).toEqual(['file-storage-replicas']);
@@ -199,11 +202,12 @@ describe('worker-deployments (components/activity-log-workers)', () => {
     ]);
   });
 
-  it('requires the NATS and PostgreSQL policies to admit the workers', () => {
+  it('requires the NATS and PostgreSQL policies to admit the workers and the event pipeline', () => {
     const natsApiOnly = edit(DEV_WORKERS, 'NetworkPolicy', 'nats', (p) => p.spec.ingress[0].from.splice(1, 1));
-    expect(messages(checkWorkers(natsApiOnly, 'dev'))).toEqual([
+    expect(messages(checkWorkers(natsApiOnly, 'dev')).sort()).toEqual([
       `dev Deployment/${relay}: no NetworkPolicy of nats admits its pods (records-service, activity-log-relay)`,
       `dev Deployment/${writer}: no NetworkPolicy of nats admits its pods (records-service, activity-log-writer)`,
+      'dev Deployment/records-service-events: no NetworkPolicy of nats admits its pods (records-service, event-pipeline)',
     ]);
     const postgres = edit(
       DEV_WORKERS,
@@ -211,8 +215,9 @@ describe('worker-deployments (components/activity-log-workers)', () => {
       'postgres',
       (p) => (p.spec.ingress[0].from[1].podSelector.matchExpressions[0].values = ['activity-log-relay']),
     );
-    expect(messages(checkWorkers(postgres, 'dev'))).toEqual([
+    expect(messages(checkWorkers(postgres, 'dev')).sort()).toEqual([
       `dev Deployment/${writer}: no NetworkPolicy of postgres admits its pods (records-service, activity-log-writer)`,
+      'dev Deployment/records-service-events: no NetworkPolicy of postgres admits its pods (records-service, event-pipeline)',
     ]);
   });
 });
@@ -228,6 +233,8 @@ describe('rollout-watch', () => {
     expect(checkRolloutScript(waitOnly, 'rollout.sh').map((v) => v.rule)).toEqual(['rollout-watch']);
     expect(checkRolloutScript(waitOnly + 'kubectl wait --for=condition=failed "job/$m-migrate"\n', 'rollout.sh')).toEqual([]);
   });
+
+  const MIGRATION_APPLY = 'apply -k overlays/prod/user-service -l app.kubernetes.io/component=migration';
 
   /**
    * Runs rollout.sh for `module` against a stand-in kubectl whose migration Job ends as
@@ -310,7 +317,8 @@ exit 0
     expect(r.stderr).toContain('job/user-service-migrate failed: Job has reached the specified backoff limit');
     expect(r.stderr).toContain('migration error: relation already exists');
     expect(r.stderr).toContain('== user-service: migration failed, user-service left as it was');
-    expect(r.calls).not.toContain('apply -k overlays/prod/user-service');
+    // only the migration Job was applied, nothing of the Deployment
+    expect(r.calls.filter((c) => c.startsWith('apply -k'))).toEqual([MIGRATION_APPLY]);
     expect(r.calls.some((c) => c.includes('rollout status'))).toBe(false);
   });
 
@@ -319,7 +327,8 @@ exit 0
     expect(r.status).toBe(1);
     expect(r.seconds).toBeLessThan(10);
     expect(r.stderr).toContain('job/user-service-migrate cannot start its pod (ImagePullBackOff');
-    expect(r.calls).not.toContain('apply -k overlays/prod/user-service');
+    // only the migration Job was applied, nothing of the Deployment
+    expect(r.calls.filter((c) => c.startsWith('apply -k'))).toEqual([MIGRATION_APPLY]);
   });
 });
 
@@ -402,7 +411,24 @@ describe('components/webhook-dispatcher', () => {
       if (env === 'dev') {
         // on the API pod's node (the files volume is ReadWriteOnce there), replaced rather than surged
         expect(webhooks.spec.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
-        expect(webhooks.spec.template.spec.affinity.podAffinity).toBeDefined();
+        const anywhere = edit(objs, 'Deployment', 'records-service-webhooks', (d) => delete d.spec.template.spec.affinity);
+        expect(messages(checkFileStorageReplicas(anywhere, 'dev'))).toEqual([
+          "dev Deployment/records-service-webhooks: mounts PersistentVolumeClaim/records-service-files (not ReadWriteMany): it must run on the node of records-service's pod (required podAffinity on kubernetes.io/hostname)",
+        ]);
+        const noDatabase = edit(
+          objs,
+          'NetworkPolicy',
+          'postgres',
+          (p) =>
+            (p.spec.ingress[0].from[1].podSelector.matchExpressions[0].values = [
+              'event-pipeline',
+              'activity-log-relay',
+              'activity-log-writer',
+            ]),
+        );
+        expect(messages(checkWorkers(noDatabase, 'dev'))).toEqual([
+          'dev Deployment/records-service-webhooks: no NetworkPolicy of postgres admits its pods (records-service, webhook-dispatcher)',
+        ]);
       }
     }
   });

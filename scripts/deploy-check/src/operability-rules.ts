@@ -63,7 +63,10 @@ export function checkStreamReplicas(objs: K8sObject[], where: string): Violation
  * Rule `file-storage-replicas`: records-service with the filesystem adapter keeps its
  * files on a volume every replica must see. More than one replica (HPA maxReplicas or
  * spec.replicas) needs a ReadWriteMany claim; on a ReadWriteOnce claim it runs one pod and
- * its update must not surge a second (maxSurge 0 or Recreate), which could not mount it.
+ * its update must not surge a second (maxSurge 0 or Recreate), which could not mount it;
+ * every other Deployment mounting that claim (the event pipeline, the webhook dispatcher)
+ * must not surge either and must be scheduled on the API pod's node (a required podAffinity
+ * to records-service's API pods on kubernetes.io/hostname).
  */
 export function checkFileStorageReplicas(objs: K8sObject[], where: string): Violation[] {
   const dep = named(objs, 'Deployment', RECORDS);
@@ -112,9 +115,7 @@ export function checkFileStorageReplicas(objs: K8sObject[], where: string): Viol
       ),
     );
   }
-  const strategy = dep.spec?.strategy ?? {};
-  const surge = strategy.type === 'Recreate' ? 0 : (strategy.rollingUpdate?.maxSurge ?? '25%');
-  if (surge !== 0 && surge !== '0' && surge !== '0%') {
+  if (surges(dep)) {
     out.push(
       violation(
         at,
@@ -123,7 +124,32 @@ export function checkFileStorageReplicas(objs: K8sObject[], where: string): Viol
       ),
     );
   }
+  const mounting = byKind(objs, 'Deployment').filter(
+    (d) =>
+      d !== dep &&
+      ((d.spec?.template?.spec?.volumes ?? []) as Any[]).some((v) => v.persistentVolumeClaim?.claimName === claimName),
+  );
+  for (const other of mounting) {
+    const fail = (message: string) => out.push(violation(`${where} ${describe(other)}`, 'file-storage-replicas', message));
+    if (surges(other))
+      fail(`mounts PersistentVolumeClaim/${claimName} (not ReadWriteMany): an update must not surge (maxSurge 0 or Recreate)`);
+    const apiPods = (dep.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
+    const pinned = (
+      (other.spec?.template?.spec?.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []) as Any[]
+    ).some((term) => term.topologyKey === 'kubernetes.io/hostname' && matchesSelector(term.labelSelector, apiPods));
+    if (!pinned)
+      fail(
+        `mounts PersistentVolumeClaim/${claimName} (not ReadWriteMany): it must run on the node of ${RECORDS}'s pod (required podAffinity on kubernetes.io/hostname)`,
+      );
+  }
   return out;
+}
+
+/** Whether an update of the Deployment may start a pod beside the running one. */
+function surges(dep: Any): boolean {
+  const strategy = dep.spec?.strategy ?? {};
+  const surge = strategy.type === 'Recreate' ? 0 : (strategy.rollingUpdate?.maxSurge ?? '25%');
+  return surge !== 0 && surge !== '0' && surge !== '0%';
 }
 
 /**
@@ -131,8 +157,10 @@ export function checkFileStorageReplicas(objs: K8sObject[], where: string): Viol
  * (`node main.js activity-log-relay|activity-log-writer`) sets WORKER_HEALTH_PORT to one of
  * its container ports and probes /health/live (startup, liveness) and /health/ready
  * (readiness) there; runs records-service's image; records-service then has the part off
- * (ACTIVITY_LOG_RELAY / ACTIVITY_LOG_WRITER = off); and the NetworkPolicies of NATS and
- * PostgreSQL in the render admit the worker's pods.
+ * (ACTIVITY_LOG_RELAY / ACTIVITY_LOG_WRITER = off). The NetworkPolicies of NATS and
+ * PostgreSQL in the render admit the pods of every records-service Deployment but the API's
+ * (its workers, the event pipeline, the webhook dispatcher: the API's are checked with the
+ * other modules').
  */
 export function checkWorkers(objs: K8sObject[], where: string): Violation[] {
   const out: Violation[] = [];
@@ -142,9 +170,21 @@ export function checkWorkers(objs: K8sObject[], where: string): Violation[] {
     const container = mainContainer(dep);
     const argv = [...(container?.command ?? []), ...(container?.args ?? [])].map(String);
     const mode = argv.find((a) => a in WORKER_MODES);
-    if (!mode) continue;
+    const labels = (dep.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
+    const pipeline = labels[NAME] === RECORDS && labels['app.kubernetes.io/component'] !== 'api';
+    if (!mode && !pipeline) continue;
     const at = `${where} ${describe(dep)}`;
     const fail = (message: string) => out.push(violation(at, 'worker-deployments', message));
+    out.push(
+      ...unadmitted(objs, labels).map((backend) =>
+        violation(
+          at,
+          'worker-deployments',
+          `no NetworkPolicy of ${backend} admits its pods (${labels[NAME]}, ${labels['app.kubernetes.io/component']})`,
+        ),
+      ),
+    );
+    if (!mode) continue;
     const env = containerEnv(objs, container);
     const port = Number(env['WORKER_HEALTH_PORT']);
     const ports = (container.ports ?? []) as Any[];
@@ -172,17 +212,23 @@ export function checkWorkers(objs: K8sObject[], where: string): Violation[] {
         );
       }
     }
-    const labels = (dep.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
-    for (const backend of ['nats', 'postgres']) {
-      const servers = [...byKind(objs, 'StatefulSet'), ...byKind(objs, 'Deployment')].filter((s) => s.metadata?.name === backend);
-      const serverLabels = servers.map((s) => (s.spec?.template?.metadata?.labels ?? {}) as Record<string, string>);
-      const selecting = byKind(objs, 'NetworkPolicy').filter(
-        (p) =>
-          (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress') &&
-          serverLabels.some((l) => matchesSelector(p.spec?.podSelector, l)),
-      );
-      if (selecting.length === 0) continue;
-      const admitted = selecting.some((p) =>
+  }
+  return out;
+}
+
+/** The backends (NATS, PostgreSQL) of the render whose NetworkPolicies select them but admit no pod with `labels`. */
+function unadmitted(objs: K8sObject[], labels: Record<string, string>): string[] {
+  return ['nats', 'postgres'].filter((backend) => {
+    const servers = [...byKind(objs, 'StatefulSet'), ...byKind(objs, 'Deployment')].filter((s) => s.metadata?.name === backend);
+    const serverLabels = servers.map((s) => (s.spec?.template?.metadata?.labels ?? {}) as Record<string, string>);
+    const selecting = byKind(objs, 'NetworkPolicy').filter(
+      (p) =>
+        (p.spec?.policyTypes ?? ['Ingress']).includes('Ingress') &&
+        serverLabels.some((l) => matchesSelector(p.spec?.podSelector, l)),
+    );
+    return (
+      selecting.length > 0 &&
+      !selecting.some((p) =>
         ((p.spec?.ingress ?? []) as Any[]).some(
           (rule) =>
             (rule.from ?? []).length === 0 ||
@@ -190,12 +236,9 @@ export function checkWorkers(objs: K8sObject[], where: string): Violation[] {
               (peer) => peer.podSelector && !peer.namespaceSelector && matchesSelector(peer.podSelector, labels),
             ),
         ),
-      );
-      if (!admitted)
-        fail(`no NetworkPolicy of ${backend} admits its pods (${labels[NAME]}, ${labels['app.kubernetes.io/component']})`);
-    }
-  }
-  return out;
+      )
+    );
+  });
 }
 
 /**
