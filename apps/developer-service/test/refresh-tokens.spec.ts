@@ -128,6 +128,34 @@ describe('developer-service refresh tokens', () => {
     expect((await familyOf(third.body.refresh_token)).id).toBe((await familyOf(first.refresh_token)).id);
   });
 
+  it("tells the sign-in's time as auth_time: now at sign-in, the family's beginning after every refresh", async () => {
+    const first = await signIn();
+    const signedIn = decodeJwt(first.access_token);
+    expect(signedIn.auth_time).toBe(signedIn.iat);
+    // the family began two hours ago (within its lifetime of the test's settings less a minute)
+    await pg.query(
+      `UPDATE refresh_token_families f SET created_at = now() - interval '119 minutes', expires_at = now() + interval '1 minute'
+         FROM refresh_tokens t WHERE t.family_id = f.id AND t.token_hash = $1`,
+      [sha256(first.refresh_token)],
+    );
+    const began = Number(
+      (
+        await pg.query(
+          `SELECT floor(extract(epoch FROM f.created_at))::bigint AS at FROM refresh_tokens t
+             JOIN refresh_token_families f ON f.id = t.family_id WHERE t.token_hash = $1`,
+          [sha256(first.refresh_token)],
+        )
+      ).rows[0].at,
+    );
+    const second = await refresh(first.refresh_token).expect(200);
+    const third = await refresh(second.body.refresh_token).expect(200);
+    for (const token of [second.body.access_token, third.body.access_token]) {
+      const { payload } = await verifyWithJwks(app, token);
+      expect(payload.auth_time).toBe(began);
+      expect(Number(payload.iat) - began).toBeGreaterThanOrEqual(119 * 60);
+    }
+  });
+
   it('revokes the whole family when a spent token is used again', async () => {
     const first = await signIn();
     const second = (await refresh(first.refresh_token).expect(200)).body.refresh_token as string;

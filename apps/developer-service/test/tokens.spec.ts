@@ -107,9 +107,12 @@ describe('developer-service tokens', () => {
         iat: expect.any(Number),
         exp: expect.any(Number),
         jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        auth_time: expect.any(Number),
       });
       const { iat = 0, exp = 0 } = payload;
       expect(exp - iat).toBe(600);
+      // signed in with the credentials now: the sign-in is the token's issuance
+      expect(payload['auth_time']).toBe(iat);
       expect(Math.abs(iat - Date.now() / 1000)).toBeLessThan(30);
     });
 

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { call } from '../support/client';
+import { decodeJwt } from 'jose';
+import { Client } from 'pg';
+import { call, setupValue } from '../support/client';
 import { eventually, sharedVault } from '../support/people';
 import { uploadFile } from '../support/uploads';
 
@@ -137,6 +139,55 @@ describe('vault identity and .age export through the gateway', () => {
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ status: 401, requestId: expect.any(String) });
     }
+  });
+
+  it("asks for a recent sign-in (RFC 9470) when the owner's token comes from an older one, and not for the .age file", async () => {
+    // the owner signs in; their refresh token's family then dates from an hour ago
+    const signIn = await call('developer', 'POST', '/tenant/tenant-id/alpha/applications/client-id/alpha-prod/auth', {
+      body: { clientSecret: 'alpha-prod-secret', username: 'kai@alpha.example', password: 'kai-password-1' },
+    });
+    expect(signIn.status).toBe(200);
+    const fresh = decodeJwt(signIn.body.access_token);
+    expect(fresh.auth_time).toBe(fresh.iat);
+    const url = new URL(setupValue('E2E_ADMIN_URL'));
+    url.pathname = `/${JSON.parse(setupValue('E2E_DATABASES'))['developer-service']}`;
+    const pg = new Client({ connectionString: url.toString() });
+    await pg.connect();
+    try {
+      const aged = await pg.query(
+        `UPDATE refresh_token_families f SET created_at = now() - interval '1 hour'
+           FROM refresh_tokens t WHERE t.family_id = f.id AND t.token_hash = $1`,
+        [createHash('sha256').update(signIn.body.refresh_token).digest()],
+      );
+      expect(aged.rowCount).toBe(1);
+    } finally {
+      await pg.end();
+    }
+    const refreshed = await call('developer', 'POST', '/tenant/tenant-id/alpha/applications/client-id/alpha-prod/oauth/token', {
+      form: {
+        grant_type: 'refresh_token',
+        refresh_token: signIn.body.refresh_token,
+        client_id: 'alpha-prod',
+        client_secret: 'alpha-prod-secret',
+      },
+    });
+    expect(refreshed.status).toBe(200);
+    const claims = decodeJwt(refreshed.body.access_token);
+    // a new token, but its sign-in is the family's: an hour old
+    expect(Number(claims.iat) - Number(claims.auth_time)).toBeGreaterThanOrEqual(3599);
+
+    const refused = await call('records', 'GET', identityPath(), { token: refreshed.body.access_token });
+    expect(refused.status).toBe(401);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.body).toMatchObject({ status: 401, code: 'reauthentication_required', requestId: expect.any(String) });
+    expect(refused.headers['www-authenticate']).toMatch(
+      /^Bearer realm="vault", error="insufficient_user_authentication", error_description="[^"]+", max_age=600$/,
+    );
+    expect(refused.text).not.toContain('AGE-SECRET-KEY');
+    // the .age file is encrypted to the identity: the same token may fetch it
+    expect((await call('records', 'GET', agePath(), { token: refreshed.body.access_token })).status).toBe(200);
+    // signing in again is enough
+    expect((await call('records', 'GET', identityPath(), { token: signIn.body.access_token })).status).toBe(200);
   });
 
   it('answers 404 for a file the record does not have', async () => {

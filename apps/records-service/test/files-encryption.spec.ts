@@ -266,6 +266,49 @@ describe('record files encrypted at rest', () => {
     });
   });
 
+  it("exports the identity only after a sign-in within ENCRYPTION_EXPORT_MAX_AUTH_AGE_SECONDS (RFC 9470's challenge otherwise)", async () => {
+    const app = await RecordsTestApp.start('records_export_sign_in', {
+      FILE_STORAGE: 'fs',
+      FILE_STORAGE_DIR: dir,
+      ENCRYPTION_KEYRING: `kek1:${randomBytes(32).toString('base64')}`,
+      ENCRYPTION_JOB_INTERVAL_MS: '0',
+      ENCRYPTION_EXPORT_MAX_AUTH_AGE_SECONDS: '120',
+    });
+    try {
+      const erin = await app.caller('tenant-a', 'erin');
+      const vault = await app.createVault(erin);
+      const as = async (signedInAgo: number | null) => ({
+        ...erin,
+        token: await app.idp.token({ sub: erin.openId, tid: 'tenant-a', username: 'erin', signedInAgo }),
+      });
+      const path = `/vault/vault-id/${vault}/encryption/identity`;
+      for (const ago of [0, 119]) {
+        const ok = await app.get(await as(ago), path).expect(200);
+        expect(ok.text).toMatch(/^AGE-SECRET-KEY-1[0-9A-Z]+\n$/);
+      }
+      for (const ago of [121, 3600, null]) {
+        const refused = await app.get(await as(ago), path).expect(401);
+        expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(refused.body).toMatchObject({ code: 'reauthentication_required', status: 401, requestId: expect.any(String) });
+        expect(refused.headers['www-authenticate']).toBe(
+          'Bearer realm="vault", error="insufficient_user_authentication", error_description="This operation needs a sign-in within the last 120 seconds: sign in again and repeat it.", max_age=120',
+        );
+        expect(refused.text).not.toContain('AGE-SECRET-KEY');
+      }
+      // refused before the export: no audit event for the refusals
+      const exported = await app.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM outbox_events WHERE subject = 'vault.vault.key_exported.v1' AND vault_id = $1`,
+        [vault],
+      );
+      expect(exported[0].n).toBe(2);
+      // the role check comes first: a caller without a role is not asked to sign in again
+      const stranger = await app.caller('tenant-a', 'sam');
+      await app.get(stranger, path).expect(404);
+    } finally {
+      await app.stop();
+    }
+  });
+
   it('encrypts a plaintext blob in the background job, readable before, during and after', async () => {
     const plain = randomBytes(2 * CHUNK + 5);
     const blob = await uploaded('old.pdf', plain);

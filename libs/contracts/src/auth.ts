@@ -14,6 +14,11 @@ export interface AccessTokenClaims {
   preferred_username?: string;
   /** Tenant roles of the organisation user (`compliance`: docs/records-api.md, Legal holds); absent when none. */
   roles?: string[];
+  /**
+   * When the user signed in with their credentials (seconds since the epoch, OpenID Connect's
+   * `auth_time`): a refreshed token keeps its sign-in's time.
+   */
+  auth_time?: number;
 }
 
 /** The authenticated caller as seen by every service after token verification. */
@@ -27,6 +32,8 @@ export interface Principal {
   roles?: string[];
   tokenId: string;
   expiresAt: number;
+  /** The token's `auth_time` (seconds since the epoch), when it has one. */
+  authTime?: number;
 }
 
 /** Identity provider prefix of openIds issued by the developer module. */

@@ -16,6 +16,12 @@ export const COMMON_ERRORS = {
     status: 401,
     meaning: 'The access token is missing, malformed, expired, tampered, unsigned, for another audience or revoked.',
   },
+  reauthenticationRequired: {
+    code: 'reauthentication_required',
+    status: 401,
+    meaning:
+      'The operation needs a recent sign-in: the access token comes from a sign-in older than the operation allows (or tells no sign-in time). Sign in again with the credentials (a refreshed token keeps its old sign-in time) and repeat; `WWW-Authenticate` names the allowed age (`max_age`, RFC 9470).',
+  },
   forbidden: {
     code: 'forbidden',
     status: 403,

@@ -146,6 +146,7 @@ export class VaultJwt {
       roles: Array.isArray(claims.roles) ? claims.roles.filter((r): r is string => typeof r === 'string') : [],
       tokenId: jti,
       expiresAt: exp,
+      ...(typeof claims.auth_time === 'number' && Number.isFinite(claims.auth_time) ? { authTime: claims.auth_time } : {}),
     };
   }
 }

@@ -25,6 +25,8 @@ export interface TokenOptions {
   signWith?: string;
   /** Seconds before now for `iat` (default 0, or 600 for expired tokens). */
   issuedAgo?: number;
+  /** Seconds before now for `auth_time` (the sign-in; default: the token's `iat`); null leaves the claim out. */
+  signedInAgo?: number | null;
 }
 
 interface SigningKey {
@@ -121,18 +123,20 @@ export class TestIdentityProvider {
 
   private async sign(o: TokenOptions, privateKey: CryptoKey, kid: string): Promise<string> {
     const now = Math.floor(Date.now() / 1000);
+    const iat = now - (o.issuedAgo ?? (o.expiresIn !== undefined && o.expiresIn < 0 ? 600 : 0));
     return new SignJWT({
       tid: o.tid ?? 'tenant-a',
       cid: o.cid ?? 'client-a',
       scope: o.scope ?? 'vault',
       ...(o.username ? { preferred_username: o.username } : {}),
       ...(o.roles ? { roles: o.roles } : {}),
+      ...(o.signedInAgo === null ? {} : { auth_time: o.signedInAgo === undefined ? iat : now - o.signedInAgo }),
     })
       .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setSubject(o.sub ?? `vault|${randomUUID()}`)
       .setIssuer(o.iss ?? TEST_ISSUER)
       .setAudience(o.aud ?? DEFAULT_TOKEN_AUDIENCE)
-      .setIssuedAt(now - (o.issuedAgo ?? (o.expiresIn !== undefined && o.expiresIn < 0 ? 600 : 0)))
+      .setIssuedAt(iat)
       .setExpirationTime(now + (o.expiresIn ?? 600))
       .setJti(o.jti ?? randomUUID())
       .sign(privateKey);

@@ -1198,7 +1198,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The vault's age identity (AGE-SECRET-KEY-1…, text/plain): with it, `age -d -i` decrypts the vault's `.age` exports. Owner only; logged. */
+    /** The vault's age identity (AGE-SECRET-KEY-1…, text/plain): with it, `age -d -i` decrypts the vault's `.age` exports. Owner only, with a recent sign-in (the token's `auth_time` within ENCRYPTION_EXPORT_MAX_AUTH_AGE_SECONDS, 600 by default); logged. */
     get: operations['VaultEncryption_identity'];
     put?: never;
     post?: never;
@@ -9150,7 +9150,7 @@ export interface operations {
         };
       };
       400: components['responses']['Problem400'];
-      /** @description unauthorized: no token, or a token that is invalid, expired or revoked. */
+      /** @description unauthorized: no token, or a token that is invalid, expired or revoked. `reauthentication_required`: The operation needs a recent sign-in: the access token comes from a sign-in older than the operation allows (or tells no sign-in time). Sign in again with the credentials (a refreshed token keeps its old sign-in time) and repeat; `WWW-Authenticate` names the allowed age (`max_age`, RFC 9470). */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -155,6 +155,22 @@ describe('Transport', () => {
     expect(noAuth.sent[0].headers.has('authorization')).toBe(false);
   });
 
+  it('answers a step-up challenge (RFC 9470) as it is: a refreshed token keeps its old sign-in', async () => {
+    const tokens = { getToken: jest.fn(async () => 'token'), invalidate: jest.fn() };
+    const challenge = 'Bearer realm="vault", error="insufficient_user_authentication", error_description="sign in", max_age=600';
+    const { transport, sent } = make(
+      [problem(401, 'reauthentication_required', { 'www-authenticate': challenge }), status(200)],
+      {
+        tokens,
+      },
+    );
+    const res = await transport.send(URL_, { method: 'GET' });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toBe(challenge);
+    expect(sent).toHaveLength(1);
+    expect(tokens.invalidate).not.toHaveBeenCalled();
+  });
+
   it("stops at once when the caller's signal aborts, also while waiting", async () => {
     const controller = new AbortController();
     const { transport, sent } = make([status(503, { 'retry-after': '1' })], {

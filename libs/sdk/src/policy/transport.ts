@@ -102,7 +102,8 @@ export class Transport {
       }
       if (response) {
         this.observeBudget(response);
-        if (response.status === 401 && token && this.options.tokens?.invalidate && !refreshed) {
+        // a refreshed token keeps its sign-in's time: a step-up challenge (RFC 9470) needs a new sign-in
+        if (response.status === 401 && token && this.options.tokens?.invalidate && !refreshed && !asksForSignIn(response)) {
           refreshed = true;
           await this.options.tokens.invalidate(token);
           await response.body?.cancel();
@@ -192,4 +193,9 @@ function describe(error: unknown): string {
     return cause?.code ?? cause?.message ?? error.message;
   }
   return String(error);
+}
+
+/** A 401 whose challenge asks for a more recent sign-in (RFC 9470), which no refresh gives. */
+function asksForSignIn(response: Response): boolean {
+  return /error="insufficient_user_authentication"/.test(response.headers.get('www-authenticate') ?? '');
 }

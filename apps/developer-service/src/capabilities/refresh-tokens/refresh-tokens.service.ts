@@ -102,6 +102,8 @@ export class RefreshTokensService {
         roles: user.roles,
         tenantId: token.tenantId,
         clientId: token.clientId,
+        // a refreshed token tells when its family's sign-in was, not when it was refreshed
+        authTime: token.signedInAt,
       });
     } catch (err) {
       if (!(err instanceof ProblemException && err.code === DEVELOPER_ERRORS.accountDeleted.code)) throw err;

@@ -18,6 +18,8 @@ export interface TokenSubject {
   clientId: string;
   /** Tenant roles of the user (claim `roles`, absent when none). */
   roles?: string[];
+  /** When the user signed in with their credentials (seconds since the epoch, claim `auth_time`); default: now. */
+  authTime?: number;
 }
 
 /** A signed access token and its id (`jti`). */
@@ -58,6 +60,7 @@ export class TokenSigner {
       scope: ACCESS_TOKEN_SCOPE,
       preferred_username: subject.username,
       ...(subject.roles?.length ? { roles: subject.roles } : {}),
+      auth_time: subject.authTime ?? now,
     })
       .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setIssuer(issuer)

@@ -32,6 +32,8 @@ export interface LockedToken {
   revoked: boolean;
   /** The token's or its family's lifetime is over. */
   expired: boolean;
+  /** When the family began, its sign-in (seconds since the epoch): the `auth_time` of every token it issues. */
+  signedInAt: number;
 }
 
 /** Most expired families one prune deletes (a prune runs at each sign-in). */
@@ -72,7 +74,8 @@ export class RefreshTokenRepository {
       `SELECT f.id AS family_id, f.tenant_id, f.client_id, f.user_id, f.open_id,
               t.spent_at IS NOT NULL AS spent,
               f.revoked_at IS NOT NULL AS revoked,
-              (t.expires_at <= now() OR f.expires_at <= now()) AS expired
+              (t.expires_at <= now() OR f.expires_at <= now()) AS expired,
+              floor(extract(epoch FROM f.created_at))::bigint AS signed_in_at
        FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
        WHERE t.token_hash = $1
        FOR UPDATE`,
@@ -89,6 +92,7 @@ export class RefreshTokenRepository {
       spent: r['spent'] === true,
       revoked: r['revoked'] === true,
       expired: r['expired'] === true,
+      signedInAt: Number(r['signed_in_at']),
     };
   }
 

@@ -57,6 +57,16 @@ export class EncryptionEnv extends BaseEnv {
   @IsString({ message: 'PKCS11_PIN is required when ENCRYPTION_KMS=pkcs11' })
   PKCS11_PIN?: string;
 
+  /**
+   * Seconds a sign-in stays recent enough to export a vault's age identity (the token's
+   * `auth_time`; an older sign-in, or none, gets 401 reauthentication_required, RFC 9470).
+   */
+  @ToInt()
+  @IsInt()
+  @Min(60)
+  @Max(86_400)
+  ENCRYPTION_EXPORT_MAX_AUTH_AGE_SECONDS = 600;
+
   /** Seconds an unwrapped vault key stays in memory after its last use (0: not kept). */
   @ToInt()
   @IsInt()

@@ -27,11 +27,11 @@ export class VaultEncryptionController {
   @Access('vault:owner')
   @ApiOperation({
     summary:
-      "The vault's age identity (AGE-SECRET-KEY-1…, text/plain): with it, `age -d -i` decrypts the vault's `.age` exports. Owner only; logged.",
+      "The vault's age identity (AGE-SECRET-KEY-1…, text/plain): with it, `age -d -i` decrypts the vault's `.age` exports. Owner only, with a recent sign-in (the token's `auth_time` within ENCRYPTION_EXPORT_MAX_AUTH_AGE_SECONDS, 600 by default); logged.",
   })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'One line: the identity. `Cache-Control: no-store`.', schema: { type: 'string' } })
-  @ApiProblems(401, 403, 404, COMMON_ERRORS.serviceUnavailable, FILE_ERRORS.fileDamaged)
+  @ApiProblems(401, COMMON_ERRORS.reauthenticationRequired, 403, 404, COMMON_ERRORS.serviceUnavailable, FILE_ERRORS.fileDamaged)
   async identity(@ResolvedAccess() access: VaultAccess, @CurrentPrincipal() principal: Principal, @Res() res: Response) {
     const identity = await this.encryption.identity(access, principal);
     res.setHeader('Cache-Control', 'no-store');

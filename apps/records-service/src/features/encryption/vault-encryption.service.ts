@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 import { COMMON_ERRORS, FileExportedEvent, Principal, SUBJECTS, VaultKeyExportedEvent } from '@vault/contracts';
+import { reauthenticationRequired, signedInWithin } from '@vault/platform/auth';
 import { ProblemException } from '@vault/platform/errors';
 import { Transactions } from '@vault/platform/persistence';
 import { isUuid, type VaultAccess } from '../../capabilities/access/access.service';
 import { CatalogueService } from '../../capabilities/catalogue/catalogue.service';
 import { BlobCipherService } from '../../capabilities/encryption/blob-cipher.service';
+import { EncryptionEnv } from '../../capabilities/encryption/encryption.env';
 import { encryptionProblem } from '../../capabilities/encryption/encryption.problems';
 import { VaultKeysService } from '../../capabilities/encryption/vault-keys.service';
 import { eventBase, fileEvent } from '../../capabilities/events/event-payload';
@@ -47,10 +49,17 @@ export class VaultEncryptionService {
     private readonly catalogue: CatalogueService,
     private readonly events: EventPublisher,
     private readonly tx: Transactions,
+    private readonly env: EncryptionEnv,
   ) {}
 
-  /** `AGE-SECRET-KEY-1…` of the vault (its key is made first if it has none yet). */
+  /**
+   * `AGE-SECRET-KEY-1…` of the vault (its key is made first if it has none yet), for a caller
+   * who signed in within ENCRYPTION_EXPORT_MAX_AUTH_AGE_SECONDS: the identity opens every file
+   * of the vault, so a token refreshed from an old sign-in is not enough.
+   */
   async identity(access: VaultAccess, principal: Principal): Promise<string> {
+    const maxAge = this.env.ENCRYPTION_EXPORT_MAX_AUTH_AGE_SECONDS;
+    if (!signedInWithin(principal, maxAge)) throw reauthenticationRequired(maxAge);
     const vaultId = access.vault.id;
     try {
       await this.vaultKeys.recipient(vaultId);
