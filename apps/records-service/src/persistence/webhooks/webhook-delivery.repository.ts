@@ -155,14 +155,14 @@ export class WebhookDeliveryRepository {
    * that exists already (a redelivered event) is left as it is, and the run of its pair is handed
    * back at once (its earlier event may have been stored by another instance's insert this one
    * did not see, or waited for): the next claim takes it in order. Answers the runs claimed,
-   * each in order, with its subscription, how many stored deliveries were left for a claim and
-   * their pairs.
+   * each in order, with its subscription, and the stored deliveries left for a claim (with what
+   * handing them to a run in flight needs), in stream order.
    */
   async insertDeliveries(
     rows: NewDelivery[],
     claim: LeaseTerms & { upTo: number; room: number; running?: string[] },
-  ): Promise<{ runs: ClaimedRun[]; left: number; leftRows: LeftDelivery[] }> {
-    if (rows.length === 0) return { runs: [], left: 0, leftRows: [] };
+  ): Promise<{ runs: ClaimedRun[]; leftRows: LeftDelivery[] }> {
+    if (rows.length === 0) return { runs: [], leftRows: [] };
     const stored: (ClaimedDelivery &
       Omit<DeliveryOwner, 'id'> & { claimed: boolean; whole: boolean; clear: boolean; enabled: boolean })[] = await this.prepared(
       'webhook_deliveries_insert',
@@ -229,7 +229,7 @@ export class WebhookDeliveryRepository {
     await this.recordRun([], handedBack);
     leftRows.sort((a, b) => Number(BigInt(a.streamSeq) - BigInt(b.streamSeq)));
     for (const d of leftRows) if (doubtful.has(pairOf(d))) d.clear = false;
-    return { runs: runsOf(claimed), left: leftRows.length, leftRows };
+    return { runs: runsOf(claimed), leftRows };
   }
 
   /**
