@@ -301,9 +301,14 @@ describe('record files encrypted at rest', () => {
         [vault],
       );
       expect(exported[0].n).toBe(2);
-      // the role check comes first: a caller without a role is not asked to sign in again
+      // the role check comes first: a caller without a role and an old sign-in is not asked to sign in again
       const stranger = await app.caller('tenant-a', 'sam');
-      await app.get(stranger, path).expect(404);
+      const oldStranger = {
+        ...stranger,
+        token: await app.idp.token({ sub: stranger.openId, tid: 'tenant-a', username: 'sam', signedInAgo: 3600 }),
+      };
+      const notFound = await app.get(oldStranger, path).expect(404);
+      expect(notFound.body.code).toBe('not_found');
     } finally {
       await app.stop();
     }

@@ -91,6 +91,24 @@ describe('TokenVerifier with JwksKeyStore', () => {
     expect(idp.jwksFetches).toBe(1);
   });
 
+  it("gives the principal the token's auth_time, none when it is absent or after the issuance", async () => {
+    const v = verifier({ cooldownMs: 60_000 });
+    const authTimeOf = async (signedInAgo: number | null) => {
+      const token = await idp.token({ signedInAgo });
+      // twice: verified, then from the verified-token cache
+      const [first, again] = [await v.authenticate(`Bearer ${token}`), await v.authenticate(`Bearer ${token}`)];
+      expect(again.authTime).toBe(first.authTime);
+      return first.authTime;
+    };
+    const now = Math.floor(Date.now() / 1000);
+    const fresh = await authTimeOf(0);
+    expect(Math.abs(Number(fresh) - now)).toBeLessThanOrEqual(2);
+    expect(now - Number(await authTimeOf(3600))).toBeGreaterThanOrEqual(3599);
+    expect(await authTimeOf(-30)).toBeGreaterThan(now);
+    expect(await authTimeOf(-3600)).toBeUndefined();
+    expect(await authTimeOf(null)).toBeUndefined();
+  });
+
   it('refuses a token whose kid names no published key without fetching more than once per cooldown', async () => {
     const v = verifier({ cooldownMs: 60_000 });
     expect(await outcome(v, await idp.token())).toMatch(/^vault\|/);

@@ -146,7 +146,7 @@ export class VaultJwt {
       roles: Array.isArray(claims.roles) ? claims.roles.filter((r): r is string => typeof r === 'string') : [],
       tokenId: jti,
       expiresAt: exp,
-      ...(typeof claims.auth_time === 'number' && Number.isFinite(claims.auth_time) ? { authTime: claims.auth_time } : {}),
+      ...(isSignInTime(claims.auth_time, iat) ? { authTime: claims.auth_time } : {}),
     };
   }
 }
@@ -183,4 +183,12 @@ function firstHeader(value: string | string[] | undefined): string | undefined {
 
 function isText(v: unknown): v is string {
   return typeof v === 'string' && v.length > 0;
+}
+
+/** Leeway for an `auth_time` after the token's `iat` (the issuer's clocks may differ a little). */
+const AUTH_TIME_LEEWAY_SECONDS = 60;
+
+/** An `auth_time` a principal may carry: a number, not after the token's issuance (beyond the leeway). */
+function isSignInTime(authTime: unknown, iat: number): authTime is number {
+  return typeof authTime === 'number' && Number.isFinite(authTime) && authTime <= iat + AUTH_TIME_LEEWAY_SECONDS;
 }

@@ -169,6 +169,26 @@ describe('Transport', () => {
     expect(res.headers.get('www-authenticate')).toBe(challenge);
     expect(sent).toHaveLength(1);
     expect(tokens.invalidate).not.toHaveBeenCalled();
+    // unquoted, or after another challenge, alike; another error still gets its renewal
+    for (const header of [
+      'Bearer error=insufficient_user_authentication, max_age=60',
+      'Basic realm="x", Bearer error="insufficient_user_authentication"',
+    ]) {
+      const unquoted = make([problem(401, 'reauthentication_required', { 'www-authenticate': header })], { tokens });
+      expect((await unquoted.transport.send(URL_, { method: 'GET' })).status).toBe(401);
+      expect(unquoted.sent).toHaveLength(1);
+    }
+    const other = make(
+      [
+        problem(401, 'unauthorized', {
+          'www-authenticate': 'Bearer error="invalid_token", error_description="not insufficient_user_authentication"',
+        }),
+        status(200),
+      ],
+      { tokens },
+    );
+    expect((await other.transport.send(URL_, { method: 'GET' })).status).toBe(200);
+    expect(other.sent).toHaveLength(2);
   });
 
   it("stops at once when the caller's signal aborts, also while waiting", async () => {

@@ -197,5 +197,8 @@ function describe(error: unknown): string {
 
 /** A 401 whose challenge asks for a more recent sign-in (RFC 9470), which no refresh gives. */
 function asksForSignIn(response: Response): boolean {
-  return /error="insufficient_user_authentication"/.test(response.headers.get('www-authenticate') ?? '');
+  // the parameter quoted or not (RFC 9110 §11.2), in any challenge of the header
+  return /(?:^|[\s,])error\s*=\s*"?insufficient_user_authentication"?\s*(?:,|$)/i.test(
+    response.headers.get('www-authenticate') ?? '',
+  );
 }

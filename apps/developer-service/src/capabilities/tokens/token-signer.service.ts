@@ -18,8 +18,11 @@ export interface TokenSubject {
   clientId: string;
   /** Tenant roles of the user (claim `roles`, absent when none). */
   roles?: string[];
-  /** When the user signed in with their credentials (seconds since the epoch, claim `auth_time`); default: now. */
-  authTime?: number;
+  /**
+   * When the user signed in with their credentials (seconds since the epoch, claim `auth_time`);
+   * default: now (a sign-in); null: no claim (a token issued without credentials).
+   */
+  authTime?: number | null;
 }
 
 /** A signed access token and its id (`jti`). */
@@ -60,7 +63,7 @@ export class TokenSigner {
       scope: ACCESS_TOKEN_SCOPE,
       preferred_username: subject.username,
       ...(subject.roles?.length ? { roles: subject.roles } : {}),
-      auth_time: subject.authTime ?? now,
+      ...(subject.authTime === null ? {} : { auth_time: subject.authTime ?? now }),
     })
       .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setIssuer(issuer)

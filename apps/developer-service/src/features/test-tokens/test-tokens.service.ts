@@ -30,6 +30,8 @@ export class TestTokensService {
       username: TEST_IDENTITY_USERNAME,
       tenantId,
       clientId,
+      // nobody signed in: operations that need a recent sign-in refuse it
+      authTime: null,
     });
     return type === 'html'
       ? { html: renderTokenPage(tenantId, clientId, token) }
