@@ -128,17 +128,42 @@ describe('developer-service refresh tokens', () => {
     expect((await familyOf(third.body.refresh_token)).id).toBe((await familyOf(first.refresh_token)).id);
   });
 
-  it("tells the sign-in's time as auth_time: now at sign-in, the family's beginning after every refresh", async () => {
+  it("tells the sign-in's time as auth_time: now at sign-in, the same after every refresh", async () => {
     const first = await signIn();
     const signedIn = decodeJwt(first.access_token);
     expect(signedIn.auth_time).toBe(signedIn.iat);
-    // the family began two hours ago (within its lifetime of the test's settings less a minute)
+    const family = `FROM refresh_tokens t WHERE t.family_id = f.id AND t.token_hash = $1`;
+    expect(
+      (
+        await pg.query(
+          `SELECT f.signed_in_at FROM refresh_token_families f, refresh_tokens t WHERE t.family_id = f.id AND t.token_hash = $1`,
+          [sha256(first.refresh_token)],
+        )
+      ).rows[0].signed_in_at,
+    ).toBe(String(signedIn.auth_time));
+    // the sign-in two hours ago (the family within its lifetime of the test's settings)
     await pg.query(
-      `UPDATE refresh_token_families f SET created_at = now() - interval '119 minutes', expires_at = now() + interval '1 minute'
+      `UPDATE refresh_token_families f SET signed_in_at = signed_in_at - 7140, created_at = now() - interval '119 minutes',
+         expires_at = now() + interval '1 minute' ${family}`,
+      [sha256(first.refresh_token)],
+    );
+    const second = await refresh(first.refresh_token).expect(200);
+    const third = await refresh(second.body.refresh_token).expect(200);
+    for (const token of [second.body.access_token, third.body.access_token]) {
+      const { payload } = await verifyWithJwks(app, token);
+      expect(payload.auth_time).toBe(Number(signedIn.auth_time) - 7140);
+      expect(Number(payload.iat) - Number(payload.auth_time)).toBeGreaterThanOrEqual(7140);
+    }
+  });
+
+  it('gives the tokens of a family stored without a sign-in time the time the family was stored', async () => {
+    const first = await signIn();
+    await pg.query(
+      `UPDATE refresh_token_families f SET signed_in_at = NULL, created_at = now() - interval '30 minutes'
          FROM refresh_tokens t WHERE t.family_id = f.id AND t.token_hash = $1`,
       [sha256(first.refresh_token)],
     );
-    const began = Number(
+    const stored = Number(
       (
         await pg.query(
           `SELECT floor(extract(epoch FROM f.created_at))::bigint AS at FROM refresh_tokens t
@@ -147,13 +172,9 @@ describe('developer-service refresh tokens', () => {
         )
       ).rows[0].at,
     );
-    const second = await refresh(first.refresh_token).expect(200);
-    const third = await refresh(second.body.refresh_token).expect(200);
-    for (const token of [second.body.access_token, third.body.access_token]) {
-      const { payload } = await verifyWithJwks(app, token);
-      expect(payload.auth_time).toBe(began);
-      expect(Number(payload.iat) - began).toBeGreaterThanOrEqual(119 * 60);
-    }
+    const { payload } = await verifyWithJwks(app, (await refresh(first.refresh_token).expect(200)).body.access_token);
+    expect(payload.auth_time).toBe(stored);
+    expect(Number(payload.iat) - stored).toBeGreaterThanOrEqual(30 * 60 - 1);
   });
 
   it('revokes the whole family when a spent token is used again', async () => {

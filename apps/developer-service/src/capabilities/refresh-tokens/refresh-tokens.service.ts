@@ -51,6 +51,8 @@ export class RefreshTokensService {
         userId: subject.userId,
         openId: openIdOf(subject.userId),
         ttlSeconds: this.env.REFRESH_TOKEN_FAMILY_TTL_SECONDS,
+        // the sign-in token's own auth_time, which the family's refreshed tokens repeat
+        signedInAt: signed.authTime ?? Math.floor(Date.now() / 1000),
       });
       await this.insertToken(tx, familyId, refreshToken, signed.tokenId);
     });

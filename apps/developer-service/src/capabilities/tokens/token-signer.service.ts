@@ -31,6 +31,8 @@ export interface SignedAccessToken {
   /** The token's `jti`. */
   tokenId: string;
   expiresIn: number;
+  /** The token's `auth_time`, when it has one. */
+  authTime?: number;
 }
 
 /** Signs access tokens (ES256, kid + typ JWT in the header) with the active key. */
@@ -57,13 +59,14 @@ export class TokenSigner {
     const ttl = this.env.TOKEN_TTL_SECONDS;
     const now = Math.floor(Date.now() / 1000);
     const tokenId = randomUUID();
+    const authTime = subject.authTime === null ? undefined : (subject.authTime ?? now);
     const accessToken = await new SignJWT({
       tid: subject.tenantId,
       cid: subject.clientId,
       scope: ACCESS_TOKEN_SCOPE,
       preferred_username: subject.username,
       ...(subject.roles?.length ? { roles: subject.roles } : {}),
-      ...(subject.authTime === null ? {} : { auth_time: subject.authTime ?? now }),
+      ...(authTime === undefined ? {} : { auth_time: authTime }),
     })
       .setProtectedHeader({ alg: TOKEN_SIGNING_ALGORITHM, kid, typ: 'JWT' })
       .setIssuer(issuer)
@@ -73,6 +76,6 @@ export class TokenSigner {
       .setExpirationTime(now + ttl)
       .setJti(tokenId)
       .sign(privateKey);
-    return { accessToken, tokenId, expiresIn: ttl };
+    return { accessToken, tokenId, expiresIn: ttl, ...(authTime === undefined ? {} : { authTime }) };
   }
 }

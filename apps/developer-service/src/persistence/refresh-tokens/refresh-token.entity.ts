@@ -29,6 +29,10 @@ export class RefreshTokenFamilyEntity {
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 
+  /** The sign-in's `auth_time` (seconds since the epoch); null for families stored before it was kept. */
+  @Column({ name: 'signed_in_at', type: 'bigint', nullable: true })
+  signedInAt!: string | null;
+
   @Column({ name: 'expires_at', type: 'timestamptz' })
   expiresAt!: Date;
 

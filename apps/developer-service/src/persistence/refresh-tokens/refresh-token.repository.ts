@@ -11,6 +11,8 @@ export interface NewFamily {
   openId: string;
   /** Absolute lifetime from now. */
   ttlSeconds: number;
+  /** The sign-in's `auth_time` (seconds since the epoch). */
+  signedInAt: number;
 }
 
 /** A new token of a family; it expires after `ttlSeconds` or with its family, whichever comes first. */
@@ -32,7 +34,7 @@ export interface LockedToken {
   revoked: boolean;
   /** The token's or its family's lifetime is over. */
   expired: boolean;
-  /** When the family began, its sign-in (seconds since the epoch): the `auth_time` of every token it issues. */
+  /** The family's sign-in (seconds since the epoch; its `created_at` when stored before it was kept): the `auth_time` of every token it issues. */
   signedInAt: number;
 }
 
@@ -50,9 +52,9 @@ export class RefreshTokenRepository {
 
   async insertFamily(tx: EntityManager, f: NewFamily): Promise<void> {
     await tx.query(
-      `INSERT INTO refresh_token_families (id, tenant_id, client_id, user_id, open_id, expires_at)
-       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))`,
-      [f.id, f.tenantId, f.clientId, f.userId, f.openId, f.ttlSeconds],
+      `INSERT INTO refresh_token_families (id, tenant_id, client_id, user_id, open_id, expires_at, signed_in_at)
+       VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6), $7)`,
+      [f.id, f.tenantId, f.clientId, f.userId, f.openId, f.ttlSeconds, f.signedInAt],
     );
   }
 
@@ -75,7 +77,7 @@ export class RefreshTokenRepository {
               t.spent_at IS NOT NULL AS spent,
               f.revoked_at IS NOT NULL AS revoked,
               (t.expires_at <= now() OR f.expires_at <= now()) AS expired,
-              floor(extract(epoch FROM f.created_at))::bigint AS signed_in_at
+              COALESCE(f.signed_in_at, floor(extract(epoch FROM f.created_at))::bigint) AS signed_in_at
        FROM refresh_tokens t JOIN refresh_token_families f ON f.id = t.family_id
        WHERE t.token_hash = $1
        FOR UPDATE`,
