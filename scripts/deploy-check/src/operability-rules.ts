@@ -129,11 +129,11 @@ export function checkFileStorageReplicas(objs: K8sObject[], where: string): Viol
       d !== dep &&
       ((d.spec?.template?.spec?.volumes ?? []) as Any[]).some((v) => v.persistentVolumeClaim?.claimName === claimName),
   );
+  const apiPods = (dep.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
   for (const other of mounting) {
     const fail = (message: string) => out.push(violation(`${where} ${describe(other)}`, 'file-storage-replicas', message));
     if (surges(other))
       fail(`mounts PersistentVolumeClaim/${claimName} (not ReadWriteMany): an update must not surge (maxSurge 0 or Recreate)`);
-    const apiPods = (dep.spec?.template?.metadata?.labels ?? {}) as Record<string, string>;
     const pinned = (
       (other.spec?.template?.spec?.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []) as Any[]
     ).some((term) => term.topologyKey === 'kubernetes.io/hostname' && matchesSelector(term.labelSelector, apiPods));
@@ -175,15 +175,8 @@ export function checkWorkers(objs: K8sObject[], where: string): Violation[] {
     if (!mode && !pipeline) continue;
     const at = `${where} ${describe(dep)}`;
     const fail = (message: string) => out.push(violation(at, 'worker-deployments', message));
-    out.push(
-      ...unadmitted(objs, labels).map((backend) =>
-        violation(
-          at,
-          'worker-deployments',
-          `no NetworkPolicy of ${backend} admits its pods (${labels[NAME]}, ${labels['app.kubernetes.io/component']})`,
-        ),
-      ),
-    );
+    for (const backend of unadmitted(objs, labels))
+      fail(`no NetworkPolicy of ${backend} admits its pods (${labels[NAME]}, ${labels['app.kubernetes.io/component']})`);
     if (!mode) continue;
     const env = containerEnv(objs, container);
     const port = Number(env['WORKER_HEALTH_PORT']);
