@@ -290,10 +290,13 @@ describe('user-service account events (outbox → ACCOUNT_EVENTS)', () => {
       const nc = await connect({ servers: nats.url });
       try {
         const jsm = await jetstreamManager(nc);
+        // the relay marks its rows published after JetStream acknowledged them: wait for both
         await until(
-          async () => (await streamEvents(jsm, svc).catch(() => [])).length === 3,
+          async () =>
+            (await streamEvents(jsm, svc).catch(() => [])).length === 3 &&
+            [...(await outboxRows(svc, before)), ...(await outboxRows(svc, id))].every((r) => r.published_at !== null),
           20_000,
-          'the outage events in the stream',
+          'the outage events in the stream and their rows marked published',
         );
         const events = await streamEvents(jsm, svc);
         expect(events.map((e) => [e.subject, e.data['accountId'], e.data['firstName'], e.data['version']])).toEqual(
