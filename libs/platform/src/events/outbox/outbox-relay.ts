@@ -7,6 +7,29 @@ import { publishInTrace } from '../../observability/trace-context';
 import type { RelayLogger } from '../jetstream/durable-consumer';
 import { EventNamespace } from '../jetstream/namespace';
 
+/**
+ * The planner settings of the relay's claim (SET LOCAL: its transaction only). A published row
+ * leaves a dead entry in the table's index of unpublished rows until it is vacuumed, and a
+ * bitmap scan of that index (which the planner picks for the few rows it expects) visits the
+ * heap page of every such entry at every claim: with autovacuum behind (or off), hundreds of
+ * pages per claim for a handful of rows. A plain index scan marks the dead entries it meets as
+ * such, and later claims skip them without reading the heap.
+ */
+export const CLAIM_PLANNER_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
+
+/**
+ * The relay's claim of the oldest unpublished rows, at most `batchSize` (under
+ * CLAIM_PLANNER_SETTINGS). `trace_context` through to_jsonb: an outbox table without the
+ * column reads null.
+ */
+export function claimQuery(table: string, batchSize: number): string {
+  return `SELECT id, subject, payload, to_jsonb(${table}) ->> 'trace_context' AS trace_context FROM ${table}
+     WHERE published_at IS NULL
+     ORDER BY occurred_at, id
+     LIMIT ${Math.max(1, Math.trunc(batchSize))}
+     FOR UPDATE SKIP LOCKED`;
+}
+
 export interface OutboxRelayOptions {
   dataSource: DataSource;
   js: JetStreamClient;
@@ -116,8 +139,9 @@ export class OutboxRelay {
 
   /**
    * Publishes one batch; returns the number of rows published. Two round trips to
-   * PostgreSQL per batch: BEGIN and the claim go as one simple query, the mark and COMMIT
-   * as another (the ids inline: uuids read from the table), the publish between them.
+   * PostgreSQL per batch: BEGIN and the claim (claimQuery) go as one simple query, the
+   * mark and COMMIT as another (the ids inline: uuids read from the table), the publish
+   * between them.
    */
   async relayOnce(): Promise<number> {
     const { dataSource, js, namespace, table, batchSize, publishTimeoutMs } = this.opts;
@@ -126,14 +150,7 @@ export class OutboxRelay {
     let open = false;
     try {
       open = true;
-      const [, claimed] = await client.query(
-        // trace_context through to_jsonb: an outbox table without the column reads null.
-        `BEGIN; SELECT id, subject, payload, to_jsonb(${table}) ->> 'trace_context' AS trace_context FROM ${table}
-          WHERE published_at IS NULL
-          ORDER BY occurred_at, id
-          LIMIT ${Math.max(1, Math.trunc(batchSize))}
-          FOR UPDATE SKIP LOCKED`,
-      );
+      const [, , claimed] = await client.query(`BEGIN; ${CLAIM_PLANNER_SETTINGS}; ${claimQuery(table, batchSize)}`);
       const rows = claimed.rows as OutboxRow[];
       if (rows.length === 0) {
         await client.query('COMMIT');
