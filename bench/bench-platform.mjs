@@ -145,6 +145,19 @@ export function cpuMsOf(pid) {
   }
 }
 
+/**
+ * PostgreSQL client backends connected to `database` (the servers' pools), without the one
+ * asking: their CPU is the database's share of the work measured. Client backends only: an
+ * autovacuum worker on that database works for no server in particular.
+ */
+export async function databaseBackendPids(db, database) {
+  const { rows } = await db.query(
+    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+    [database],
+  );
+  return rows.map((r) => r.pid);
+}
+
 /** VmRSS of a process in MiB. */
 export function rssMiBOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

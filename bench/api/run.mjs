@@ -69,6 +69,7 @@ import {
   buildApps,
   cpuMsOf,
   cpuProfArgs,
+  databaseBackendPids,
   nodeArgsOf,
   PG_SERVER,
   platform,
@@ -639,19 +640,6 @@ function cpuOf(pids) {
   return out;
 }
 
-/**
- * PostgreSQL backends connected to the records database (both servers' pools): client
- * backends only; an autovacuum worker on that database (after the write rounds) works for
- * neither server and was charged to whichever one was measured at the time.
- */
-async function backendPids(db, database) {
-  const { rows } = await db.query(
-    `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND pid <> pg_backend_pid()`,
-    [database],
-  );
-  return rows.map((r) => r.pid);
-}
-
 async function measureDirect(routes, servers, db, database) {
   log(`direct: ${ROUNDS} alternating rounds of ${DURATION} s per route and server, ${CONNECTIONS} connections`);
   const names = Object.keys(servers);
@@ -662,10 +650,10 @@ async function measureDirect(routes, servers, db, database) {
       for (const name of order) {
         if (name !== RECORDS && !route.compare) continue;
         const pid = servers[name].pid;
-        const backendsBefore = await backendPids(db, database);
+        const backendsBefore = await databaseBackendPids(db, database);
         const before = cpuOf([pid, ...backendsBefore]);
         const r = await saturate(servers[name].url, route, DURATION);
-        const backendsAfter = await backendPids(db, database);
+        const backendsAfter = await databaseBackendPids(db, database);
         const after = cpuOf([pid, ...new Set([...backendsBefore, ...backendsAfter])]);
         r.cpuMicrosPerRequest = Math.round(((after[pid] - before[pid]) * 1000) / r.requests);
         let dbMs = 0;

@@ -50,6 +50,7 @@ import {
   benchPlans,
   buildApps,
   cpuMsOf,
+  databaseBackendPids,
   NATS_URL,
   nodeArgsOf,
   PG_SERVER,
@@ -553,7 +554,7 @@ function bucketPercentiles(before, after) {
   return { count, p50: at(0.5), p90: at(0.9), p99: at(0.99), bucketBounds: true };
 }
 
-async function measureLatency({ api, db, vaults, receiver, refReceiver, refSsePort, pids, p, token }) {
+async function measureLatency({ api, db, vaults, receiver, refReceiver, reference, refSsePort, pids, p, token }) {
   log(
     `latency: ${RATE} record updates/s over ${vaults.length} vaults for ${LATENCY_SECONDS} s (open loop), webhooks to both receivers, one change-feed stream per vault`,
   );
@@ -566,6 +567,8 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, refSsePo
   });
   const l0 = load();
   const cpu0 = cpuSnapshot(pids);
+  const sides0 = await costSides({ pids, db, p, reference });
+  const cost0 = cpuOfSides(sides0);
   const since = new Date();
   const run = await openLoop(api, writesOver(vaults, 'L'), RATE, LATENCY_SECONDS);
   const ok = [...run.writes.values()].filter((w) => w.answeredAt !== null).length;
@@ -575,6 +578,8 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, refSsePo
   const platformGot = await collect(receiver, ok, 60_000);
   const referenceGot = await collect(refReceiver, ok, 30_000);
   const cpu = cpuSince(cpu0, pids, run.seconds);
+  const sides1 = await costSides({ pids, db, p, reference });
+  const cpuPerEventMicros = perEvent(cost0, sides0, cpuOfSides(sides1), sides1, ok);
   const changeFeed = await feed.lags(run.writes);
   const result = {
     rate: RATE,
@@ -601,9 +606,11 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, refSsePo
     platformBreakdown: await breakdown(db, since),
     changeFeed,
     cpuPercent: cpu,
+    cpuPerEventMicros,
     load: [l0, load()],
   };
   log(`  platform breakdown: ${JSON.stringify(result.platformBreakdown)}`);
+  log(`  CPU per event (µs): ${JSON.stringify(cpuPerEventMicros)}`);
   for (const side of ['platform', 'reference']) {
     const s = result[side];
     log(
@@ -793,6 +800,53 @@ async function measureSse({ api, sseVaults, p, token, reference, refSsePort, pid
   };
 }
 
+/**
+ * The processes an event costs CPU in, by side: the platform's (its processes and the
+ * PostgreSQL backends of the records database: the API's and the pipeline's pools), the
+ * reference's process (its webhooks and its SSE broadcaster), and the NATS server both use
+ * (when it runs on this machine). The relay that feeds the stream is the platform's, though
+ * the reference reads what it publishes too.
+ */
+async function costSides({ pids, db, p, reference }) {
+  const nats = spawnSync('pgrep', ['-x', 'nats-server']).stdout?.toString().trim().split('\n').filter(Boolean) ?? [];
+  return {
+    platform: { ...pids, database: await databaseBackendPids(db, p.databases['records-service']) },
+    reference: { reference: reference.child.pid },
+    shared:
+      /^nats:\/\/(127\.0\.0\.1|localhost)[:/]/.test(NATS_URL) && nats.length === 1 ? { 'nats-server': Number(nats[0]) } : {},
+  };
+}
+
+/** CPU ms so far of every pid of the sides (a name stands for one pid or a list). */
+function cpuOfSides(sides) {
+  const out = {};
+  for (const pid of Object.values(sides).flatMap((names) => Object.values(names).flat())) {
+    const ms = cpuMsOf(pid);
+    if (ms !== undefined) out[pid] = ms;
+  }
+  return out;
+}
+
+/**
+ * CPU µs per event of each name of each side between two readings, with a total per side:
+ * the pids of both readings (a database backend that started in between counts from zero, one
+ * that ended in between is left out).
+ */
+function perEvent(before, sidesBefore, after, sidesAfter, events) {
+  return Object.fromEntries(
+    Object.entries(sidesAfter).map(([side, names]) => {
+      const row = Object.fromEntries(
+        Object.entries(names).map(([name, pids]) => {
+          const all = new Set([pids, sidesBefore[side]?.[name] ?? []].flat());
+          const ms = [...all].reduce((t, pid) => t + (after[pid] === undefined ? 0 : after[pid] - (before[pid] ?? 0)), 0);
+          return [name, Math.round((ms * 1000) / Math.max(1, events))];
+        }),
+      );
+      return [side, { ...row, total: Object.values(row).reduce((a, b) => a + b, 0) }];
+    }),
+  );
+}
+
 function cpuSnapshot(pids) {
   return { at: now(), ms: Object.fromEntries(Object.entries(pids).map(([app, pid]) => [app, cpuMsOf(pid)])) };
 }
@@ -864,6 +918,18 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
       '… event → published (relay) / → delivery row stored / row stored → delivered, p50 / p99',
       `${bd.eventToPublished.p50} / ${bd.eventToPublished.p99} ms; ${bd.eventToStored.p50} / ${bd.eventToStored.p99} ms; ${bd.storedToDelivered.p50} / ${bd.storedToDelivered.p99} ms`,
       '',
+      '',
+    ]);
+    const c = l.cpuPerEventMicros;
+    const sum = (row) =>
+      `${Object.entries(row)
+        .filter(([n]) => n !== 'total')
+        .map(([n, us]) => `${n} ${us}`)
+        .join(' + ')} = ${row.total} µs`;
+    rows.push([
+      `CPU per event (write answered and pushed out; NATS server, used by both: ${c.shared['nats-server'] ?? 'n/a'} µs)`,
+      sum(c.platform),
+      sum(c.reference),
       '',
     ]);
     const cfRef = l.changeFeed.reference;
