@@ -7,7 +7,7 @@ import { EventNamespace } from '../jetstream/namespace';
 import { ensureStream } from '../jetstream/streams';
 import { createTestDatabase, TestDatabase } from '../../testing/database';
 import { TestNatsServer } from '../../testing/nats-server';
-import { CLAIM_PLANNER_SETTINGS, claimQuery, OutboxRelay } from './outbox-relay';
+import { backlogQueries, CLAIM_PLANNER_SETTINGS, claimQuery, OutboxRelay } from './outbox-relay';
 import { createOutboxTable, insertOutboxEvents } from './outbox-table';
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
@@ -22,9 +22,9 @@ interface PlanNode {
 const nodeTypes = (n: PlanNode): string[] => [n['Node Type'], ...(n.Plans ?? []).flatMap(nodeTypes)];
 
 /**
- * The relay's claim on an outbox whose published rows were not vacuumed (autovacuum off for the
- * table): it reads the few unpublished rows without visiting the heap pages of the published
- * ones, for the index of unpublished rows createOutboxTable makes and for records-service's
+ * The relay's claim and its backlog gauges on an outbox whose published rows were not vacuumed
+ * (autovacuum off for the table): they read the few unpublished rows without visiting the heap
+ * pages of the published ones, for the index of unpublished rows createOutboxTable makes and for records-service's
  * older one on `occurred_at` alone.
  */
 describe('the outbox relay claim after many rows were published (real PostgreSQL and NATS)', () => {
@@ -88,14 +88,24 @@ describe('the outbox relay claim after many rows were published (real PostgreSQL
     await write(table, 2);
     expect(await relay.relayOnce()).toBe(2);
     await write(table, 2);
-    const plan = await ds.transaction(async (m) => {
-      await m.query(CLAIM_PLANNER_SETTINGS);
-      const [row] = await m.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claimQuery(table, 100)}`);
-      return row['QUERY PLAN'][0].Plan as PlanNode;
-    });
-    expect(plan['Actual Rows']).toBe(2);
-    expect(nodeTypes(plan)).not.toContain('Bitmap Heap Scan');
-    // a bitmap scan reads about 85 blocks here (a heap page per 40 published rows), and more as they grow
-    expect(plan['Shared Hit Blocks'] + plan['Shared Read Blocks']).toBeLessThan(40);
+    const planOf = (query: string) =>
+      ds.transaction(async (m) => {
+        await m.query(CLAIM_PLANNER_SETTINGS);
+        const [row] = await m.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${query}`);
+        return row['QUERY PLAN'][0].Plan as PlanNode;
+      });
+    const { rows, oldestAgeSeconds } = backlogQueries(table);
+    const claim = await planOf(claimQuery(table, 100));
+    expect(claim['Actual Rows']).toBe(2);
+    // a bitmap scan reads about 85 blocks here (a heap page per 40 published rows), and more as they grow;
+    // the backlog gauges read the same rows at every scrape
+    for (const plan of [claim, await planOf(rows), await planOf(oldestAgeSeconds)]) {
+      expect(nodeTypes(plan)).not.toContain('Bitmap Heap Scan');
+      expect(plan['Shared Hit Blocks'] + plan['Shared Read Blocks']).toBeLessThan(40);
+    }
+    expect(await relay.backlog()).toBe(2);
+    const age = await relay.oldestAgeSeconds();
+    expect(age).toBeGreaterThan(0);
+    expect(age).toBeLessThan(60);
   });
 });

@@ -8,7 +8,8 @@ import type { RelayLogger } from '../jetstream/durable-consumer';
 import { EventNamespace } from '../jetstream/namespace';
 
 /**
- * The planner settings of the relay's claim (SET LOCAL: its transaction only). A published row
+ * The planner settings of the relay's claim and of its backlog gauges (SET LOCAL: their
+ * transaction only). A published row
  * leaves a dead entry in the table's index of unpublished rows until it is vacuumed, and a
  * bitmap scan of that index (which the planner picks for the few rows it expects) visits the
  * heap page of every such entry at every claim: with autovacuum behind (or off), hundreds of
@@ -28,6 +29,14 @@ export function claimQuery(table: string, batchSize: number): string {
      ORDER BY occurred_at, id
      LIMIT ${Math.max(1, Math.trunc(batchSize))}
      FOR UPDATE SKIP LOCKED`;
+}
+
+/** The backlog gauges' reads of the unpublished rows (under CLAIM_PLANNER_SETTINGS): their count, and the oldest one's age in seconds. */
+export function backlogQueries(table: string): { rows: string; oldestAgeSeconds: string } {
+  return {
+    rows: `SELECT count(*)::int AS n FROM ${table} WHERE published_at IS NULL`,
+    oldestAgeSeconds: `SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at)), 0)::float8 AS n FROM ${table} WHERE published_at IS NULL`,
+  };
 }
 
 export interface OutboxRelayOptions {
@@ -186,18 +195,28 @@ export class OutboxRelay {
 
   /** Rows not yet published (the outbox_backlog_rows metric, read at scrape time). */
   async backlog(): Promise<number> {
-    const [row] = await this.opts.dataSource.query(
-      `SELECT count(*)::int AS n FROM ${this.opts.table} WHERE published_at IS NULL`,
-    );
-    return Number(row?.n ?? 0);
+    return this.readBacklog(backlogQueries(this.opts.table).rows);
   }
 
   /** Seconds since the oldest unpublished row occurred, 0 when none (outbox_oldest_unpublished_age_seconds). */
   async oldestAgeSeconds(): Promise<number> {
-    const [row] = await this.opts.dataSource.query(
-      `SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at)), 0)::float8 AS age FROM ${this.opts.table} WHERE published_at IS NULL`,
-    );
-    return Math.max(0, Number(row?.age ?? 0));
+    return Math.max(0, await this.readBacklog(backlogQueries(this.opts.table).oldestAgeSeconds));
+  }
+
+  /** One backlog gauge's read (`n`), in a read-only transaction under CLAIM_PLANNER_SETTINGS: one simple query. */
+  private async readBacklog(select: string): Promise<number> {
+    const qr = this.opts.dataSource.createQueryRunner();
+    const client = (await qr.connect()) as SimpleQueryClient;
+    try {
+      const [, , read] = await client.query(`BEGIN READ ONLY; ${CLAIM_PLANNER_SETTINGS}; ${select}; COMMIT`);
+      return Number((read.rows[0] as { n?: unknown } | undefined)?.n ?? 0);
+    } catch (err) {
+      // a failed statement leaves the transaction open: closed before the connection goes back
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      await qr.release();
+    }
   }
 
   /** Deletes published rows older than the retention; returns how many. */
