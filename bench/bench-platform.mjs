@@ -145,6 +145,16 @@ export function cpuMsOf(pid) {
   }
 }
 
+/** CPU ms (user + system) so far of each pid, by pid; pids that are gone are left out. */
+export function cpuMsOfEach(pids) {
+  const out = {};
+  for (const pid of pids) {
+    const ms = cpuMsOf(pid);
+    if (ms !== undefined) out[pid] = ms;
+  }
+  return out;
+}
+
 /**
  * PostgreSQL client backends connected to `database` (the servers' pools), without the one
  * asking: their CPU is the database's share of the work measured. Client backends only: an

@@ -68,6 +68,7 @@ import {
   benchPlans as shippedPlans,
   buildApps,
   cpuMsOf,
+  cpuMsOfEach,
   cpuProfArgs,
   databaseBackendPids,
   nodeArgsOf,
@@ -630,16 +631,6 @@ function saturate(base, route, duration) {
   });
 }
 
-/** CPU ms (user + system) so far of each pid; missing pids are left out. */
-function cpuOf(pids) {
-  const out = {};
-  for (const pid of pids) {
-    const ms = cpuMsOf(pid);
-    if (ms !== undefined) out[pid] = ms;
-  }
-  return out;
-}
-
 async function measureDirect(routes, servers, db, database) {
   log(`direct: ${ROUNDS} alternating rounds of ${DURATION} s per route and server, ${CONNECTIONS} connections`);
   const names = Object.keys(servers);
@@ -651,10 +642,10 @@ async function measureDirect(routes, servers, db, database) {
         if (name !== RECORDS && !route.compare) continue;
         const pid = servers[name].pid;
         const backendsBefore = await databaseBackendPids(db, database);
-        const before = cpuOf([pid, ...backendsBefore]);
+        const before = cpuMsOfEach([pid, ...backendsBefore]);
         const r = await saturate(servers[name].url, route, DURATION);
         const backendsAfter = await databaseBackendPids(db, database);
-        const after = cpuOf([pid, ...new Set([...backendsBefore, ...backendsAfter])]);
+        const after = cpuMsOfEach([pid, ...new Set([...backendsBefore, ...backendsAfter])]);
         r.cpuMicrosPerRequest = Math.round(((after[pid] - before[pid]) * 1000) / r.requests);
         let dbMs = 0;
         for (const b of Object.keys(after)) if (Number(b) !== pid) dbMs += after[b] - (before[b] ?? 0);

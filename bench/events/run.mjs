@@ -50,6 +50,7 @@ import {
   benchPlans,
   buildApps,
   cpuMsOf,
+  cpuMsOfEach,
   databaseBackendPids,
   NATS_URL,
   nodeArgsOf,
@@ -819,12 +820,7 @@ async function costSides({ pids, db, p, reference }) {
 
 /** CPU ms so far of every pid of the sides (a name stands for one pid or a list). */
 function cpuOfSides(sides) {
-  const out = {};
-  for (const pid of Object.values(sides).flatMap((names) => Object.values(names).flat())) {
-    const ms = cpuMsOf(pid);
-    if (ms !== undefined) out[pid] = ms;
-  }
-  return out;
+  return cpuMsOfEach(Object.values(sides).flatMap((names) => Object.values(names).flat()));
 }
 
 /**
