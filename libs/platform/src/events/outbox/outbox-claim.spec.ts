@@ -7,7 +7,7 @@ import { EventNamespace } from '../jetstream/namespace';
 import { ensureStream } from '../jetstream/streams';
 import { createTestDatabase, TestDatabase } from '../../testing/database';
 import { TestNatsServer } from '../../testing/nats-server';
-import { backlogQueries, CLAIM_PLANNER_SETTINGS, claimQuery, OutboxRelay } from './outbox-relay';
+import { backlogQueries, UNPUBLISHED_SCAN_SETTINGS, claimQuery, OutboxRelay } from './outbox-relay';
 import { createOutboxTable, insertOutboxEvents } from './outbox-table';
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
@@ -90,7 +90,7 @@ describe('the outbox relay claim after many rows were published (real PostgreSQL
     await write(table, 2);
     const planOf = (query: string) =>
       ds.transaction(async (m) => {
-        await m.query(CLAIM_PLANNER_SETTINGS);
+        await m.query(UNPUBLISHED_SCAN_SETTINGS);
         const [row] = await m.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${query}`);
         return row['QUERY PLAN'][0].Plan as PlanNode;
       });

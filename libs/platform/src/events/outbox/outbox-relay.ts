@@ -8,19 +8,19 @@ import type { RelayLogger } from '../jetstream/durable-consumer';
 import { EventNamespace } from '../jetstream/namespace';
 
 /**
- * The planner settings of the relay's claim and of its backlog gauges (SET LOCAL: their
- * transaction only). A published row
- * leaves a dead entry in the table's index of unpublished rows until it is vacuumed, and a
- * bitmap scan of that index (which the planner picks for the few rows it expects) visits the
- * heap page of every such entry at every claim: with autovacuum behind (or off), hundreds of
- * pages per claim for a handful of rows. A plain index scan marks the dead entries it meets as
- * such, and later claims skip them without reading the heap.
+ * The planner settings of the relay's reads of the unpublished rows, its claim and its backlog
+ * gauges (SET LOCAL: their transaction only). A published row leaves a dead entry in the
+ * table's index of unpublished rows until it is vacuumed, and a bitmap scan of that index (which
+ * the planner picks for the few rows it expects) visits the heap page of every such entry at
+ * every read: with autovacuum behind (or off), hundreds of pages for a handful of rows. A plain
+ * index scan marks the dead entries it meets as such, and later reads skip them without reading
+ * the heap.
  */
-export const CLAIM_PLANNER_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
+export const UNPUBLISHED_SCAN_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
 
 /**
  * The relay's claim of the oldest unpublished rows, at most `batchSize` (under
- * CLAIM_PLANNER_SETTINGS). `trace_context` through to_jsonb: an outbox table without the
+ * UNPUBLISHED_SCAN_SETTINGS). `trace_context` through to_jsonb: an outbox table without the
  * column reads null.
  */
 export function claimQuery(table: string, batchSize: number): string {
@@ -31,7 +31,7 @@ export function claimQuery(table: string, batchSize: number): string {
      FOR UPDATE SKIP LOCKED`;
 }
 
-/** The backlog gauges' reads of the unpublished rows (under CLAIM_PLANNER_SETTINGS): their count, and the oldest one's age in seconds. */
+/** The backlog gauges' reads of the unpublished rows (under UNPUBLISHED_SCAN_SETTINGS): their count, and the oldest one's age in seconds. */
 export function backlogQueries(table: string): { rows: string; oldestAgeSeconds: string } {
   return {
     rows: `SELECT count(*)::int AS n FROM ${table} WHERE published_at IS NULL`,
@@ -159,7 +159,7 @@ export class OutboxRelay {
     let open = false;
     try {
       open = true;
-      const [, , claimed] = await client.query(`BEGIN; ${CLAIM_PLANNER_SETTINGS}; ${claimQuery(table, batchSize)}`);
+      const [, , claimed] = await client.query(`BEGIN; ${UNPUBLISHED_SCAN_SETTINGS}; ${claimQuery(table, batchSize)}`);
       const rows = claimed.rows as OutboxRow[];
       if (rows.length === 0) {
         await client.query('COMMIT');
@@ -203,12 +203,12 @@ export class OutboxRelay {
     return Math.max(0, await this.readBacklog(backlogQueries(this.opts.table).oldestAgeSeconds));
   }
 
-  /** One backlog gauge's read (`n`), in a read-only transaction under CLAIM_PLANNER_SETTINGS: one simple query. */
+  /** One backlog gauge's read (`n`), in a read-only transaction under UNPUBLISHED_SCAN_SETTINGS: one simple query. */
   private async readBacklog(select: string): Promise<number> {
     const qr = this.opts.dataSource.createQueryRunner();
     const client = (await qr.connect()) as SimpleQueryClient;
     try {
-      const [, , read] = await client.query(`BEGIN READ ONLY; ${CLAIM_PLANNER_SETTINGS}; ${select}; COMMIT`);
+      const [, , read] = await client.query(`BEGIN READ ONLY; ${UNPUBLISHED_SCAN_SETTINGS}; ${select}; COMMIT`);
       return Number((read.rows[0] as { n?: unknown } | undefined)?.n ?? 0);
     } catch (err) {
       // a failed statement leaves the transaction open: closed before the connection goes back
