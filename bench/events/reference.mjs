@@ -9,22 +9,38 @@
  *   (order kept per vault) and at most REF_CONCURRENCY in all; acknowledged after 2xx,
  *   retried every 200 ms otherwise (about 3,000 events at most are held in memory; the
  *   rest wait in the stream). {cmd: 'webhooks'} starts it.
+ *   With REF_DATABASE_URL set, the process is instead the **durable floor** of the webhooks:
+ *   the same consumer, queues and POSTs, plus the two things the platform's semantics add
+ *   before a POST (docs/webhooks.md): the resource read now (the events' records, one
+ *   statement per batch) and a delivery row stored before the event is acknowledged (one
+ *   INSERT per batch into a table of its own), batches stored one after the other as they
+ *   come; a delivered row is marked (an UPDATE each, not awaited by the vault's next POST).
+ *   It reads no subscriptions, no files and no catalogue, claims nothing and keeps no
+ *   outcome history: a lower bound of any dispatcher with those semantics, on this machine.
  * - sse: a node:http server; GET /vault/<id>/events streams, as Server-Sent Events, every
  *   event of that vault from an ordered consumer (new events only) to every client of the
  *   vault. {cmd: 'sse'} → {port}.
  *
  * Env: NATS_URL, STREAM, SUBJECT_PREFIX (the namespace's `ns.`), RECEIVER_URL, REF_SECRET,
- * REF_CONCURRENCY (10).
+ * REF_CONCURRENCY (10), REF_DATABASE_URL (the records database: the durable floor),
+ * REF_DATABASE_APP (its connections' application_name).
  */
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { Agent, request } from 'undici';
 import { Webhook } from 'standardwebhooks';
 
-const { NATS_URL, STREAM, SUBJECT_PREFIX = '', RECEIVER_URL, REF_SECRET } = process.env;
+const { NATS_URL, STREAM, SUBJECT_PREFIX = '', RECEIVER_URL, REF_SECRET, REF_DATABASE_URL, REF_DATABASE_APP } = process.env;
 const CONCURRENCY = Number(process.env.REF_CONCURRENCY ?? 10);
 const DURABLE = `bench_reference_${process.pid}`;
+const pg = createRequire(import.meta.url)('pg');
+const db = REF_DATABASE_URL
+  ? new pg.Pool({ connectionString: REF_DATABASE_URL, application_name: REF_DATABASE_APP, max: CONCURRENCY + 2 })
+  : null;
+const FLOOR_TABLE = `bench_floor_deliveries_${process.pid}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const nc = await connect({ servers: NATS_URL });
@@ -48,10 +64,9 @@ const queues = new Map();
 let inFlight = 0;
 const waiting = [];
 
-async function post(m) {
-  const payload = JSON.parse(decoder.decode(m.data));
-  const id = m.headers?.get('Nats-Msg-Id') || `${m.seq}`;
-  const body = JSON.stringify({
+/** The CloudEvents body of an event with `data`. */
+const cloudEvent = (id, payload, data) =>
+  JSON.stringify({
     specversion: '1.0',
     id,
     source: `/vault/vault-id/${payload.vault.id}`,
@@ -59,8 +74,26 @@ async function post(m) {
     time: payload.occurredAt,
     datacontenttype: 'application/json',
     vaultid: payload.vault.id,
-    data: payload,
+    data,
   });
+
+const eventId = (m) => m.headers?.get('Nats-Msg-Id') || `${m.seq}`;
+
+/** An item of a vault's queue: a message (acknowledged once delivered), or a stored delivery row (marked). */
+async function post(item) {
+  if (item.row) {
+    await send(item.row.eventId, item.row.body);
+    db.query(`UPDATE ${FLOOR_TABLE} SET delivered_at = now() WHERE id = $1`, [item.row.id]).catch(() => undefined);
+    return;
+  }
+  const m = item;
+  const payload = JSON.parse(decoder.decode(m.data));
+  await send(eventId(m), cloudEvent(eventId(m), payload, payload));
+  m.ack();
+}
+
+/** POSTs until the receiver answers 2xx (every 200 ms). */
+async function send(id, body) {
   for (;;) {
     const date = new Date();
     const signature = wh.sign(id, date, body);
@@ -83,7 +116,6 @@ async function post(m) {
     }
     await sleep(200);
   }
-  m.ack();
 }
 
 function pump() {
@@ -102,14 +134,67 @@ function pump() {
   }
 }
 
+function enqueue(vaultId, item) {
+  if (!queues.has(vaultId)) queues.set(vaultId, { busy: false, items: [] });
+  queues.get(vaultId).items.push(item);
+  pump();
+}
+
+/** Messages the durable floor has not stored yet, and whether a batch is being stored. */
+const incoming = [];
+let storing = false;
+
+/**
+ * The durable floor's store: the batch's records read now (one statement), one delivery row
+ * per event stored (one INSERT), the messages acknowledged, the rows queued for their vaults.
+ */
+async function storeBatches() {
+  if (storing) return;
+  storing = true;
+  while (incoming.length > 0) {
+    const batch = incoming.splice(0, 200).map((m) => ({ m, id: eventId(m), payload: JSON.parse(decoder.decode(m.data)) }));
+    try {
+      const { rows: records } = await db.query('SELECT * FROM records WHERE id = ANY($1::uuid[])', [
+        batch.map((e) => e.payload.record.id),
+      ]);
+      const byId = new Map(records.map((r) => [r.id, r]));
+      const rows = batch.map((e) => ({
+        id: randomUUID(),
+        vaultId: e.payload.vault.id,
+        eventId: e.id,
+        body: cloudEvent(e.id, e.payload, byId.get(e.payload.record.id) ?? e.payload),
+      }));
+      await db.query(
+        `INSERT INTO ${FLOOR_TABLE} (id, vault_id, event_id, body)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) ON CONFLICT (event_id) DO NOTHING`,
+        [rows.map((r) => r.id), rows.map((r) => r.vaultId), rows.map((r) => r.eventId), rows.map((r) => r.body)],
+      );
+      for (const e of batch) e.m.ack();
+      rows.forEach((row) => enqueue(row.vaultId, { row }));
+    } catch (err) {
+      console.error(`durable floor: ${err.message}`);
+      for (const e of batch) e.m.nak(200);
+    }
+  }
+  storing = false;
+}
+
 async function runWebhooks() {
+  if (db) {
+    await db.query(
+      `CREATE TABLE ${FLOOR_TABLE} (id uuid PRIMARY KEY, vault_id uuid NOT NULL, event_id text NOT NULL UNIQUE,
+         body text NOT NULL, created_at timestamptz NOT NULL DEFAULT now(), delivered_at timestamptz)`,
+    );
+  }
   const consumer = await js.consumers.get(STREAM, DURABLE);
   const messages = await consumer.consume({ max_messages: 1000 });
   for await (const m of messages) {
-    const vaultId = JSON.parse(decoder.decode(m.data)).vault.id;
-    if (!queues.has(vaultId)) queues.set(vaultId, { busy: false, items: [] });
-    queues.get(vaultId).items.push(m);
-    pump();
+    if (db) {
+      incoming.push(m);
+      void storeBatches();
+    } else {
+      enqueue(JSON.parse(decoder.decode(m.data)).vault.id, m);
+    }
     // Hold the pull while every slot is busy and the queues are long (no unbounded buffer).
     while (inFlight >= CONCURRENCY && [...queues.values()].reduce((n, q) => n + q.items.length, 0) > 2000) {
       await new Promise((r) => waiting.push(r));
@@ -153,13 +238,18 @@ async function startSse() {
 
 process.on('message', async (m) => {
   if (m.cmd === 'webhooks') {
-    void runWebhooks();
+    runWebhooks().catch((err) => {
+      console.error(`reference: ${err.message}`);
+      process.exit(1);
+    });
     process.send({ started: true });
   } else if (m.cmd === 'sse') {
     process.send({ port: await startSse() });
   } else if (m.cmd === 'exit') {
     await jsm.consumers.delete(STREAM, DURABLE).catch(() => undefined);
     await nc.close();
+    await db?.query(`DROP TABLE IF EXISTS ${FLOOR_TABLE}`).catch(() => undefined);
+    await db?.end();
     process.exit(0);
   }
 });

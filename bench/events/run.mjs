@@ -86,6 +86,14 @@ const EVENTS_INSTANCE = process.env.BENCH_EVENTS_INSTANCE === '1';
 /** The webhook fan-out and dispatcher in a records-service process of their own, apart from the rest of the pipeline. */
 const WEBHOOKS_INSTANCE = process.env.BENCH_WEBHOOKS_INSTANCE === '1';
 if (WEBHOOKS_INSTANCE && !EVENTS_INSTANCE) throw new Error('BENCH_WEBHOOKS_INSTANCE=1 needs BENCH_EVENTS_INSTANCE=1');
+/**
+ * The latency phase also runs the reference's durable floor (reference.mjs with
+ * REF_DATABASE_URL): its consumer reading each batch's records and storing a delivery row
+ * before a POST, to its own receiver.
+ */
+const FLOOR = process.env.BENCH_FLOOR === '1';
+/** The application_name of the floor's connections (their backends count on the floor's side). */
+const FLOOR_APP = 'bench-events-floor';
 const PIPELINE_ROLES = ['ACTIVITY_LOG_RELAY', 'ACTIVITY_LOG_WRITER', 'WEBHOOK_DISPATCHER', 'CHANGE_FEED_WRITER'];
 /** Retries after 1 s, 5 s, then every 10 s for 10 minutes: an outage ends within 10 s of the receiver's return. */
 const RETRY_SCHEDULE = process.env.BENCH_RETRY_SCHEDULE_MS ?? [1000, 5000, ...Array(60).fill(10_000)].join(',');
@@ -132,6 +140,7 @@ function helper(file, env = {}, greets = false) {
   return {
     child,
     first,
+    exited,
     ask: (m) =>
       new Promise((resolve) => {
         answers.push(resolve);
@@ -222,6 +231,7 @@ async function main() {
   );
   await reference.first;
   await reference.ask({ cmd: 'webhooks' });
+  const floor = FLOOR ? await startFloor(p, namespace, vaults, refSecret) : null;
   // the reference's SSE broadcaster (its ordered consumer reads from the stream's new messages on)
   const { port: refSsePort } = await reference.ask({ cmd: 'sse' });
   const ctx = {
@@ -236,6 +246,7 @@ async function main() {
     refReceiverPort,
     reference,
     refSsePort,
+    floor,
     p,
     token,
   };
@@ -246,10 +257,42 @@ async function main() {
   await sleep(2000);
   await receiver.ask({ cmd: 'take' });
   await refReceiver.ask({ cmd: 'take' });
+  await floor?.receiver.ask({ cmd: 'take' });
   if (PHASES.includes('latency')) results.latency = await measureLatency(ctx);
+  // the floor's consumer stops: the later phases compare the platform with the reference only
+  if (floor) {
+    floor.process.child.send({ cmd: 'exit' });
+    await floor.process.exited;
+  }
   if (PHASES.includes('backlog')) results.backlog = await measureBacklog(ctx);
   if (PHASES.includes('sse')) results.sse = await measureSse(ctx);
   writeReport({ results, startedAt, loadAtStart, namespace });
+}
+
+/**
+ * The reference's durable floor (BENCH_FLOOR=1): a second reference process reading the
+ * records database and storing its delivery rows there, with a receiver of its own.
+ */
+async function startFloor(p, namespace, vaults, secret) {
+  const receiver = helper('receiver.mjs');
+  const { port } = await receiver.ask({ cmd: 'listen' });
+  await receiver.ask({ cmd: 'secrets', secrets: Object.fromEntries(vaults.map((v) => [v.id, secret])) });
+  const floor = helper(
+    'reference.mjs',
+    {
+      NATS_URL,
+      STREAM: `${namespace}_VAULT_EVENTS`,
+      SUBJECT_PREFIX: `${namespace}.`,
+      RECEIVER_URL: `http://127.0.0.1:${port}/hooks`,
+      REF_SECRET: secret,
+      REF_DATABASE_URL: platform.databaseUrl(PG_SERVER, p.databases['records-service']),
+      REF_DATABASE_APP: FLOOR_APP,
+    },
+    true,
+  );
+  await floor.first;
+  await floor.ask({ cmd: 'webhooks' });
+  return { receiver, process: floor };
 }
 
 /**
@@ -555,7 +598,7 @@ function bucketPercentiles(before, after) {
   return { count, p50: at(0.5), p90: at(0.9), p99: at(0.99), bucketBounds: true };
 }
 
-async function measureLatency({ api, db, vaults, receiver, refReceiver, reference, refSsePort, pids, p, token }) {
+async function measureLatency({ api, db, vaults, receiver, refReceiver, reference, refSsePort, floor, pids, p, token }) {
   log(
     `latency: ${RATE} record updates/s over ${vaults.length} vaults for ${LATENCY_SECONDS} s (open loop), webhooks to both receivers, one change-feed stream per vault`,
   );
@@ -568,7 +611,7 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, referenc
   });
   const l0 = load();
   const cpu0 = cpuSnapshot(pids);
-  const sides0 = await costSides({ pids, db, p, reference });
+  const sides0 = await costSides({ pids, db, p, reference, floor });
   const cost0 = cpuOfSides(sides0);
   const since = new Date();
   const run = await openLoop(api, writesOver(vaults, 'L'), RATE, LATENCY_SECONDS);
@@ -578,8 +621,9 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, referenc
   );
   const platformGot = await collect(receiver, ok, 60_000);
   const referenceGot = await collect(refReceiver, ok, 30_000);
+  const floorGot = floor ? await collect(floor.receiver, ok, 30_000) : null;
   const cpu = cpuSince(cpu0, pids, run.seconds);
-  const sides1 = await costSides({ pids, db, p, reference });
+  const sides1 = await costSides({ pids, db, p, reference, floor });
   const cpuPerEventMicros = perEvent(cost0, sides0, cpuOfSides(sides1), sides1, ok);
   const changeFeed = await feed.lags(run.writes);
   const result = {
@@ -604,6 +648,15 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, referenc
       duplicates: referenceGot.duplicates,
       rejected: referenceGot.rejected,
     },
+    ...(floorGot && {
+      floor: {
+        ...(await lags(db, run.writes, floorGot.rows)),
+        delivered: floorGot.rows.length,
+        requests: floorGot.requests,
+        duplicates: floorGot.duplicates,
+        rejected: floorGot.rejected,
+      },
+    }),
     platformBreakdown: await breakdown(db, since),
     changeFeed,
     cpuPercent: cpu,
@@ -612,7 +665,7 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, referenc
   };
   log(`  platform breakdown: ${JSON.stringify(result.platformBreakdown)}`);
   log(`  CPU per event (µs): ${JSON.stringify(cpuPerEventMicros)}`);
-  for (const side of ['platform', 'reference']) {
+  for (const side of ['platform', 'reference', ...(floorGot ? ['floor'] : [])]) {
     const s = result[side];
     log(
       `  ${side}: ${s.delivered} delivered (${s.matched} matched), lag from answer p50 ${s.fromAnswer.p50} ms p99 ${s.fromAnswer.p99} ms max ${s.fromAnswer.max} ms`,
@@ -806,13 +859,18 @@ async function measureSse({ api, sseVaults, p, token, reference, refSsePort, pid
  * PostgreSQL backends of the records database: the API's and the pipeline's pools), the
  * reference's process (its webhooks and its SSE broadcaster), and the NATS server both use
  * (when it runs on this machine). The relay that feeds the stream is the platform's, though
- * the reference reads what it publishes too.
+ * the reference reads what it publishes too. With the durable floor, its process and its
+ * backends in the records database (by application_name) are a side of their own.
  */
-async function costSides({ pids, db, p, reference }) {
+async function costSides({ pids, db, p, reference, floor }) {
   const nats = spawnSync('pgrep', ['-x', 'nats-server']).stdout?.toString().trim().split('\n').filter(Boolean) ?? [];
+  const backends = await databaseBackendPids(db, p.databases['records-service']);
+  const { rows } = await db.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [FLOOR_APP]);
+  const floorBackends = rows.map((r) => r.pid);
   return {
-    platform: { ...pids, database: await databaseBackendPids(db, p.databases['records-service']) },
+    platform: { ...pids, database: backends.filter((pid) => !floorBackends.includes(pid)) },
     reference: { reference: reference.child.pid },
+    ...(floor && { floor: { floor: floor.process.child.pid, database: floorBackends } }),
     shared:
       /^nats:\/\/(127\.0\.0\.1|localhost)[:/]/.test(NATS_URL) && nats.length === 1 ? { 'nats-server': Number(nats[0]) } : {},
   };
@@ -894,6 +952,7 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
       recordsMain: process.env.BENCH_RECORDS_MAIN ?? 'dist',
       eventsInstance: EVENTS_INSTANCE,
       webhooksInstance: WEBHOOKS_INSTANCE,
+      durableFloor: FLOOR,
     },
     ...results,
   };
@@ -909,6 +968,14 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
       `${l.reference.fromAnswer.p50} / ${l.reference.fromAnswer.p99} / ${l.reference.fromAnswer.max} ms`,
       `p99 <= 2x the reference's: ${met(l.platform.fromAnswer.p99, 2 * l.reference.fromAnswer.p99)} (${r1(l.platform.fromAnswer.p99 / l.reference.fromAnswer.p99)}x)`,
     ]);
+    if (l.floor) {
+      rows.push([
+        "… the reference's durable floor (records read and a delivery row stored before each POST), p50 / p99 / max",
+        '',
+        `${l.floor.fromAnswer.p50} / ${l.floor.fromAnswer.p99} / ${l.floor.fromAnswer.max} ms (${l.floor.delivered} received; ${r1(l.floor.fromAnswer.p99 / l.reference.fromAnswer.p99)}x the reference's p99, the platform ${r1(l.platform.fromAnswer.p99 / l.floor.fromAnswer.p99)}x the floor's)`,
+        '',
+      ]);
+    }
     const bd = l.platformBreakdown;
     rows.push([
       '… event → published (relay) / → delivery row stored / row stored → delivered, p50 / p99',
@@ -925,7 +992,7 @@ function writeReport({ results, startedAt, loadAtStart, namespace }) {
     rows.push([
       `CPU per event (write answered and pushed out; NATS server, used by both: ${c.shared['nats-server'] ?? 'n/a'} µs)`,
       sum(c.platform),
-      sum(c.reference),
+      c.floor ? `${sum(c.reference)}; durable floor ${sum(c.floor)}` : sum(c.reference),
       '',
     ]);
     const cfRef = l.changeFeed.reference;
