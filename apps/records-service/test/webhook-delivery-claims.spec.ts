@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
+import { Client, type Pool, type PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
 import { FanoutHorizon } from '../src/features/webhooks/fanout-horizon';
 import { RunEnds } from '../src/features/webhooks/run-ends';
 import { WebhookDispatcher } from '../src/features/webhooks/webhook-dispatcher';
@@ -190,6 +191,45 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
       expect(head.status).toBe('delivered');
     }
     expect(await stateOf(a.webhookId)).toEqual([{ stream_seq: '702', attempts: 1, leased: true, due: false }]);
+  });
+
+  it('keeps one plan for the insert and for the ends of runs: planned at their first executions, not at every batch', async () => {
+    const s = await subscription();
+    for (let k = 0; k < 16; k++) {
+      const { runs } = await deliveries.insertDeliveries([s.row(3000 + k)], { ...lease, runMax: 1, upTo: 100_000, room: 5 });
+      await deliveries.recordAndContinue([runEnd(runs, s.webhookId)], { ...lease, horizon: 100_000 });
+    }
+    expect(await stateOf(s.webhookId)).toEqual([]);
+    // Each connection of the pool that ran them: PostgreSQL plans a named statement for its first
+    // five executions, then keeps the generic plan unless the custom ones look cheaper.
+    const pool = (t.app.get(DataSource).driver as unknown as { master: Pool }).master;
+    const clients: PoolClient[] = [];
+    for (let i = pool.idleCount; i > 0; i--) clients.push(await pool.connect());
+    const plans = new Map<string, { holders: number; custom: number; generic: number }>();
+    try {
+      for (const c of clients) {
+        const { rows } = await c.query<{ name: string; custom: string; generic: string }>(
+          `SELECT name, custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = ANY($1)`,
+          [['webhook_deliveries_insert', 'webhook_deliveries_end_and_continue']],
+        );
+        for (const r of rows) {
+          const p = plans.get(r.name) ?? { holders: 0, custom: 0, generic: 0 };
+          plans.set(r.name, {
+            holders: p.holders + 1,
+            custom: p.custom + Number(r.custom),
+            generic: p.generic + Number(r.generic),
+          });
+        }
+      }
+    } finally {
+      clients.forEach((c) => c.release());
+    }
+    for (const name of ['webhook_deliveries_insert', 'webhook_deliveries_end_and_continue']) {
+      const p = plans.get(name);
+      expect(p && p.custom + p.generic).toBeGreaterThanOrEqual(16);
+      // at most five custom plans per connection holding the statement: every later execution generic
+      expect(p?.custom).toBeLessThanOrEqual(5 * (p?.holders ?? 0));
+    }
   });
 
   it("stores the other runs' ends of a group whose statement fails, each on its own", async () => {
