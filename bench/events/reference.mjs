@@ -38,7 +38,13 @@ const CONCURRENCY = Number(process.env.REF_CONCURRENCY ?? 10);
 const DURABLE = `bench_reference_${process.pid}`;
 const pg = createRequire(import.meta.url)('pg');
 const db = REF_DATABASE_URL
-  ? new pg.Pool({ connectionString: REF_DATABASE_URL, application_name: REF_DATABASE_APP, max: CONCURRENCY + 2 })
+  ? // connections kept for the whole run: a backend that ends mid-phase would leave the CPU figures
+    new pg.Pool({
+      connectionString: REF_DATABASE_URL,
+      application_name: REF_DATABASE_APP,
+      max: CONCURRENCY + 2,
+      idleTimeoutMillis: 0,
+    })
   : null;
 const FLOOR_TABLE = `bench_floor_deliveries_${process.pid}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -140,43 +146,54 @@ function enqueue(vaultId, item) {
   pump();
 }
 
-/** Messages the durable floor has not stored yet, and whether a batch is being stored. */
+/** Messages the durable floor has not stored yet; the batch being stored (a promise), if any. */
 const incoming = [];
-let storing = false;
+let storing = null;
+let stopping = false;
 
 /**
  * The durable floor's store: the batch's records read now (one statement), one delivery row
- * per event stored (one INSERT), the messages acknowledged, the rows queued for their vaults.
+ * per event stored (one INSERT; an event stored already adds none and is not sent again), the
+ * messages acknowledged, the stored rows queued for their vaults. A batch that fails is stored
+ * again after 200 ms, before any later one (the order per vault is kept).
  */
-async function storeBatches() {
-  if (storing) return;
-  storing = true;
-  while (incoming.length > 0) {
-    const batch = incoming.splice(0, 200).map((m) => ({ m, id: eventId(m), payload: JSON.parse(decoder.decode(m.data)) }));
-    try {
-      const { rows: records } = await db.query('SELECT * FROM records WHERE id = ANY($1::uuid[])', [
-        batch.map((e) => e.payload.record.id),
-      ]);
-      const byId = new Map(records.map((r) => [r.id, r]));
-      const rows = batch.map((e) => ({
-        id: randomUUID(),
-        vaultId: e.payload.vault.id,
-        eventId: e.id,
-        body: cloudEvent(e.id, e.payload, byId.get(e.payload.record.id) ?? e.payload),
-      }));
-      await db.query(
-        `INSERT INTO ${FLOOR_TABLE} (id, vault_id, event_id, body)
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) ON CONFLICT (event_id) DO NOTHING`,
-        [rows.map((r) => r.id), rows.map((r) => r.vaultId), rows.map((r) => r.eventId), rows.map((r) => r.body)],
-      );
-      for (const e of batch) e.m.ack();
-      rows.forEach((row) => enqueue(row.vaultId, { row }));
-    } catch (err) {
-      console.error(`durable floor: ${err.message}`);
-      for (const e of batch) e.m.nak(200);
+function storeBatches() {
+  storing ??= (async () => {
+    while (incoming.length > 0 && !stopping) {
+      const batch = incoming.slice(0, 200);
+      try {
+        await storeBatch(batch);
+        incoming.splice(0, batch.length);
+      } catch (err) {
+        console.error(`durable floor: ${err.message}`);
+        await sleep(200);
+      }
     }
-  }
-  storing = false;
+    storing = null;
+  })();
+  return storing;
+}
+
+async function storeBatch(messages) {
+  const batch = messages.map((m) => ({ m, id: eventId(m), payload: JSON.parse(decoder.decode(m.data)) }));
+  const { rows: records } = await db.query('SELECT * FROM records WHERE id = ANY($1::uuid[])', [
+    batch.map((e) => e.payload.record.id),
+  ]);
+  const byId = new Map(records.map((r) => [r.id, r]));
+  const rows = batch.map((e) => ({
+    id: randomUUID(),
+    vaultId: e.payload.vault.id,
+    eventId: e.id,
+    body: cloudEvent(e.id, e.payload, byId.get(e.payload.record.id) ?? e.payload),
+  }));
+  const { rows: stored } = await db.query(
+    `INSERT INTO ${FLOOR_TABLE} (id, vault_id, event_id, body)
+     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) ON CONFLICT (event_id) DO NOTHING RETURNING id`,
+    [rows.map((r) => r.id), rows.map((r) => r.vaultId), rows.map((r) => r.eventId), rows.map((r) => r.body)],
+  );
+  for (const e of batch) e.m.ack();
+  const ids = new Set(stored.map((r) => r.id));
+  for (const row of rows) if (ids.has(row.id)) enqueue(row.vaultId, { row });
 }
 
 async function runWebhooks() {
@@ -246,6 +263,8 @@ process.on('message', async (m) => {
   } else if (m.cmd === 'sse') {
     process.send({ port: await startSse() });
   } else if (m.cmd === 'exit') {
+    stopping = true;
+    await storing;
     await jsm.consumers.delete(STREAM, DURABLE).catch(() => undefined);
     await nc.close();
     await db?.query(`DROP TABLE IF EXISTS ${FLOOR_TABLE}`).catch(() => undefined);

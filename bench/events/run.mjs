@@ -260,9 +260,9 @@ async function main() {
   await floor?.receiver.ask({ cmd: 'take' });
   if (PHASES.includes('latency')) results.latency = await measureLatency(ctx);
   // the floor's consumer stops: the later phases compare the platform with the reference only
-  if (floor) {
+  if (floor?.process.child.connected) {
     floor.process.child.send({ cmd: 'exit' });
-    await floor.process.exited;
+    await Promise.race([floor.process.exited, sleep(10_000)]);
   }
   if (PHASES.includes('backlog')) results.backlog = await measureBacklog(ctx);
   if (PHASES.includes('sse')) results.sse = await measureSse(ctx);

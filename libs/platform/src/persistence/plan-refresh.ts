@@ -14,9 +14,9 @@ import type { Pool, PoolClient } from 'pg';
  * took 15–60 µs before a round of creates and 320–430 µs after it (the creates raise the
  * vault's record counter, so the six-row `vaults` table held thousands of dead versions),
  * while a plan made at that moment reads the primary key (docs/benchmarks.md). Dropping
- * the plans every few seconds (DISCARD PLANS keeps the prepared statements: nothing is
- * parsed again) makes them follow the tables; the cost is five custom plans per
- * statement and connection every 5 s.
+ * the plans every few seconds (DISCARD PLANS keeps the prepared statements, and what
+ * PostgreSQL learnt of their custom and generic costs) makes them follow the tables; the
+ * cost is one new analysis and plan per statement and connection every 5 s.
  */
 export const PLAN_MAX_AGE_MS = 5_000;
 

@@ -75,15 +75,15 @@ export interface DeliverySlice {
   keys: DeliveryKey[];
 }
 
-/** The values of each named field over rows, one array per field (for `unnest`). */
 /**
  * Array parameters whose lengths the planner does not look at (each read through a sub-select):
  * a custom plan then estimates the batch as the generic plan does, is no cheaper, and PostgreSQL
  * keeps the generic plan after its first five executions instead of planning the statement anew
- * at every call (docs/benchmarks.md).
+ * at every call (docs/architecture.md).
  */
 const opaque = (...params: string[]) => params.map((p) => `(SELECT ${p})`).join(', ');
 
+/** The values of each named field over rows, one array per field (for `unnest`). */
 const columns = <T>(rows: T[], fields: (keyof T)[]) => fields.map((f) => rows.map((r) => r[f]));
 
 /**
