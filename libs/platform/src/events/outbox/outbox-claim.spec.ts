@@ -25,9 +25,11 @@ const nodeTypes = (n: PlanNode): string[] => [n['Node Type'], ...(n.Plans ?? [])
  * The relay's claim and its backlog gauges on an outbox whose published rows were not vacuumed
  * (autovacuum off for the table): they read the few unpublished rows without visiting the heap
  * pages of the published ones, for the index of unpublished rows createOutboxTable makes and for records-service's
- * older one on `occurred_at` alone.
+ * older one on `occurred_at` alone. And its commit: a trigger records `synchronous_commit` as
+ * each write to an outbox sees it (one pooled connection, so the writes after a relay batch run
+ * on the connection it used).
  */
-describe('the outbox relay claim after many rows were published (real PostgreSQL and NATS)', () => {
+describe("the outbox relay's claim and commit (real PostgreSQL and NATS)", () => {
   jest.setTimeout(60_000);
   let db: TestDatabase;
   let ds: DataSource;
@@ -36,15 +38,24 @@ describe('the outbox relay claim after many rows were published (real PostgreSQL
 
   beforeAll(async () => {
     db = await createTestDatabase('outbox_claim');
-    ds = await new DataSource({ type: 'postgres', url: db.url }).initialize();
+    ds = await new DataSource({ type: 'postgres', url: db.url, extra: { max: 1 } }).initialize();
     const q = ds.createQueryRunner();
-    for (const table of ['claim_outbox', 'claim_outbox_by_time']) {
+    for (const table of ['claim_outbox', 'claim_outbox_by_time', 'commit_outbox']) {
       await createOutboxTable(q, table);
       await q.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
     }
     await q.query(`DROP INDEX claim_outbox_by_time_unpublished_idx`);
     await q.query(
       `CREATE INDEX claim_outbox_by_time_unpublished_idx ON claim_outbox_by_time (occurred_at) WHERE published_at IS NULL`,
+    );
+    await q.query(`CREATE TABLE commit_settings (seq bigserial PRIMARY KEY, op text NOT NULL, setting text NOT NULL)`);
+    await q.query(`CREATE FUNCTION commit_setting() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO commit_settings (op, setting) VALUES (TG_OP, current_setting('synchronous_commit'));
+        RETURN NULL;
+      END $$`);
+    await q.query(
+      `CREATE TRIGGER commit_setting AFTER INSERT OR UPDATE ON commit_outbox FOR EACH STATEMENT EXECUTE FUNCTION commit_setting()`,
     );
     await q.release();
     server = await TestNatsServer.start();
@@ -67,8 +78,8 @@ describe('the outbox relay claim after many rows were published (real PostgreSQL
       ),
     );
 
-  it.each(['claim_outbox', 'claim_outbox_by_time'])('%s: reads the rows left without the published ones', async (table) => {
-    const relay = new OutboxRelay({
+  const relayOf = (table: string) =>
+    new OutboxRelay({
       dataSource: ds,
       js: jetstream(nc),
       namespace: new EventNamespace(),
@@ -80,6 +91,9 @@ describe('the outbox relay claim after many rows were published (real PostgreSQL
       publishTimeoutMs: 5000,
       logger: quiet,
     });
+
+  it.each(['claim_outbox', 'claim_outbox_by_time'])('%s: reads the rows left without the published ones', async (table) => {
+    const relay = relayOf(table);
     for (let i = 0; i < 30; i++) {
       await write(table, 100);
       expect(await relay.relayOnce()).toBe(100);
@@ -120,5 +134,20 @@ describe('the outbox relay claim after many rows were published (real PostgreSQL
     const age = await relay.oldestAgeSeconds();
     expect(age).toBeGreaterThan(0);
     expect(age).toBeLessThan(60);
+  });
+
+  it('marks published rows in a transaction that does not wait for the disk; the writes before and after it do', async () => {
+    const relay = relayOf('commit_outbox');
+    await write('commit_outbox', 1);
+    await write('commit_outbox', 1);
+    expect(await relay.relayOnce()).toBe(2);
+    await write('commit_outbox', 1);
+    const rows: { op: string; setting: string }[] = await ds.query(`SELECT op, setting FROM commit_settings ORDER BY seq`);
+    expect(rows).toEqual([
+      { op: 'INSERT', setting: 'on' },
+      { op: 'INSERT', setting: 'on' },
+      { op: 'UPDATE', setting: 'off' },
+      { op: 'INSERT', setting: 'on' },
+    ]);
   });
 });

@@ -19,6 +19,15 @@ import { EventNamespace } from '../jetstream/namespace';
 export const UNPUBLISHED_SCAN_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
 
 /**
+ * The relay's transaction commits without waiting for its WAL to reach the disk. What it writes
+ * is only the mark of rows already published: if the database server fails before the mark is
+ * on disk, the rows are published again, JetStream drops the copies it still remembers
+ * (Nats-Msg-Id within the stream's duplicate window) and every consumer stores an event once by
+ * its id. The relay's next batch no longer waits for a disk flush.
+ */
+export const RELAY_COMMIT_SETTINGS = 'SET LOCAL synchronous_commit = off';
+
+/**
  * The relay's claim of the oldest unpublished rows, at most `batchSize` (under
  * UNPUBLISHED_SCAN_SETTINGS). `trace_context` through to_jsonb: an outbox table without the
  * column reads null.
@@ -159,7 +168,9 @@ export class OutboxRelay {
     let open = false;
     try {
       open = true;
-      const [, , claimed] = await client.query(`BEGIN; ${UNPUBLISHED_SCAN_SETTINGS}; ${claimQuery(table, batchSize)}`);
+      const [, , , claimed] = await client.query(
+        `BEGIN; ${UNPUBLISHED_SCAN_SETTINGS}; ${RELAY_COMMIT_SETTINGS}; ${claimQuery(table, batchSize)}`,
+      );
       const rows = claimed.rows as OutboxRow[];
       if (rows.length === 0) {
         await client.query('COMMIT');
