@@ -5,7 +5,7 @@ import { connect } from '@nats-io/transport-node';
 import { DataSource } from 'typeorm';
 import { EventNamespace } from '../jetstream/namespace';
 import { ensureStream } from '../jetstream/streams';
-import { createTestDatabase, TestDatabase } from '../../testing/database';
+import { createTestDatabase, TestDatabase, withAdminClient } from '../../testing/database';
 import { TestNatsServer } from '../../testing/nats-server';
 import { backlogQueries, UNPUBLISHED_SCAN_SETTINGS, claimQuery, OutboxRelay } from './outbox-relay';
 import { createOutboxTable, insertOutboxEvents } from './outbox-table';
@@ -38,6 +38,9 @@ describe("the outbox relay's claim and commit (real PostgreSQL and NATS)", () =>
 
   beforeAll(async () => {
     db = await createTestDatabase('outbox_claim');
+    // npm test's own PostgreSQL (when none answers) runs with synchronous_commit off: this
+    // database commits as a production one does, whatever the server's setting
+    await withAdminClient((admin) => admin.query(`ALTER DATABASE "${db.name}" SET synchronous_commit = on`));
     ds = await new DataSource({ type: 'postgres', url: db.url, extra: { max: 1 } }).initialize();
     const q = ds.createQueryRunner();
     for (const table of ['claim_outbox', 'claim_outbox_by_time', 'commit_outbox']) {
