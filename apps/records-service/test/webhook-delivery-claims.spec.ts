@@ -16,6 +16,7 @@ import {
 import { waitFor } from './activity-log.harness';
 import { Caller, RecordsTestApp } from './support';
 import { Receiver } from './webhook-receiver';
+import { RecordFileRepository } from '../src/persistence/record-files/record-file.repository';
 
 /**
  * The fan-out's insert and the runs it claims in the same statement (real PostgreSQL; no
@@ -193,13 +194,16 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
     expect(await stateOf(a.webhookId)).toEqual([{ stream_seq: '702', attempts: 1, leased: true, due: false }]);
   });
 
-  it('keeps one plan for the insert and for the ends of runs: planned at their first executions, not at every batch', async () => {
+  it("keeps one plan for the fan-out's read of files, its insert and the ends of runs: planned at their first executions, not at every batch", async () => {
     const s = await subscription();
+    const files = t.app.get(RecordFileRepository);
     for (let k = 0; k < 16; k++) {
+      await files.listOfRecords([randomUUID(), randomUUID()]);
       const { runs } = await deliveries.insertDeliveries([s.row(3000 + k)], { ...lease, runMax: 1, upTo: 100_000, room: 5 });
       await deliveries.recordAndContinue([runEnd(runs, s.webhookId)], { ...lease, horizon: 100_000 });
     }
     expect(await stateOf(s.webhookId)).toEqual([]);
+    const STATEMENTS = ['record_files_of_records', 'webhook_deliveries_insert', 'webhook_deliveries_end_and_continue'];
     // Each connection of the pool that ran them: PostgreSQL plans a named statement for its first
     // five executions, then keeps the generic plan unless the custom ones look cheaper.
     const pool = (t.app.get(DataSource).driver as unknown as { master: Pool }).master;
@@ -211,14 +215,14 @@ describe('webhook deliveries stored by the fan-out, and the runs their insert cl
       for (const c of clients) {
         const { rows } = await c.query<{ name: string; custom: string; generic: string }>(
           `SELECT name, custom_plans AS custom, generic_plans AS generic FROM pg_prepared_statements WHERE name = ANY($1)`,
-          [['webhook_deliveries_insert', 'webhook_deliveries_end_and_continue']],
+          [STATEMENTS],
         );
         plans.push(...rows.map((r) => ({ name: r.name, custom: Number(r.custom), generic: Number(r.generic) })));
       }
     } finally {
       clients.forEach((c) => c.release());
     }
-    for (const name of ['webhook_deliveries_insert', 'webhook_deliveries_end_and_continue']) {
+    for (const name of STATEMENTS) {
       const held = plans.filter((p) => p.name === name);
       expect(held.reduce((n, p) => n + p.custom + p.generic, 0)).toBeGreaterThanOrEqual(16);
       // at most five custom plans on each connection: every later execution on the generic plan

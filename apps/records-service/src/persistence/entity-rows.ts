@@ -117,6 +117,17 @@ export async function preparedQuery<T extends object = Row>(
 }
 
 /**
+ * Array parameters whose lengths the planner does not look at, for a named statement that takes a
+ * batch as arrays (`unnest(…)`, `= ANY(…)`): each is read through a sub-select (`(SELECT $1::uuid[])`).
+ * A custom plan, which sees an array's length (one or two rows) where the generic plan assumes
+ * ten, then estimates the batch as the generic plan does, is no cheaper, and PostgreSQL keeps the
+ * generic plan after its first five executions instead of planning the statement anew at every
+ * call (docs/architecture.md). Inside `= ANY(…)` the sub-select is cast again
+ * (`ANY(${opaque('$1::uuid[]')}::uuid[])`): alone there, PostgreSQL would compare with its rows.
+ */
+export const opaque = (...params: string[]): string => params.map((p) => `(SELECT ${p})`).join(', ');
+
+/**
  * A statement planned anew at each execution, for its parameters and the tables as they
  * are now, on the same connections as preparedQuery: for a lookup by a list of keys
  * (`= ANY($1)`), whose generic plan, made while the table was small, scans the whole

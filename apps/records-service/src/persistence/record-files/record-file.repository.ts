@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { IsNull } from 'typeorm';
 import { RecordFileEntity } from './record-file.entity';
 import { Transactions, Tx } from '@vault/platform/persistence';
-import { EntityRows, entityRows, plannedQuery, preparedQuery } from '../entity-rows';
+import { EntityRows, entityRows, opaque, preparedQuery } from '../entity-rows';
 
 /** Queries and locks of record file metadata. */
 @Injectable()
@@ -36,9 +36,10 @@ export class RecordFileRepository {
     const byRecord = new Map<string, RecordFileEntity[]>(recordIds.map((id) => [id, []]));
     if (recordIds.length === 0) return byRecord;
     const { select, toEntity } = this.meta();
-    const rows = await plannedQuery(
+    const rows = await preparedQuery(
       this.tx.none,
-      `SELECT ${select} FROM record_files WHERE record_id = ANY($1::uuid[]) AND deleted_at IS NULL
+      'record_files_of_records',
+      `SELECT ${select} FROM record_files WHERE record_id = ANY(${opaque('$1::uuid[]')}::uuid[]) AND deleted_at IS NULL
         ORDER BY record_id, created_at, id`,
       [recordIds],
     );

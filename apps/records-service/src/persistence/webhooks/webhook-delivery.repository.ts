@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Transactions } from '@vault/platform/persistence';
-import { preparedQuery } from '../entity-rows';
+import { opaque, preparedQuery } from '../entity-rows';
 import { WebhookDeliveryEntity } from './webhook-delivery.entity';
 import type { WebhookEntity } from './webhook.entity';
 
@@ -74,14 +74,6 @@ export interface DeliverySlice {
   rows: WebhookDeliveryEntity[];
   keys: DeliveryKey[];
 }
-
-/**
- * Array parameters whose lengths the planner does not look at (each read through a sub-select):
- * a custom plan then estimates the batch as the generic plan does, is no cheaper, and PostgreSQL
- * keeps the generic plan after its first five executions instead of planning the statement anew
- * at every call (docs/architecture.md).
- */
-const opaque = (...params: string[]) => params.map((p) => `(SELECT ${p})`).join(', ');
 
 /** The values of each named field over rows, one array per field (for `unnest`). */
 const columns = <T>(rows: T[], fields: (keyof T)[]) => fields.map((f) => rows.map((r) => r[f]));
