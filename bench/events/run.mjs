@@ -33,7 +33,9 @@
  * build, for before/after runs), BENCH_EVENTS_INSTANCE=1 (the event pipeline in a second
  * records-service process, the first one serving the API and the streams, as the event pipeline's
  * Deployment), BENCH_WEBHOOKS_INSTANCE=1 (with BENCH_EVENTS_INSTANCE: the webhook fan-out and
- * dispatcher in a third process, as components/webhook-dispatcher), DATABASE_URL, NATS_URL;
+ * dispatcher in a third process, as components/webhook-dispatcher), BENCH_FLOOR=1 (the latency
+ * phase also runs the reference's durable floor: reference.mjs reading each batch's records and
+ * storing a delivery row before a POST, to a receiver of its own), DATABASE_URL, NATS_URL;
  * WEBHOOK_* and CHANGE_FEED_* variables set in the environment reach records-service.
  * Writes .data/bench/events.json.
  */
