@@ -217,23 +217,18 @@ async function main() {
   }
   await receiver.ask({ cmd: 'secrets', secrets });
   const refSecret = `whsec_${randomBytes(32).toString('base64')}`;
-  const refReceiver = helper('receiver.mjs');
-  const { port: refReceiverPort } = await refReceiver.ask({ cmd: 'listen' });
-  await refReceiver.ask({ cmd: 'secrets', secrets: Object.fromEntries(vaults.map((v) => [v.id, refSecret])) });
-  const reference = helper(
-    'reference.mjs',
-    {
-      NATS_URL,
-      STREAM: `${namespace}_VAULT_EVENTS`,
-      SUBJECT_PREFIX: `${namespace}.`,
-      RECEIVER_URL: `http://127.0.0.1:${refReceiverPort}/hooks`,
-      REF_SECRET: refSecret,
-    },
-    true,
-  );
-  await reference.first;
-  await reference.ask({ cmd: 'webhooks' });
-  const floor = FLOOR ? await startFloor(p, namespace, vaults, refSecret) : null;
+  const {
+    receiver: refReceiver,
+    receiverPort: refReceiverPort,
+    process: reference,
+  } = await startReference(namespace, vaults, refSecret);
+  // the reference's durable floor (BENCH_FLOOR=1): reading the records database and storing its delivery rows there
+  const floor = FLOOR
+    ? await startReference(namespace, vaults, refSecret, {
+        REF_DATABASE_URL: platform.databaseUrl(PG_SERVER, p.databases['records-service']),
+        REF_DATABASE_APP: FLOOR_APP,
+      })
+    : null;
   // the reference's SSE broadcaster (its ordered consumer reads from the stream's new messages on)
   const { port: refSsePort } = await reference.ask({ cmd: 'sse' });
   const ctx = {
@@ -272,29 +267,28 @@ async function main() {
 }
 
 /**
- * The reference's durable floor (BENCH_FLOOR=1): a second reference process reading the
- * records database and storing its delivery rows there, with a receiver of its own.
+ * A reference process (reference.mjs, `env` added to its environment) with a receiver of its
+ * own, its webhooks consumer started: the reference, or with REF_DATABASE_URL its durable floor.
  */
-async function startFloor(p, namespace, vaults, secret) {
+async function startReference(namespace, vaults, secret, env = {}) {
   const receiver = helper('receiver.mjs');
-  const { port } = await receiver.ask({ cmd: 'listen' });
+  const { port: receiverPort } = await receiver.ask({ cmd: 'listen' });
   await receiver.ask({ cmd: 'secrets', secrets: Object.fromEntries(vaults.map((v) => [v.id, secret])) });
-  const floor = helper(
+  const reference = helper(
     'reference.mjs',
     {
       NATS_URL,
       STREAM: `${namespace}_VAULT_EVENTS`,
       SUBJECT_PREFIX: `${namespace}.`,
-      RECEIVER_URL: `http://127.0.0.1:${port}/hooks`,
+      RECEIVER_URL: `http://127.0.0.1:${receiverPort}/hooks`,
       REF_SECRET: secret,
-      REF_DATABASE_URL: platform.databaseUrl(PG_SERVER, p.databases['records-service']),
-      REF_DATABASE_APP: FLOOR_APP,
+      ...env,
     },
     true,
   );
-  await floor.first;
-  await floor.ask({ cmd: 'webhooks' });
-  return { receiver, process: floor };
+  await reference.first;
+  await reference.ask({ cmd: 'webhooks' });
+  return { receiver, receiverPort, process: reference };
 }
 
 /**
@@ -447,6 +441,17 @@ async function closedLoop(api, write, total, concurrency, offset = 0) {
   );
   const seconds = (now() - started) / 1000;
   return { statuses, seconds, writesPerSecond: Math.round(total / seconds) };
+}
+
+/** What one side's receiver got in the phase: its lags and counts. */
+async function receivedBy(db, writes, got) {
+  return {
+    ...(await lags(db, writes, got.rows)),
+    delivered: got.rows.length,
+    requests: got.requests,
+    duplicates: got.duplicates,
+    rejected: got.rejected,
+  };
 }
 
 /** Collects a receiver's rows until `expected` arrived or `timeoutMs` passed. */
@@ -636,29 +641,9 @@ async function measureLatency({ api, db, vaults, receiver, refReceiver, referenc
     writesOk: ok,
     writeStatuses: run.statuses,
     writeErrors: run.errors,
-    platform: {
-      ...(await lags(db, run.writes, platformGot.rows)),
-      delivered: platformGot.rows.length,
-      requests: platformGot.requests,
-      duplicates: platformGot.duplicates,
-      rejected: platformGot.rejected,
-    },
-    reference: {
-      ...(await lags(db, run.writes, referenceGot.rows)),
-      delivered: referenceGot.rows.length,
-      requests: referenceGot.requests,
-      duplicates: referenceGot.duplicates,
-      rejected: referenceGot.rejected,
-    },
-    ...(floorGot && {
-      floor: {
-        ...(await lags(db, run.writes, floorGot.rows)),
-        delivered: floorGot.rows.length,
-        requests: floorGot.requests,
-        duplicates: floorGot.duplicates,
-        rejected: floorGot.rejected,
-      },
-    }),
+    platform: await receivedBy(db, run.writes, platformGot),
+    reference: await receivedBy(db, run.writes, referenceGot),
+    ...(floorGot && { floor: await receivedBy(db, run.writes, floorGot) }),
     platformBreakdown: await breakdown(db, since),
     changeFeed,
     cpuPercent: cpu,
@@ -867,8 +852,9 @@ async function measureSse({ api, sseVaults, p, token, reference, refSsePort, pid
 async function costSides({ pids, db, p, reference, floor }) {
   const nats = spawnSync('pgrep', ['-x', 'nats-server']).stdout?.toString().trim().split('\n').filter(Boolean) ?? [];
   const backends = await databaseBackendPids(db, p.databases['records-service']);
-  const { rows } = await db.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [FLOOR_APP]);
-  const floorBackends = rows.map((r) => r.pid);
+  const floorBackends = floor
+    ? (await db.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [FLOOR_APP])).rows.map((r) => r.pid)
+    : [];
   return {
     platform: { ...pids, database: backends.filter((pid) => !floorBackends.includes(pid)) },
     reference: { reference: reference.child.pid },

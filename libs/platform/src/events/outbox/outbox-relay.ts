@@ -22,8 +22,9 @@ export const UNPUBLISHED_SCAN_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
  * The relay's transaction commits without waiting for its WAL to reach the disk. What it writes
  * is only the mark of rows already published: if the database server fails before the mark is
  * on disk, the rows are published again, JetStream drops the copies it still remembers
- * (Nats-Msg-Id within the stream's duplicate window) and every consumer stores an event once by
- * its id. The relay's next batch no longer waits for a disk flush.
+ * (Nats-Msg-Id within the stream's duplicate window) and the consumers absorb the others (by
+ * event id, the account directory by version). The relay's next batch no longer waits for a disk
+ * flush.
  */
 export const RELAY_COMMIT_SETTINGS = 'SET LOCAL synchronous_commit = off';
 
