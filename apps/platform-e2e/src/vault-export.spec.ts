@@ -27,6 +27,8 @@ describe('vault identity and .age export through the gateway', () => {
   let vaultId: string;
   let files: string;
   const plain = randomBytes(3 * 65536 + 777);
+  /** The identity the first test exported (one identity export in the log). */
+  let identityText = '';
 
   beforeAll(async () => {
     ({ owner, editor, viewer, stranger, otherTenant, officer, vaultId } = await sharedVault(
@@ -48,6 +50,22 @@ describe('vault identity and .age export through the gateway', () => {
     expect(up.status).toBe(201);
   });
 
+  /** Debian's `age -d -i`, given the identity, opens the `.age` bytes as the uploaded file. */
+  async function expectAgeDecrypts(identity: string, age: Buffer): Promise<void> {
+    const home = mkdtempSync(join(tmpdir(), 'vault-export-e2e-'));
+    try {
+      writeFileSync(join(home, 'identity.txt'), identity);
+      writeFileSync(join(home, 'scan.bin.age'), age);
+      const { stdout } = await run('age', ['-d', '-i', join(home, 'identity.txt'), join(home, 'scan.bin.age')], {
+        encoding: 'buffer',
+        maxBuffer: 8 << 20,
+      });
+      expect(Buffer.compare(stdout, plain)).toBe(0);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }
+
   const identityPath = () => `/vault/vault-id/${vaultId}/encryption/identity`;
   const agePath = () => `${files}/scan.bin/age`;
 
@@ -57,6 +75,7 @@ describe('vault identity and .age export through the gateway', () => {
     expect(identity.headers['cache-control']).toBe('no-store');
     expect(identity.headers['content-type']).toMatch(/^text\/plain/);
     expect(identity.text).toMatch(/^AGE-SECRET-KEY-1[0-9A-Z]+\n$/);
+    identityText = identity.text;
 
     const age = await call('records', 'GET', agePath(), { token: owner });
     expect(age.status).toBe(200);
@@ -66,18 +85,35 @@ describe('vault identity and .age export through the gateway', () => {
     expect(bytes.subarray(0, 22).toString()).toBe('age-encryption.org/v1\n');
     expect(bytes.includes(plain.subarray(1000, 1064))).toBe(false);
 
-    const home = mkdtempSync(join(tmpdir(), 'vault-export-e2e-'));
-    try {
-      writeFileSync(join(home, 'identity.txt'), identity.text);
-      writeFileSync(join(home, 'scan.bin.age'), bytes);
-      const { stdout } = await run('age', ['-d', '-i', join(home, 'identity.txt'), join(home, 'scan.bin.age')], {
-        encoding: 'buffer',
-        maxBuffer: 8 << 20,
-      });
-      expect(Buffer.compare(stdout, plain)).toBe(0);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
+    await expectAgeDecrypts(identity.text, bytes);
+  });
+
+  it('sends the .age file in ranges under its ETag, which joined decrypt byte for byte, and 416 past its end', async () => {
+    const whole = await call('records', 'GET', agePath(), { token: owner });
+    expect(whole.status).toBe(200);
+    expect(whole.headers['accept-ranges']).toBe('bytes');
+    const etag = whole.headers.etag as string;
+    expect(etag).toMatch(/^"age-[0-9a-f]{64}"$/);
+    const age = whole.bytes as Buffer;
+    const parts: Buffer[] = [];
+    const last = age.length - 1;
+    for (const [range, answered] of [
+      ['bytes=0-99', `bytes 0-99/${age.length}`],
+      ['bytes=100-65635', `bytes 100-65635/${age.length}`],
+      ['bytes=65636-', `bytes 65636-${last}/${age.length}`],
+    ]) {
+      const res = await call('records', 'GET', agePath(), { token: owner, headers: { range, 'if-range': etag } });
+      expect(res.status).toBe(206);
+      expect(res.headers['content-range']).toBe(answered);
+      parts.push(res.bytes as Buffer);
     }
+    const joined = Buffer.concat(parts);
+    expect(joined.equals(age)).toBe(true);
+    await expectAgeDecrypts(identityText, joined);
+    const past = await call('records', 'GET', agePath(), { token: owner, headers: { range: `bytes=${age.length}-` } });
+    expect(past.status).toBe(416);
+    expect(past.headers['content-range']).toBe(`bytes */${age.length}`);
+    expect(past.body).toMatchObject({ status: 416, code: 'range_not_satisfiable', requestId: expect.any(String) });
   });
 
   it("records both exports in the vault's activity log with the owner as actor, for the vault's viewers to see", async () => {

@@ -71,10 +71,15 @@ describe('record files encrypted at rest', () => {
 
   /** Debian's `age -d`, given the vault's exported identity, opens envelope + object as `plain`. */
   async function expectAgeDecrypts(blob: BlobRow, object: Buffer, plain: Buffer): Promise<void> {
+    await expectAgeFileDecrypts(Buffer.concat([blob.envelope as Buffer, object]), plain);
+  }
+
+  /** Debian's `age -d`, given the exported identity of vault `v`, opens the `.age` file `age` as `plain`. */
+  async function expectAgeFileDecrypts(age: Buffer, plain: Buffer, v = vaultId): Promise<void> {
     const home = mkdtempSync(join(tmpdir(), 'vault-export-'));
     try {
-      writeFileSync(join(home, 'file.age'), Buffer.concat([blob.envelope as Buffer, object]));
-      writeFileSync(join(home, 'key.txt'), `${await t.app.get(VaultKeysService).exportIdentity(vaultId)}\n`);
+      writeFileSync(join(home, 'file.age'), age);
+      writeFileSync(join(home, 'key.txt'), `${await t.app.get(VaultKeysService).exportIdentity(v)}\n`);
       const { stdout } = await run('age', ['-d', '-i', join(home, 'key.txt'), join(home, 'file.age')], {
         encoding: 'buffer',
         maxBuffer: 8 << 20,
@@ -264,6 +269,98 @@ describe('record files encrypted at rest', () => {
       await t.sql(tampered, [recordId, row.store_state.sealed.tail]);
       await patch(path, CHUNK + 100, plain.subarray(CHUNK + 100)).expect(204);
       expect(((await download('retry.pdf').expect(200)).body as Buffer).equals(plain)).toBe(true);
+    });
+  });
+
+  describe('.age exports in ranges', () => {
+    const agePath = (name: string, v = vaultId, r = recordId) => `${filesPath(v, r)}/${name}/age`;
+    const ageGet = (name: string, headers: Record<string, string> = {}, v = vaultId) => {
+      const req = t.get(owner, agePath(name, v));
+      for (const [k, value] of Object.entries(headers)) req.set(k, value);
+      return binary(req);
+    };
+    const exports = async (v = vaultId) =>
+      (
+        await t.sql<{ n: number }>(
+          `SELECT count(*)::int AS n FROM outbox_events WHERE subject = 'vault.file.exported.v1' AND vault_id = $1`,
+          [v],
+        )
+      )[0].n;
+
+    it('serves ranges under a strong ETag that join into the .age file the age CLI decrypts, each one recorded', async () => {
+      const plain = randomBytes(3 * CHUNK + 1000);
+      const blob = await uploaded('ranged.pdf', plain);
+      const object = readFileSync(storage.objectPath(blob.storage_key));
+      const envelope = blob.envelope as Buffer;
+      const age = Buffer.concat([envelope, object]);
+
+      const whole = await ageGet('ranged.pdf').expect(200);
+      expect(whole.headers['accept-ranges']).toBe('bytes');
+      expect(whole.headers.etag).toMatch(/^"age-[0-9a-f]{64}"$/);
+      expect(whole.headers['content-length']).toBe(String(age.length));
+      expect((whole.body as Buffer).equals(age)).toBe(true);
+      const etag = whole.headers.etag as string;
+      // the same bytes, so the same tag, at the next request
+      expect((await ageGet('ranged.pdf', { Range: 'bytes=0-0' }).expect(206)).headers.etag).toBe(etag);
+
+      // within the envelope, across it into the object, and the rest (open-ended)
+      const cuts = [
+        [0, 9],
+        [10, envelope.length + CHUNK],
+        [envelope.length + CHUNK + 1, age.length - 1],
+      ];
+      const parts: Buffer[] = [];
+      for (const [i, [start, end]] of cuts.entries()) {
+        const range = i === cuts.length - 1 ? `bytes=${start}-` : `bytes=${start}-${end}`;
+        const res = await ageGet('ranged.pdf', { Range: range, 'If-Range': etag }).expect(206);
+        expect(res.headers['content-range']).toBe(`bytes ${start}-${end}/${age.length}`);
+        expect(res.headers['content-length']).toBe(String(end - start + 1));
+        expect(res.headers['cache-control']).toBe('no-store');
+        parts.push(res.body as Buffer);
+      }
+      expect(Buffer.concat(parts).equals(age)).toBe(true);
+      await expectAgeFileDecrypts(Buffer.concat(parts), plain);
+      // the last bytes (a suffix range)
+      const tail = await ageGet('ranged.pdf', { Range: 'bytes=-100' }).expect(206);
+      expect((tail.body as Buffer).equals(age.subarray(age.length - 100))).toBe(true);
+      // every answer that sent bytes is an export
+      expect(await exports()).toBe(6);
+    });
+
+    it('sends the whole file for another If-Range, and refuses a range past the end with 416 before recording it', async () => {
+      const plain = randomBytes(CHUNK + 5);
+      const blob = await uploaded('tagged.pdf', plain);
+      const length = (blob.envelope as Buffer).length + sealedSize(plain.length);
+      const stale = await ageGet('tagged.pdf', { Range: 'bytes=100-', 'If-Range': `"age-${'0'.repeat(64)}"` }).expect(200);
+      expect(stale.headers['content-range']).toBeUndefined();
+      expect((stale.body as Buffer).length).toBe(length);
+      expect(await exports()).toBe(1);
+
+      for (const range of [`bytes=${length}-`, `bytes=${length + 10}-${length + 20}`]) {
+        const refused = await t.get(owner, agePath('tagged.pdf')).set('Range', range).expect(416);
+        expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+        expect(refused.headers['content-range']).toBe(`bytes */${length}`);
+        expect(refused.body).toMatchObject({ status: 416, code: 'range_not_satisfiable', requestId: expect.any(String) });
+      }
+      // a malformed or backwards range is not a range: the whole file
+      for (const range of ['bytes=20-10', 'lines=0-5']) {
+        expect(((await ageGet('tagged.pdf', { Range: range }).expect(200)).body as Buffer).length).toBe(length);
+      }
+      expect(await exports()).toBe(3);
+    });
+
+    it('sends a file sealed to another vault whole, without ETag or ranges: its rewrapped envelope differs at each export', async () => {
+      const plain = randomBytes(CHUNK + 300);
+      await uploaded('rewrapped.pdf', plain);
+      const target = await t.createVault(owner);
+      await t.sql(`UPDATE records SET vault_id = $2 WHERE id = $1`, [recordId, target]);
+      const first = await ageGet('rewrapped.pdf', { Range: 'bytes=0-99' }, target).expect(200);
+      expect(first.headers['accept-ranges']).toBe('none');
+      expect(first.headers.etag).toBeUndefined();
+      const second = await ageGet('rewrapped.pdf', { Range: 'bytes=0-99' }, target).expect(200);
+      expect((first.body as Buffer).equals(second.body as Buffer)).toBe(false);
+      await expectAgeFileDecrypts(first.body as Buffer, plain, target);
+      await expectAgeFileDecrypts(second.body as Buffer, plain, target);
     });
   });
 

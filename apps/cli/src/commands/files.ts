@@ -76,7 +76,11 @@ async function downloadAge(ctx: Context, [vaultId, recordId, name]: string[], ou
     onProgress: (received, total) => bar?.update(received, total),
   });
   bar?.finish();
-  print(ctx, `downloaded ${formatBytes(result.size)} to ${result.path} (age encrypted)`, result);
+  print(
+    ctx,
+    `downloaded ${formatBytes(result.size)} to ${result.path} (age encrypted)${result.resumed ? ' (resumed)' : ''}`,
+    result,
+  );
 }
 
 /** `vault files <vaultId> <recordId>`: the record's files by submission. */

@@ -1215,7 +1215,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A file's current bytes as a standard `.age` file (age header, then the encrypted payload as stored). Owner only. */
+    /** A file's current bytes as a standard `.age` file (age header, then the encrypted payload as stored), whole or one range of it. Owner only; every answer that sends bytes is recorded as an export. */
     get: operations['VaultEncryption_ageFile'];
     put?: never;
     post?: never;
@@ -6227,8 +6227,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range. */
-          'Accept-Ranges'?: string;
+          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges'?: 'bytes' | 'none';
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6249,8 +6249,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range. */
-          'Accept-Ranges'?: string;
+          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges'?: 'bytes' | 'none';
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6273,8 +6273,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range. */
-          'Accept-Ranges'?: string;
+          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges'?: 'bytes' | 'none';
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6542,8 +6542,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range. */
-          'Accept-Ranges'?: string;
+          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges'?: 'bytes' | 'none';
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6564,8 +6564,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range. */
-          'Accept-Ranges'?: string;
+          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges'?: 'bytes' | 'none';
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6588,8 +6588,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range. */
-          'Accept-Ranges'?: string;
+          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges'?: 'bytes' | 'none';
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -9221,7 +9221,12 @@ export interface operations {
   VaultEncryption_ageFile: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description One byte range of the `.age` file (`bytes=<start>-<end>`): 206 with that range, when the answer has `Accept-Ranges: bytes`. Each answer that sends bytes is recorded as an export. */
+        Range?: string;
+        /** @description The ETag the earlier bytes came with; another one (a rotated vault key) sends the file whole. */
+        'If-Range'?: string;
+      };
       path: {
         recordId: string;
         /** @description File name (URL-encoded). */
@@ -9232,12 +9237,42 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The `.age` file. `Cache-Control: no-store`. */
+      /** @description The `.age` file. `Cache-Control: no-store`. ETag and `Accept-Ranges: bytes` when its bytes are the same at each request (its envelope is stored for this vault); `Accept-Ranges: none` and no ETag for a file sealed to another vault, rewrapped for each export. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
+          ETag?: string;
+          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges': 'bytes' | 'none';
+          /** @description How the file is presented, with its name. */
+          'Content-Disposition'?: string;
+          /** @description Caching directives. */
+          'Cache-Control'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+        };
+      };
+      /** @description The range asked for. */
+      206: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
+          ETag: string;
+          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges': 'bytes' | 'none';
+          /** @description How the file is presented, with its name. */
+          'Content-Disposition'?: string;
+          /** @description Caching directives. */
+          'Cache-Control'?: string;
+          /** @description The byte range of a partial answer (206) or the size of the file (416). */
+          'Content-Range': string;
           [name: string]: unknown;
         };
         content: {
@@ -9284,6 +9319,18 @@ export interface operations {
       };
       /** @description `conflict`: the file is not encrypted yet (stored before encryption at rest). `file_damaged`: The stored bytes of the file do not authenticate against its encryption (changed or cut in storage, or its vault key destroyed): no byte is served and operators are alerted. */
       409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          RateLimit: components['headers']['RateLimit'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description `range_not_satisfiable`: the range lies beyond the end of the `.age` file; Content-Range names its size. */
+      416: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];

@@ -48,8 +48,10 @@ export class FilesApi {
   /**
    * Downloads a file as a standard `.age` file to `options.to` (the encrypted bytes as stored,
    * which `age -d -i identity.txt` decrypts; see `vaults.exportIdentity`). Owner only;
-   * recorded in the vault's activity log. No resume and no digest check (the digest the
-   * platform names is the plaintext's).
+   * each request recorded in the vault's activity log. An interrupted export goes on from the
+   * bytes already in `<to>.part` when the file offers ranges (its envelope stored for this
+   * vault). No digest check (the digest the platform names is the plaintext's; age
+   * authenticates every chunk).
    */
   downloadAge(vaultId: string, recordId: string, fileName: string, options: DownloadOptions): Promise<AgeExportResult> {
     return exportAgeFile(this.transport, `${this.url(vaultId, recordId, fileName)}/age`, options);

@@ -6,24 +6,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DigestMismatchError } from '../errors';
 import { Transport } from '../policy/transport';
-import { downloadFile } from './downloads';
+import { downloadFile, exportAgeFile } from './downloads';
 
 const bytes = randomBytes(64 * 1024);
 const sha = createHash('sha256').update(bytes).digest();
 
-/** Serves `bytes` as the platform does: ETag = SHA-256 hex, Repr-Digest, one Range, If-Range. */
-function fileServer(o: { digestOf?: Buffer; cutAfter?: number }) {
+/**
+ * Serves `bytes` as the platform does: ETag = SHA-256 hex, Repr-Digest, one Range, If-Range; with
+ * `noRanges` as a `.age` export rewrapped at each request: no ETag, `Accept-Ranges: none`, whole.
+ */
+function fileServer(o: ServeOptions) {
   const ranges: (string | undefined)[] = [];
   const server = createServer((req, res) => {
     ranges.push(req.headers.range);
     const etag = `"${sha.toString('hex')}"`;
-    const headers = {
-      etag,
-      'repr-digest': `sha-256=:${(o.digestOf ?? sha).toString('base64')}:`,
-      'content-type': 'application/pdf',
-    };
+    const headers = o.noRanges
+      ? { 'accept-ranges': 'none', 'content-type': 'application/octet-stream' }
+      : {
+          etag,
+          'accept-ranges': 'bytes',
+          'repr-digest': `sha-256=:${(o.digestOf ?? sha).toString('base64')}:`,
+          'content-type': 'application/pdf',
+        };
     const m = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
-    const start = m && req.headers['if-range'] === etag ? Number(m[1]) : 0;
+    const start = m && !o.noRanges && req.headers['if-range'] === etag ? Number(m[1]) : 0;
+    if (start >= bytes.length) {
+      res.writeHead(416, { 'content-range': `bytes */${bytes.length}`, 'content-type': 'application/problem+json' });
+      res.end('{"status":416}');
+      return;
+    }
     const body = bytes.subarray(start);
     const status = start > 0 ? 206 : 200;
     res.writeHead(status, {
@@ -34,6 +45,12 @@ function fileServer(o: { digestOf?: Buffer; cutAfter?: number }) {
     res.end(body);
   });
   return { server, ranges };
+}
+
+interface ServeOptions {
+  digestOf?: Buffer;
+  cutAfter?: number;
+  noRanges?: boolean;
 }
 
 /** The answer as a connection dropped after `after` bytes would give it: those bytes, then an error. */
@@ -64,7 +81,7 @@ describe('downloadFile', () => {
     servers.splice(0).forEach((s) => s.close());
   });
 
-  async function serve(o: { digestOf?: Buffer; cutAfter?: number }) {
+  async function serve(o: ServeOptions) {
     const { server, ranges } = fileServer(o);
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -117,5 +134,35 @@ describe('downloadFile', () => {
     await expect(downloadFile(transport, url, { to: join(dir, 'f.pdf') })).rejects.toBeInstanceOf(DigestMismatchError);
     expect(existsSync(join(dir, 'f.pdf'))).toBe(false);
     expect(existsSync(join(dir, 'f.pdf.part'))).toBe(false);
+  });
+
+  describe('exportAgeFile', () => {
+    it('goes on from where a dropped connection stopped when the export offers ranges', async () => {
+      const { url, ranges, transport } = await serve({ cutAfter: 10_000 });
+      const result = await exportAgeFile(transport, url, { to: join(dir, 'f.age') });
+      expect(ranges).toEqual([undefined, 'bytes=10000-']);
+      expect(result).toEqual({ path: join(dir, 'f.age'), size: bytes.length, resumed: true });
+      expect(readFileSync(join(dir, 'f.age')).equals(bytes)).toBe(true);
+      expect(existsSync(join(dir, 'f.age.part'))).toBe(false);
+      expect(existsSync(join(dir, 'f.age.part-etag'))).toBe(false);
+    });
+
+    it('starts again from the first byte when the export is sent whole only (Accept-Ranges: none)', async () => {
+      const { url, ranges, transport } = await serve({ cutAfter: 10_000, noRanges: true });
+      const result = await exportAgeFile(transport, url, { to: join(dir, 'f.age') });
+      expect(ranges).toEqual([undefined, undefined]);
+      expect(result.resumed).toBe(false);
+      expect(readFileSync(join(dir, 'f.age')).equals(bytes)).toBe(true);
+    });
+
+    it('takes a .part an earlier run left whole, without asking for its bytes again', async () => {
+      const { url, ranges, transport } = await serve({});
+      writeFileSync(join(dir, 'f.age.part'), bytes);
+      writeFileSync(join(dir, 'f.age.part-etag'), `"${sha.toString('hex')}"`);
+      const result = await exportAgeFile(transport, url, { to: join(dir, 'f.age') });
+      expect(ranges).toEqual([`bytes=${bytes.length}-`]);
+      expect(result).toMatchObject({ size: bytes.length, resumed: true });
+      expect(readFileSync(join(dir, 'f.age')).equals(bytes)).toBe(true);
+    });
   });
 });

@@ -28,6 +28,47 @@ export interface DownloadResult {
  * the platform names (`Repr-Digest`); a mismatch deletes the bytes and throws {@link DigestMismatchError}.
  */
 export async function downloadFile(transport: Transport, url: string, o: DownloadOptions): Promise<DownloadResult> {
+  const { response, resumed, completeAt } = await resumable(transport, url, o);
+  // a .part found whole is checked against the ETag it came with (the SHA-256 of the file)
+  const expected = completeAt ?? expectedSha256(response.headers);
+  return finish(`${o.to}.part`, `${o.to}.part-etag`, o.to, expected, response, resumed);
+}
+
+export interface AgeExportResult {
+  path: string;
+  size: number;
+  /** true when bytes of an earlier, interrupted export were kept. */
+  resumed: boolean;
+}
+
+/**
+ * Downloads a `.age` export to `o.to` (through `<to>.part`, renamed once complete), resuming an
+ * interrupted one as {@link downloadFile} does when the platform offers ranges of it (an ETag and
+ * `Accept-Ranges: bytes`); a file sealed to another vault is rewrapped at each export and comes
+ * whole. No digest check: the one the platform names is the plaintext's, and age authenticates
+ * every chunk itself.
+ */
+export async function exportAgeFile(transport: Transport, url: string, o: DownloadOptions): Promise<AgeExportResult> {
+  const { resumed } = await resumable(transport, url, o);
+  const part = `${o.to}.part`;
+  const size = await sizeOf(part);
+  await rename(part, o.to);
+  await rm(`${o.to}.part-etag`, { force: true });
+  return { path: o.to, size, resumed };
+}
+
+/**
+ * Fetches `url` into `<to>.part`, going on with `Range` and `If-Range` from the bytes an earlier
+ * attempt or run left there (with the ETag in `<to>.part-etag`), retrying a dropped connection up
+ * to the transport's attempts. Resolves with the last answer once every byte is in `.part`;
+ * `completeAt` is the ETag of a `.part` the platform found whole already (416 to the range after
+ * its end, If-Range matching).
+ */
+async function resumable(
+  transport: Transport,
+  url: string,
+  o: DownloadOptions,
+): Promise<{ response: Response; resumed: boolean; completeAt?: string }> {
   const part = `${o.to}.part`;
   const tagFile = `${o.to}.part-etag`;
   let resumed = false;
@@ -38,46 +79,25 @@ export async function downloadFile(transport: Transport, url: string, o: Downloa
     const response = await transport.send(url, { method: 'GET', headers, signal: o.signal });
     if (response.status === 416 && etag) {
       await response.body?.cancel();
-      return finish(part, tagFile, o.to, etag, response, true);
+      return { response, resumed: true, completeAt: etag };
     }
     if (response.status !== 200 && response.status !== 206) throw await errorFromResponse(response);
     const append = response.status === 206;
     resumed ||= append;
-    const tag = response.headers.get('etag') ?? '';
+    // only bytes that come again the same (an ETag offered with ranges) are worth keeping for a resume
+    const tag = response.headers.get('accept-ranges') === 'none' ? '' : (response.headers.get('etag') ?? '');
     await writeFile(tagFile, tag);
     const total = totalSize(response, append ? have : 0);
     try {
       await writeBody(response, part, append ? have : 0, total, o);
-      return await finish(part, tagFile, o.to, expectedSha256(response.headers), response, resumed);
+      return { response, resumed };
     } catch (e) {
-      if (o.signal?.aborted || e instanceof DigestMismatchError || attempt >= transport.retry.maxAttempts) {
-        if (e instanceof DigestMismatchError || o.signal?.aborted) throw e;
+      if (o.signal?.aborted || attempt >= transport.retry.maxAttempts) {
+        if (o.signal?.aborted) throw e;
         throw new VaultNetworkError(`download of ${url} interrupted ${attempt} time(s)`, { cause: e });
       }
     }
   }
-}
-
-export interface AgeExportResult {
-  path: string;
-  size: number;
-}
-
-/** Downloads a `.age` export to `o.to` (through `<to>.part`, renamed once complete). */
-export async function exportAgeFile(transport: Transport, url: string, o: DownloadOptions): Promise<AgeExportResult> {
-  const part = `${o.to}.part`;
-  const response = await transport.send(url, { method: 'GET', headers: {}, signal: o.signal });
-  if (response.status !== 200) throw await errorFromResponse(response);
-  try {
-    await writeBody(response, part, 0, totalSize(response, 0), o);
-  } catch (e) {
-    await rm(part, { force: true });
-    if (o.signal?.aborted) throw e;
-    throw new VaultNetworkError(`download of ${url} interrupted`, { cause: e });
-  }
-  const size = await sizeOf(part);
-  await rename(part, o.to);
-  return { path: o.to, size };
 }
 
 async function writeBody(response: Response, part: string, offset: number, total: number | undefined, o: DownloadOptions) {

@@ -307,9 +307,9 @@ export class FileBytesService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** The stored object as it is (ciphertext of an encrypted blob), for a `.age` export. */
-  async openStored(storageKey: string): Promise<Readable> {
-    return this.counted(await this.storage.read(storageKey));
+  /** The stored object as it is (ciphertext of an encrypted blob), or a range of it, for a `.age` export. */
+  async openStored(storageKey: string, range?: ByteRange): Promise<Readable> {
+    return this.counted(await this.storage.read(storageKey, range));
   }
 
   private counted(source: Readable, decrypt?: Transform): Readable {

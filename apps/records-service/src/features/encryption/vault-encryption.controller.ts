@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { COMMON_ERRORS, FILE_ERRORS, Principal } from '@vault/contracts';
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
@@ -9,6 +9,7 @@ import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
 import { RoleGuard } from '../../capabilities/access/role.guard';
 import { contentDisposition } from '@vault/platform/http';
+import { ApiAgeExport } from './vault-encryption.openapi';
 import { VaultEncryptionService } from './vault-encryption.service';
 
 /**
@@ -43,32 +44,31 @@ export class VaultEncryptionController {
   @Get('records/record-id/:recordId/record-files/:name/age')
   @Access('vault:owner')
   @ApiOperation({
-    summary: "A file's current bytes as a standard `.age` file (age header, then the encrypted payload as stored). Owner only.",
+    summary:
+      "A file's current bytes as a standard `.age` file (age header, then the encrypted payload as stored), whole or one range of it. Owner only; every answer that sends bytes is recorded as an export.",
   })
   @ApiPathParams({ name: 'File name (URL-encoded).' })
-  @ApiProduces('application/octet-stream')
-  @ApiOkResponse({ description: 'The `.age` file. `Cache-Control: no-store`.', schema: { type: 'string', format: 'binary' } })
-  @ApiProblems(
-    401,
-    403,
-    404,
-    [409, '`conflict`: the file is not encrypted yet (stored before encryption at rest).'],
-    FILE_ERRORS.fileDamaged,
-    COMMON_ERRORS.serviceUnavailable,
-  )
+  @ApiAgeExport()
   async ageFile(
     @ResolvedAccess() access: VaultAccess,
     @CurrentPrincipal() principal: Principal,
     @Param('recordId') recordId: string,
     @Param('name') name: string,
+    @Headers('range') range: string | undefined,
+    @Headers('if-range') ifRange: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
-    const file = await this.encryption.ageFile(access, principal, recordId, name);
-    res.status(200);
+    const file = await this.encryption.ageFile(access, principal, recordId, name, { range, ifRange });
+    res.status(file.range ? 206 : 200);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Type', 'application/octet-stream');
     res.setHeader('Content-Disposition', contentDisposition(file.fileName));
-    res.setHeader('Content-Length', String(file.length));
+    // ranges only of bytes the same request gives again (an envelope stored for this vault)
+    res.setHeader('Accept-Ranges', file.etag ? 'bytes' : 'none');
+    if (file.etag) res.setHeader('ETag', file.etag);
+    const { start, end } = file.range ?? { start: 0, end: file.length - 1 };
+    res.setHeader('Content-Length', String(end - start + 1));
+    if (file.range) res.setHeader('Content-Range', `bytes ${start}-${end}/${file.length}`);
     try {
       await pipeline(file.body, res);
     } catch {

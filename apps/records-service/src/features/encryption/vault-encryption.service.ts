@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Injectable, Logger } from '@nestjs/common';
 import { COMMON_ERRORS, FileExportedEvent, Principal, SUBJECTS, VaultKeyExportedEvent } from '@vault/contracts';
 import { reauthenticationRequired, signedInWithin } from '@vault/platform/auth';
 import { ProblemException } from '@vault/platform/errors';
+import { type ByteRange, parseRange } from '@vault/platform/http';
 import { Transactions } from '@vault/platform/persistence';
 import { isUuid, type VaultAccess } from '../../capabilities/access/access.service';
 import { CatalogueService } from '../../capabilities/catalogue/catalogue.service';
@@ -19,14 +21,33 @@ import { RecordFileRepository } from '../../persistence/record-files/record-file
 import { RecordRepository } from '../../persistence/records/record.repository';
 import { BlobEnvelopeRepository } from '../../persistence/vault-keys/blob-envelope.repository';
 
-/** A file as a standard `.age` file: its envelope, then the stored object. */
+/**
+ * A file as a standard `.age` file (its envelope, then the stored object), or the range of it
+ * asked for. `etag` only when the same request gives the very same bytes again: the envelope
+ * is the one stored for this vault (one sealed to another vault is rewrapped for each export,
+ * with a new ephemeral key), so only then are ranges served.
+ */
 export interface AgeFile {
   fileName: string;
+  /** Bytes of the whole `.age` file. */
   length: number;
+  etag?: string;
+  /** The range sent (206), or undefined for the whole file (200). */
+  range?: ByteRange;
   body: Readable;
 }
 
+/** How an export was asked for: the `Range` and `If-Range` request headers. */
+export interface AgeRequest {
+  range?: string;
+  ifRange?: string;
+}
+
 const fileNotFound = () => ProblemException.of(COMMON_ERRORS.notFound, 'The file does not exist.');
+const rangeNotSatisfiable = (size: number) =>
+  ProblemException.of(COMMON_ERRORS.rangeNotSatisfiable, 'The range lies beyond the end of the .age file.', {
+    headers: { 'Content-Range': `bytes */${size}` },
+  });
 
 /**
  * What a vault's owner can take away to read the vault's files without the platform: the
@@ -73,8 +94,19 @@ export class VaultEncryptionService {
     }
   }
 
-  /** The current bytes of a file as a `.age` file sealed to this vault's key (rewrapped if it was sealed to another). */
-  async ageFile(access: VaultAccess, principal: Principal, recordId: string, fileName: string): Promise<AgeFile> {
+  /**
+   * The current bytes of a file as a `.age` file sealed to this vault's key (rewrapped if it was
+   * sealed to another), whole or the one range asked for (`Range`, with `If-Range` naming the
+   * ETag the earlier bytes came with; another tag sends it whole). A range beyond the end is
+   * refused with 416 before anything is recorded; every answer that sends bytes is an export.
+   */
+  async ageFile(
+    access: VaultAccess,
+    principal: Principal,
+    recordId: string,
+    fileName: string,
+    ask: AgeRequest = {},
+  ): Promise<AgeFile> {
     const file = isUuid(recordId) ? await this.files.find(recordId, fileName) : null;
     if (!file) throw fileNotFound();
     // blobs belong to the vault of their record's files: another vault's record is not found here
@@ -87,20 +119,31 @@ export class VaultEncryptionService {
       );
     }
     const vaultId = access.vault.id;
+    const stored = seal.envelopeVaultId === vaultId;
+    const length = seal.envelope.length + this.cipher.storedSize(seal.size);
+    const etag = stored ? ageETag(seal.envelope, file.storageKey) : undefined;
+    const range = etag && (!ask.ifRange || ask.ifRange === etag) ? parseRange(ask.range, length) : undefined;
+    if (range === 'unsatisfiable') throw rangeNotSatisfiable(length);
     try {
-      const envelope =
-        seal.envelopeVaultId === vaultId ? seal.envelope : await this.cipher.rewrap(seal.envelope, seal.envelopeVaultId, vaultId);
-      const object = await this.bytes.openStored(file.storageKey);
+      const envelope = stored ? seal.envelope : await this.cipher.rewrap(seal.envelope, seal.envelopeVaultId, vaultId);
+      const { start, end } = range ?? { start: 0, end: length - 1 };
+      const head = envelope.subarray(start, end + 1);
+      // the stored object's part of the range, if any (the envelope alone needs no read)
+      const object =
+        end >= envelope.length
+          ? await this.bytes.openStored(file.storageKey, {
+              start: Math.max(0, start - envelope.length),
+              end: end - envelope.length,
+            })
+          : undefined;
       await this.recordFileExport(access, principal, file).catch((err: unknown) => {
-        object.destroy();
+        object?.destroy();
         throw err;
       });
-      this.log.warn(`audit: file ${file.id} of vault ${vaultId} exported as .age by ${principal.openId}`);
-      return {
-        fileName: `${file.fileName}.age`,
-        length: envelope.length + this.cipher.storedSize(seal.size),
-        body: Readable.from(prepend(envelope, object)),
-      };
+      this.log.warn(
+        `audit: file ${file.id} of vault ${vaultId} exported as .age by ${principal.openId}${range ? ` (bytes ${start}-${end})` : ''}`,
+      );
+      return { fileName: `${file.fileName}.age`, length, etag, range, body: Readable.from(prepend(head, object)) };
     } catch (err) {
       throw err instanceof MissingObjectError ? fileNotFound() : encryptionProblem(err);
     }
@@ -116,7 +159,16 @@ export class VaultEncryptionService {
   }
 }
 
-async function* prepend(head: Buffer, rest: Readable): AsyncGenerator<Buffer> {
-  yield head;
-  for await (const chunk of rest) yield chunk as Buffer;
+async function* prepend(head: Buffer, rest: Readable | undefined): AsyncGenerator<Buffer> {
+  if (head.length > 0) yield head;
+  if (rest) for await (const chunk of rest) yield chunk as Buffer;
+}
+
+/**
+ * The strong ETag of a `.age` file whose envelope is stored for its vault: the envelope and the
+ * stored object (immutable under its key) make its bytes. A rewrapped key (rotation) or an
+ * object sealed anew changes it.
+ */
+function ageETag(envelope: Buffer, storageKey: string): string {
+  return `"age-${createHash('sha256').update(envelope).update('\0').update(storageKey).digest('hex')}"`;
 }
