@@ -130,7 +130,7 @@ describe('vault identity and .age export through the gateway', () => {
       const res = await call('records', 'GET', `/vault/vault-id/${vaultId}/log?eventType=Export&locale=en-US`, { token: viewer });
       expect(res.status).toBe(200);
       entries = res.body.data as Entry[];
-      return entries.length >= 2;
+      return entries.some((e) => e.entity === 'Vault') && entries.some((e) => e.entity === 'File');
     }, 30_000);
     const me = await call('records', 'GET', `/vault/vault-id/${vaultId}/log?entity=Vault&eventType=Export`, { token: owner });
     expect(me.status).toBe(200);

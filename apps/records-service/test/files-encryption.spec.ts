@@ -303,11 +303,15 @@ describe('record files encrypted at rest', () => {
       // the same bytes, so the same tag, at the next request
       expect((await ageGet('ranged.pdf', { Range: 'bytes=0-0' }).expect(206)).headers.etag).toBe(etag);
 
-      // within the envelope, across it into the object, and the rest (open-ended)
+      // within the envelope, up to its last byte, the object's first byte alone, a bounded part of
+      // the object, and the rest (open-ended)
+      const e = envelope.length;
       const cuts = [
         [0, 9],
-        [10, envelope.length + CHUNK],
-        [envelope.length + CHUNK + 1, age.length - 1],
+        [10, e - 1],
+        [e, e],
+        [e + 1, e + CHUNK],
+        [e + CHUNK + 1, age.length - 1],
       ];
       const parts: Buffer[] = [];
       for (const [i, [start, end]] of cuts.entries()) {
@@ -324,7 +328,7 @@ describe('record files encrypted at rest', () => {
       const tail = await ageGet('ranged.pdf', { Range: 'bytes=-100' }).expect(206);
       expect((tail.body as Buffer).equals(age.subarray(age.length - 100))).toBe(true);
       // every answer that sent bytes is an export
-      expect(await exports()).toBe(6);
+      expect(await exports()).toBe(8);
     });
 
     it('sends the whole file for another If-Range, and refuses a range past the end with 416 before recording it', async () => {
@@ -347,6 +351,42 @@ describe('record files encrypted at rest', () => {
         expect(((await ageGet('tagged.pdf', { Range: range }).expect(200)).body as Buffer).length).toBe(length);
       }
       expect(await exports()).toBe(3);
+    });
+
+    it('serves a range within the envelope without reading the stored object', async () => {
+      const blob = await uploaded('envelope.pdf', randomBytes(100));
+      const envelope = blob.envelope as Buffer;
+      rmSync(storage.objectPath(blob.storage_key));
+      const inside = await ageGet('envelope.pdf', { Range: `bytes=0-${envelope.length - 1}` }).expect(206);
+      expect((inside.body as Buffer).equals(envelope)).toBe(true);
+      // the object's first byte needs the object: gone from storage, the file is not found
+      const beyond = await t.get(owner, agePath('envelope.pdf')).set('Range', `bytes=${envelope.length}-`).expect(404);
+      expect(beyond.body).toMatchObject({ status: 404, requestId: expect.any(String) });
+    });
+
+    it('answers a HEAD with the headers of the file or range, reading nothing and recording no export', async () => {
+      const plain = randomBytes(CHUNK + 9);
+      const blob = await uploaded('probed.pdf', plain);
+      const length = (blob.envelope as Buffer).length + sealedSize(plain.length);
+      const head = (range?: string) => {
+        const req = t
+          .http()
+          .head(`/api/v1${agePath('probed.pdf')}`)
+          .set('Authorization', `Bearer ${owner.token}`);
+        return range ? req.set('Range', range) : req;
+      };
+      const whole = await head().expect(200);
+      expect(whole.headers['content-length']).toBe(String(length));
+      expect(whole.headers['accept-ranges']).toBe('bytes');
+      expect(whole.headers.etag).toMatch(/^"age-[0-9a-f]{64}"$/);
+      const part = await head('bytes=10-19').expect(206);
+      expect(part.headers['content-range']).toBe(`bytes 10-19/${length}`);
+      expect(part.headers['content-length']).toBe('10');
+      expect(await exports()).toBe(0);
+      // a GET after it is an export, under the same tag
+      const got = await ageGet('probed.pdf').expect(200);
+      expect(got.headers.etag).toBe(whole.headers.etag);
+      expect(await exports()).toBe(1);
     });
 
     it('sends a file sealed to another vault whole, without ETag or ranges: its rewrapped envelope differs at each export', async () => {

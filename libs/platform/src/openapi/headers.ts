@@ -54,10 +54,7 @@ export const RESPONSE_HEADERS = {
   'Last-Event-ID': text('Identifier of the last event delivered.'),
   'Content-Disposition': text('How the file is presented, with its name.'),
   'Content-Range': text('The byte range of a partial answer (206) or the size of the file (416).'),
-  'Accept-Ranges': text(
-    '`bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request).',
-    { type: 'string', enum: ['bytes', 'none'] },
-  ),
+  'Accept-Ranges': text('`bytes`: the download can be resumed with Range.'),
   'WWW-Authenticate': text('The bearer challenge (RFC 6750): why the token was refused.'),
   Deprecation: text(
     'The answer holds deprecated parts (RFC 9745): `@<unix seconds>`, since when; the operation says which (its fields marked `deprecated`).',

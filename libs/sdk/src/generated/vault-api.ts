@@ -6227,8 +6227,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
-          'Accept-Ranges'?: 'bytes' | 'none';
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6249,8 +6249,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
-          'Accept-Ranges'?: 'bytes' | 'none';
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6273,8 +6273,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
-          'Accept-Ranges'?: 'bytes' | 'none';
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6542,8 +6542,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
-          'Accept-Ranges'?: 'bytes' | 'none';
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6564,8 +6564,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
-          'Accept-Ranges'?: 'bytes' | 'none';
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -6588,8 +6588,8 @@ export interface operations {
           ETag?: string;
           /** @description Digest of the whole file (RFC 9530): `sha-256=:<base64>:`. */
           'Repr-Digest'?: string;
-          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
-          'Accept-Ranges'?: 'bytes' | 'none';
+          /** @description `bytes`: the download can be resumed with Range. */
+          'Accept-Ranges'?: string;
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
@@ -9224,7 +9224,7 @@ export interface operations {
       header?: {
         /** @description One byte range of the `.age` file (`bytes=<start>-<end>`): 206 with that range, when the answer has `Accept-Ranges: bytes`. Each answer that sends bytes is recorded as an export. */
         Range?: string;
-        /** @description The ETag the earlier bytes came with; another one (a rotated vault key) sends the file whole. */
+        /** @description The ETag the earlier bytes came with; another one (a new version of the file, its envelope rewrapped by a move) sends the file whole. */
         'If-Range'?: string;
       };
       path: {
@@ -9243,14 +9243,14 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
-          ETag?: string;
-          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
-          'Accept-Ranges': 'bytes' | 'none';
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
           'Cache-Control'?: string;
+          /** @description Strong entity tag of the `.age` file, when its bytes are the same at each request: send it back in If-Range to resume. */
+          ETag?: string;
+          /** @description `bytes`: the export can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges': 'bytes' | 'none';
           [name: string]: unknown;
         };
         content: {
@@ -9263,14 +9263,14 @@ export interface operations {
           'X-Request-Id': components['headers']['X-Request-Id'];
           RateLimit: components['headers']['RateLimit'];
           'RateLimit-Policy': components['headers']['RateLimit-Policy'];
-          /** @description Strong entity tag of the version shown; send it back in If-None-Match (304 when unchanged) or If-Match (412 when changed). */
-          ETag: string;
-          /** @description `bytes`: the download can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
-          'Accept-Ranges': 'bytes' | 'none';
           /** @description How the file is presented, with its name. */
           'Content-Disposition'?: string;
           /** @description Caching directives. */
           'Cache-Control'?: string;
+          /** @description Strong entity tag of the `.age` file, when its bytes are the same at each request: send it back in If-Range to resume. */
+          ETag: string;
+          /** @description `bytes`: the export can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request). */
+          'Accept-Ranges': 'bytes' | 'none';
           /** @description The byte range of a partial answer (206) or the size of the file (416). */
           'Content-Range': string;
           [name: string]: unknown;
@@ -9329,7 +9329,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description `range_not_satisfiable`: the range lies beyond the end of the `.age` file; Content-Range names its size. */
+      /** @description `range_not_satisfiable`: the range lies beyond the end of the `.age` file; `Content-Range: bytes *\/<size>` names its size. */
       416: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -164,5 +164,15 @@ describe('downloadFile', () => {
       expect(result).toMatchObject({ size: bytes.length, resumed: true });
       expect(readFileSync(join(dir, 'f.age')).equals(bytes)).toBe(true);
     });
+
+    it('starts again from the first byte when a .part is longer than the file the platform names', async () => {
+      const { url, ranges, transport } = await serve({});
+      writeFileSync(join(dir, 'f.age.part'), Buffer.concat([bytes, Buffer.alloc(10)]));
+      writeFileSync(join(dir, 'f.age.part-etag'), `"${sha.toString('hex')}"`);
+      const result = await exportAgeFile(transport, url, { to: join(dir, 'f.age') });
+      expect(ranges).toEqual([`bytes=${bytes.length + 10}-`, undefined]);
+      expect(result).toMatchObject({ size: bytes.length, resumed: false });
+      expect(readFileSync(join(dir, 'f.age')).equals(bytes)).toBe(true);
+    });
   });
 });

@@ -49,26 +49,35 @@ export interface AgeExportResult {
  * every chunk itself.
  */
 export async function exportAgeFile(transport: Transport, url: string, o: DownloadOptions): Promise<AgeExportResult> {
-  const { resumed } = await resumable(transport, url, o);
   const part = `${o.to}.part`;
-  const size = await sizeOf(part);
-  await rename(part, o.to);
-  await rm(`${o.to}.part-etag`, { force: true });
-  return { path: o.to, size, resumed };
+  for (let fresh = false; ; fresh = true) {
+    const { resumed, total } = await resumable(transport, url, o);
+    const size = await sizeOf(part);
+    if (total === undefined || size === total) {
+      await rename(part, o.to);
+      await rm(`${o.to}.part-etag`, { force: true });
+      return { path: o.to, size, resumed };
+    }
+    // not the length the platform named (a .part another run appended to): its bytes cannot be
+    // trusted, so the export starts again from the first byte, once
+    await rm(part, { force: true });
+    await rm(`${o.to}.part-etag`, { force: true });
+    if (fresh) throw new VaultNetworkError(`export of ${url}: ${size} bytes received of ${total}`);
+  }
 }
 
 /**
  * Fetches `url` into `<to>.part`, going on with `Range` and `If-Range` from the bytes an earlier
  * attempt or run left there (with the ETag in `<to>.part-etag`), retrying a dropped connection up
- * to the transport's attempts. Resolves with the last answer once every byte is in `.part`;
- * `completeAt` is the ETag of a `.part` the platform found whole already (416 to the range after
- * its end, If-Range matching).
+ * to the transport's attempts. Resolves with the last answer once every byte is in `.part`, and
+ * the file's length as the answer named it; `completeAt` is the ETag of a `.part` the platform
+ * found whole already (416 to the range after its end, If-Range matching).
  */
 async function resumable(
   transport: Transport,
   url: string,
   o: DownloadOptions,
-): Promise<{ response: Response; resumed: boolean; completeAt?: string }> {
+): Promise<{ response: Response; resumed: boolean; completeAt?: string; total: number | undefined }> {
   const part = `${o.to}.part`;
   const tagFile = `${o.to}.part-etag`;
   let resumed = false;
@@ -79,7 +88,7 @@ async function resumable(
     const response = await transport.send(url, { method: 'GET', headers, signal: o.signal });
     if (response.status === 416 && etag) {
       await response.body?.cancel();
-      return { response, resumed: true, completeAt: etag };
+      return { response, resumed: true, completeAt: etag, total: totalSize(response, 0) };
     }
     if (response.status !== 200 && response.status !== 206) throw await errorFromResponse(response);
     const append = response.status === 206;
@@ -90,7 +99,7 @@ async function resumable(
     const total = totalSize(response, append ? have : 0);
     try {
       await writeBody(response, part, append ? have : 0, total, o);
-      return { response, resumed };
+      return { response, resumed, total };
     } catch (e) {
       if (o.signal?.aborted || attempt >= transport.retry.maxAttempts) {
         if (o.signal?.aborted) throw e;

@@ -1,9 +1,9 @@
-import { Controller, Get, Headers, Param, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, Param, Req, Res, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import { COMMON_ERRORS, FILE_ERRORS, Principal } from '@vault/contracts';
 import { Access, CurrentPrincipal } from '@vault/platform/auth';
 import { ApiBearer, ApiPathParams, ApiProblems } from '@vault/platform/openapi';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
 import type { VaultAccess } from '../../capabilities/access/access.service';
 import { ResolvedAccess } from '../../capabilities/access/resolved-access.decorator';
@@ -56,9 +56,11 @@ export class VaultEncryptionController {
     @Param('name') name: string,
     @Headers('range') range: string | undefined,
     @Headers('if-range') ifRange: string | undefined,
+    @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const file = await this.encryption.ageFile(access, principal, recordId, name, { range, ifRange });
+    const headOnly = req.method === 'HEAD';
+    const file = await this.encryption.ageFile(access, principal, recordId, name, { range, ifRange, headOnly });
     res.status(file.range ? 206 : 200);
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Content-Type', 'application/octet-stream');
@@ -69,6 +71,8 @@ export class VaultEncryptionController {
     const { start, end } = file.range ?? { start: 0, end: file.length - 1 };
     res.setHeader('Content-Length', String(end - start + 1));
     if (file.range) res.setHeader('Content-Range', `bytes ${start}-${end}/${file.length}`);
+    // a body longer or shorter than Content-Length fails the answer instead of being cut by the client
+    res.strictContentLength = true;
     try {
       await pipeline(file.body, res);
     } catch {

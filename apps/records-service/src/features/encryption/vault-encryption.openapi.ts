@@ -6,7 +6,20 @@ import { ApiProblems, headersOf } from '@vault/platform/openapi';
 /** The `.age` export's answers: the whole file, one range of it, and the problems. */
 export const ApiAgeExport = () => {
   const bytes = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
-  const headers = headersOf(['ETag', 'Accept-Ranges', 'Content-Disposition', 'Cache-Control'], ['Accept-Ranges']);
+  const headers = {
+    ...headersOf(['Content-Disposition', 'Cache-Control']),
+    ETag: {
+      description:
+        'Strong entity tag of the `.age` file, when its bytes are the same at each request: send it back in If-Range to resume.',
+      schema: { type: 'string' },
+    },
+    'Accept-Ranges': {
+      description:
+        '`bytes`: the export can be resumed with Range; `none`: it is sent whole only (its bytes differ at each request).',
+      required: true,
+      schema: { type: 'string', enum: ['bytes', 'none'] },
+    },
+  };
   return applyDecorators(
     ApiProduces('application/octet-stream'),
     ApiHeader({
@@ -18,7 +31,8 @@ export const ApiAgeExport = () => {
     ApiHeader({
       name: 'If-Range',
       required: false,
-      description: 'The ETag the earlier bytes came with; another one (a rotated vault key) sends the file whole.',
+      description:
+        'The ETag the earlier bytes came with; another one (a new version of the file, its envelope rewrapped by a move) sends the file whole.',
     }),
     ApiOkResponse({
       description:
@@ -30,14 +44,17 @@ export const ApiAgeExport = () => {
       status: 206,
       description: 'The range asked for.',
       content: bytes,
-      headers: { ...headers, ...headersOf(['ETag', 'Content-Range'], ['ETag', 'Content-Range']) },
+      headers: { ...headers, ETag: { ...headers.ETag, required: true }, ...headersOf(['Content-Range'], ['Content-Range']) },
     }),
     ApiProblems(
       401,
       403,
       404,
       [409, '`conflict`: the file is not encrypted yet (stored before encryption at rest).'],
-      [416, '`range_not_satisfiable`: the range lies beyond the end of the `.age` file; Content-Range names its size.'],
+      [
+        416,
+        '`range_not_satisfiable`: the range lies beyond the end of the `.age` file; `Content-Range: bytes */<size>` names its size.',
+      ],
       FILE_ERRORS.fileDamaged,
       COMMON_ERRORS.serviceUnavailable,
     ),

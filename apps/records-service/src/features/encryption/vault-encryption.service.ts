@@ -37,10 +37,12 @@ export interface AgeFile {
   body: Readable;
 }
 
-/** How an export was asked for: the `Range` and `If-Range` request headers. */
+/** How an export was asked for: the `Range` and `If-Range` request headers, and whether it is a HEAD. */
 export interface AgeRequest {
   range?: string;
   ifRange?: string;
+  /** The answer's headers only: no byte is read or sent, and no export recorded. */
+  headOnly?: boolean;
 }
 
 const fileNotFound = () => ProblemException.of(COMMON_ERRORS.notFound, 'The file does not exist.');
@@ -98,7 +100,8 @@ export class VaultEncryptionService {
    * The current bytes of a file as a `.age` file sealed to this vault's key (rewrapped if it was
    * sealed to another), whole or the one range asked for (`Range`, with `If-Range` naming the
    * ETag the earlier bytes came with; another tag sends it whole). A range beyond the end is
-   * refused with 416 before anything is recorded; every answer that sends bytes is an export.
+   * refused with 416 before anything is recorded; every answer that sends bytes is an export
+   * (a HEAD sends none).
    */
   async ageFile(
     access: VaultAccess,
@@ -120,12 +123,15 @@ export class VaultEncryptionService {
     }
     const vaultId = access.vault.id;
     const stored = seal.envelopeVaultId === vaultId;
-    const length = seal.envelope.length + this.cipher.storedSize(seal.size);
-    const etag = stored ? ageETag(seal.envelope, file.storageKey) : undefined;
-    const range = etag && (!ask.ifRange || ask.ifRange === etag) ? parseRange(ask.range, length) : undefined;
-    if (range === 'unsatisfiable') throw rangeNotSatisfiable(length);
     try {
       const envelope = stored ? seal.envelope : await this.cipher.rewrap(seal.envelope, seal.envelopeVaultId, vaultId);
+      const length = envelope.length + this.cipher.storedSize(seal.size);
+      const etag = stored ? ageETag(envelope, file.storageKey) : undefined;
+      const range = etag && (!ask.ifRange || ask.ifRange === etag) ? parseRange(ask.range, length) : undefined;
+      if (range === 'unsatisfiable') throw rangeNotSatisfiable(length);
+      const answer = { fileName: `${file.fileName}.age`, length, etag, range };
+      // a HEAD sends no byte: nothing is read, nothing exported
+      if (ask.headOnly) return { ...answer, body: Readable.from([]) };
       const { start, end } = range ?? { start: 0, end: length - 1 };
       const head = envelope.subarray(start, end + 1);
       // the stored object's part of the range, if any (the envelope alone needs no read)
@@ -143,7 +149,10 @@ export class VaultEncryptionService {
       this.log.warn(
         `audit: file ${file.id} of vault ${vaultId} exported as .age by ${principal.openId}${range ? ` (bytes ${start}-${end})` : ''}`,
       );
-      return { fileName: `${file.fileName}.age`, length, etag, range, body: Readable.from(prepend(head, object)) };
+      const body = Readable.from(prepend(head, object));
+      // a body destroyed before it read the object (the client gone) lets go of the object too
+      if (object) body.once('close', () => object.destroy());
+      return { ...answer, body };
     } catch (err) {
       throw err instanceof MissingObjectError ? fileNotFound() : encryptionProblem(err);
     }
@@ -166,8 +175,8 @@ async function* prepend(head: Buffer, rest: Readable | undefined): AsyncGenerato
 
 /**
  * The strong ETag of a `.age` file whose envelope is stored for its vault: the envelope and the
- * stored object (immutable under its key) make its bytes. A rewrapped key (rotation) or an
- * object sealed anew changes it.
+ * stored object (written once under its key) make its bytes. A new version of the file (a new
+ * key) or an envelope rewrapped by a move or an erase changes it.
  */
 function ageETag(envelope: Buffer, storageKey: string): string {
   return `"age-${createHash('sha256').update(envelope).update('\0').update(storageKey).digest('hex')}"`;
