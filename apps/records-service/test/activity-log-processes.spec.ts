@@ -1,5 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -38,9 +40,14 @@ describe('activity log with relay and writer processes killed -9', () => {
   const workers: Worker[] = [];
   const processes: ChildProcess[] = [];
 
+  /** Where the processes write a diagnostic report when sent SIGUSR2 (see `hangReport`). */
+  const reports = mkdtempSync(join(tmpdir(), 'activity-log-reports-'));
+  afterAll(() => rmSync(reports, { recursive: true, force: true }));
+
   /** Starts the entry script in `mode` as its own node process; resolves with it and its stdout lines. */
   const spawnProcess = (mode: string, extraEnv: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', ENTRY, mode], {
+    const report = ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${reports}`];
+    const child = spawn(process.execPath, [...report, '-r', '@swc-node/register', ENTRY, mode], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -58,6 +65,36 @@ describe('activity log with relay and writer processes killed -9', () => {
     child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
     processes.push(child);
     return { child, output: () => out };
+  };
+  /**
+   * What keeps a process that does not exit alive: Node's diagnostic report (SIGUSR2) of it, as
+   * its JavaScript stack and its libuv handles still referenced (sockets with their peers, timers).
+   */
+  const hangReport = async (child: ChildProcess): Promise<string> => {
+    const file = () => readdirSync(reports).find((f) => f.includes(`.${child.pid}.`));
+    child.kill('SIGUSR2');
+    await waitFor(async () => file() !== undefined, 5_000, 'a diagnostic report').catch(() => undefined);
+    const name = file();
+    if (!name) return 'no diagnostic report';
+    const r = JSON.parse(readFileSync(join(reports, name), 'utf8')) as {
+      javascriptStack?: { message?: string; stack?: string[] };
+      libuv?: {
+        type: string;
+        is_active?: boolean;
+        is_referenced?: boolean;
+        localEndpoint?: unknown;
+        remoteEndpoint?: unknown;
+        repeat?: number;
+        firesInAbsoluteTime?: number;
+      }[];
+    };
+    const handles = (r.libuv ?? [])
+      .filter((h) => h.is_referenced && h.is_active)
+      .map(
+        (h) =>
+          `${h.type}${h.remoteEndpoint ? ` to ${JSON.stringify(h.remoteEndpoint)}` : ''}${h.localEndpoint && !h.remoteEndpoint ? ` on ${JSON.stringify(h.localEndpoint)}` : ''}`,
+      );
+    return `stack: ${(r.javascriptStack?.stack ?? []).slice(0, 8).join(' | ')}; active handles: ${handles.join(', ')}`;
   };
   const kill9 = async (child: ChildProcess) => {
     const exited = new Promise((r) => child.once('exit', r));
@@ -125,8 +162,8 @@ describe('activity log with relay and writer processes killed -9', () => {
       async () => writer.child.exitCode !== null || writer.child.signalCode !== null,
       60_000,
       'the writer to exit',
-    ).catch((err: Error) => {
-      throw new Error(`${err.message} on SIGTERM; the writer printed: ${writer.output()}`);
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message} on SIGTERM; the writer printed: ${writer.output()}; ${await hangReport(writer.child)}`);
     });
     expect(writer.child.exitCode).toBe(0);
   });
