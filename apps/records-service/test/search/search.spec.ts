@@ -20,6 +20,17 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
 
   beforeAll(async () => {
     s = await SearchTestApp.start('api');
+    // what durability each extraction's event is written with: whether its transaction lowered
+    // synchronous_commit below the session's own setting
+    await s.t.sql(`CREATE TABLE event_durability (file_name text NOT NULL, lowered boolean NOT NULL)`);
+    await s.t.sql(`CREATE FUNCTION event_durability() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        INSERT INTO event_durability VALUES (NEW.payload->>'fileName',
+          current_setting('synchronous_commit') <> (SELECT reset_val FROM pg_settings WHERE name = 'synchronous_commit'));
+        RETURN NULL;
+      END $$`);
+    await s.t.sql(`CREATE TRIGGER event_durability AFTER INSERT ON outbox_events FOR EACH ROW
+      WHEN (NEW.subject = '${SUBJECTS.fileTextExtracted}') EXECUTE FUNCTION event_durability()`);
     owner = await s.t.caller();
     vault = await s.t.createVault(owner, { name: 'Household' });
     policyRecord = await s.t.createRecord(owner, vault, { name: 'Insurance policy' });
@@ -44,6 +55,12 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
     const events = await s.t.outbox(SUBJECTS.fileTextExtracted);
     expect(events.map((e) => e.payload.fileName).sort()).toEqual(['note.txt', ...POLICY_FILES].sort());
     expect(events.find((e) => e.payload.fileName === 'policy.pdf')?.payload).toMatchObject({ status: 'extracted', pages: 1 });
+  });
+
+  it("commits an extraction with its event as durably as the session's writes: no event of a completion a crash can lose", async () => {
+    const rows = await s.t.sql<{ file_name: string; lowered: boolean }>(`SELECT file_name, lowered FROM event_durability`);
+    expect(rows.map((r) => r.file_name).sort()).toEqual(['note.txt', ...POLICY_FILES].sort());
+    expect(rows.filter((r) => r.lowered)).toEqual([]);
   });
 
   it('answers the golden queries: umlauts, word parts, phrases and excluded words', async () => {

@@ -115,7 +115,7 @@ export class TextExtractionRunner implements OnApplicationBootstrap, OnApplicati
     const started = Date.now();
     const outcome = await this.outcome(job);
     await this.tx.run(async (tx) => {
-      await this.jobs.complete(tx, job.id, job.versionId, outcome);
+      await this.jobs.complete(tx, job.id, job.versionId, outcome, outcome.status !== 'skipped');
       if (outcome.status === 'skipped') return;
       const event: FileTextExtractedEvent = {
         ...eventBase(

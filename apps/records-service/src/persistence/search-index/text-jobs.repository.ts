@@ -106,16 +106,19 @@ export class TextJobRepository {
   }
 
   /**
-   * Stores what extraction made of job `id`: its pages replace any earlier ones. A stored page
-   * with the very same text (a reindex whose extractor reads it as before, a new version
+   * Stores what extraction made of job `id` (`announced` when the same transaction writes its
+   * event): its pages replace any earlier ones. A stored page with the very same text (a reindex whose extractor reads it as before, a new version
    * with the same words) is kept as it is: its vector is current (a rename or another
    * language retokenizes the pages), so rewriting it would only churn the indexes and the
    * word list.
    */
-  async complete(tx: Tx, id: string, versionId: string | null, o: TextOutcome): Promise<void> {
+  async complete(tx: Tx, id: string, versionId: string | null, o: TextOutcome, announced: boolean): Promise<void> {
     // Derived data: a crash that loses this commit leaves the job pending, and its lease
-    // brings it back to be read again, so the commit need not wait for its WAL flush.
-    await tx.query('SET LOCAL synchronous_commit = off');
+    // brings it back to be read again, so the commit need not wait for its WAL flush, unless
+    // `announced`: the transaction also writes the completion's event to the outbox, which the
+    // relay may publish as soon as the commit is visible, before an asynchronous commit is
+    // durable; a crash then would leave the event of a completion that was lost.
+    if (!announced) await tx.query('SET LOCAL synchronous_commit = off');
     const pages = [id, o.pages.map((p) => p.page), o.pages.map((p) => p.text), o.pages.map((p) => p.ocr)];
     await preparedQuery(
       tx,
