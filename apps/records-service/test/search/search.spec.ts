@@ -20,13 +20,13 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
 
   beforeAll(async () => {
     s = await SearchTestApp.start('api');
-    // what durability each extraction's event is written with: whether its transaction lowered
-    // synchronous_commit below the session's own setting
-    await s.t.sql(`CREATE TABLE event_durability (file_name text NOT NULL, lowered boolean NOT NULL)`);
+    // whether the transaction writing each extraction's event set synchronous_commit itself (a
+    // SET LOCAL shows as the session's source, whatever the server's own setting)
+    await s.t.sql(`CREATE TABLE event_durability (file_name text NOT NULL, set_here boolean NOT NULL)`);
     await s.t.sql(`CREATE FUNCTION event_durability() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         INSERT INTO event_durability VALUES (NEW.payload->>'fileName',
-          current_setting('synchronous_commit') <> (SELECT reset_val FROM pg_settings WHERE name = 'synchronous_commit'));
+          (SELECT source = 'session' FROM pg_settings WHERE name = 'synchronous_commit'));
         RETURN NULL;
       END $$`);
     await s.t.sql(`CREATE TRIGGER event_durability AFTER INSERT ON outbox_events FOR EACH ROW
@@ -58,9 +58,9 @@ describe('content search (real NATS, PostgreSQL and extractor processes)', () =>
   });
 
   it("commits an extraction with its event as durably as the session's writes: no event of a completion a crash can lose", async () => {
-    const rows = await s.t.sql<{ file_name: string; lowered: boolean }>(`SELECT file_name, lowered FROM event_durability`);
+    const rows = await s.t.sql<{ file_name: string; set_here: boolean }>(`SELECT file_name, set_here FROM event_durability`);
     expect(rows.map((r) => r.file_name).sort()).toEqual(['note.txt', ...POLICY_FILES].sort());
-    expect(rows.filter((r) => r.lowered)).toEqual([]);
+    expect(rows.filter((r) => r.set_here)).toEqual([]);
   });
 
   it('answers the golden queries: umlauts, word parts, phrases and excluded words', async () => {

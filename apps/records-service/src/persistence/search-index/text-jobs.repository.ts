@@ -107,10 +107,10 @@ export class TextJobRepository {
 
   /**
    * Stores what extraction made of job `id` (`announced` when the same transaction writes its
-   * event): its pages replace any earlier ones. A stored page with the very same text (a reindex whose extractor reads it as before, a new version
-   * with the same words) is kept as it is: its vector is current (a rename or another
-   * language retokenizes the pages), so rewriting it would only churn the indexes and the
-   * word list.
+   * event): its pages replace any earlier ones. A stored page with the very same text (a reindex
+   * whose extractor reads it as before, a new version with the same words) is kept as it is: its
+   * vector is current (a rename or another language retokenizes the pages), so rewriting it would
+   * only churn the indexes and the word list.
    */
   async complete(tx: Tx, id: string, versionId: string | null, o: TextOutcome, announced: boolean): Promise<void> {
     // Derived data: a crash that loses this commit leaves the job pending, and its lease
