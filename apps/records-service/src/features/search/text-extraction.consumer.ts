@@ -65,12 +65,10 @@ export class TextExtractionConsumer {
         reweigh.add(recordId);
       }
     }
-    // the pages are re-weighed from the records' current names and captions, whatever the order of the batch's events
-    await this.jobs.retokenize(
-      'record',
-      // one bad id must not fail the batch's other records
-      [...reweigh].filter(isUuid),
-    );
+    // the pages are re-weighed from the records' current names and captions, whatever the order of
+    // the batch's events; one bad id must not fail the batch's other records
+    const renamed = [...reweigh].filter(isUuid);
+    if (renamed.length > 0) await this.jobs.retokenize('record', renamed);
     if (queued) this.runner.wake();
   }
 }
