@@ -1,4 +1,14 @@
-import { contentDisposition, etagMatches, parseRange } from './http-range';
+import { contentDisposition, etagMatches, parseRange, rangeIfUnchanged } from './http-range';
+
+describe('rangeIfUnchanged', () => {
+  it('honours the range without If-Range or with the current tag, and sends the whole body for another tag', () => {
+    expect(rangeIfUnchanged('bytes=10-19', undefined, '"a"', 100)).toEqual({ start: 10, end: 19 });
+    expect(rangeIfUnchanged('bytes=10-19', '"a"', '"a"', 100)).toEqual({ start: 10, end: 19 });
+    expect(rangeIfUnchanged('bytes=10-19', '"b"', '"a"', 100)).toBeUndefined();
+    expect(rangeIfUnchanged('bytes=10-19', 'W/"a"', '"a"', 100)).toBeUndefined();
+    expect(rangeIfUnchanged('bytes=100-', '"a"', '"a"', 100)).toBe('unsatisfiable');
+  });
+});
 
 describe('parseRange', () => {
   it.each([

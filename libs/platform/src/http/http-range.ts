@@ -27,6 +27,20 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
   return { start, end };
 }
 
+/**
+ * The range to send of a body of `size` bytes tagged `etag`: the `Range` header's, unless an
+ * `If-Range` names another tag (RFC 9110 §13.1.5, strong comparison: the body changed since the
+ * client's bytes, so it gets the whole of it).
+ */
+export function rangeIfUnchanged(
+  range: string | undefined,
+  ifRange: string | string[] | undefined,
+  etag: string,
+  size: number,
+): RangeAnswer {
+  return ifRange && ifRange !== etag ? undefined : parseRange(range, size);
+}
+
 /** Whether an If-None-Match header matches the entity tag (weak comparison). */
 export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;

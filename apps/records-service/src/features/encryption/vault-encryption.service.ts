@@ -4,7 +4,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { COMMON_ERRORS, FileExportedEvent, Principal, SUBJECTS, VaultKeyExportedEvent } from '@vault/contracts';
 import { reauthenticationRequired, signedInWithin } from '@vault/platform/auth';
 import { ProblemException } from '@vault/platform/errors';
-import { type ByteRange, parseRange } from '@vault/platform/http';
+import { type ByteRange, rangeIfUnchanged } from '@vault/platform/http';
 import { Transactions } from '@vault/platform/persistence';
 import { isUuid, type VaultAccess } from '../../capabilities/access/access.service';
 import { CatalogueService } from '../../capabilities/catalogue/catalogue.service';
@@ -127,7 +127,7 @@ export class VaultEncryptionService {
       const envelope = stored ? seal.envelope : await this.cipher.rewrap(seal.envelope, seal.envelopeVaultId, vaultId);
       const length = envelope.length + this.cipher.storedSize(seal.size);
       const etag = stored ? ageETag(envelope, file.storageKey) : undefined;
-      const range = etag && (!ask.ifRange || ask.ifRange === etag) ? parseRange(ask.range, length) : undefined;
+      const range = etag ? rangeIfUnchanged(ask.range, ask.ifRange, etag, length) : undefined;
       if (range === 'unsatisfiable') throw rangeNotSatisfiable(length);
       const answer = { fileName: `${file.fileName}.age`, length, etag, range };
       // a HEAD sends no byte: nothing is read, nothing exported

@@ -5,7 +5,7 @@ import { fileNotFound, rangeNotSatisfiable } from '../files.errors';
 import type { RecordFileEntity } from '../../../persistence/record-files/record-file.entity';
 import { MissingObjectError } from '../../../capabilities/storage/file-storage';
 import { reprDigestOf } from '../upload/upload-metadata';
-import { contentDisposition, etagMatches, parseRange } from '@vault/platform/http';
+import { contentDisposition, etagMatches, rangeIfUnchanged } from '@vault/platform/http';
 
 /** What a download sends: a file's current bytes, or one of its versions. */
 export type DownloadSource = Pick<RecordFileEntity, 'fileName' | 'mediaType' | 'size' | 'sha256' | 'storageKey' | 'createdAt'>;
@@ -27,8 +27,7 @@ export async function sendFile(req: Request, res: Response, file: DownloadSource
     res.status(304).end();
     return;
   }
-  const ifRange = req.headers['if-range'];
-  const range = ifRange && ifRange !== etag ? undefined : parseRange(req.headers.range, file.size);
+  const range = rangeIfUnchanged(req.headers.range, req.headers['if-range'], etag, file.size);
   if (range === 'unsatisfiable') {
     throw rangeNotSatisfiable(file.size);
   }
